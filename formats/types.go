@@ -1,0 +1,303 @@
+// Package formats defines tokentrace's three tables — runs, requests and
+// events — and their file I/O (Parquet through parquet-go, Arrow IPC through
+// arrow/go, and a readable text dump for golden tests).
+//
+// The three row types are the whole contract between importers (package
+// ingest and its sub-packages), which produce them, and analyzers (package
+// analyze) and plots, which consume them. Nothing downstream of this package
+// knows which tool a row came from except through the rows' own fields
+// (Run.Tool, Run.ToolVersion, Run.Convention, Request.OutputTokensSource, the
+// Reported* values).
+//
+// Units live in names: every time column ends in _ns (nanoseconds, INT64) or,
+// for a tool's own floating-point values, _ms (milliseconds, DOUBLE).
+// Offsets (…_offset_ns) are measured from the request's start in the same
+// clock as the start; they are meaningful even when the start itself is null.
+//
+// SCHEMA.md in this directory documents every column; TestSchemaDocumented
+// keeps it in step with these types.
+package formats
+
+// SchemaVersion is the version of the table layout written to Parquet
+// key-value metadata ("tokentrace.schema_version") and to the runs table.
+// It changes when a column is removed, renamed or changes meaning; adding a
+// nullable column does not change it.
+const SchemaVersion = 1
+
+// Request status values (Request.Status).
+const (
+	// StatusOK: no error and at least one message carrying generated tokens.
+	StatusOK = "ok"
+	// StatusEmpty: no error, but no generated output (no content or
+	// reasoning token message, and no tool-reported output).
+	StatusEmpty = "empty"
+	// StatusError: the tool or the server reported an error (HTTP error,
+	// timeout, error SSE event, tool-side validity check).
+	StatusError = "error"
+	// StatusCancelled: the tool cancelled the request (e.g. AIPerf
+	// was_cancelled at the end of a duration-bounded run).
+	StatusCancelled = "cancelled"
+)
+
+// Clock domains (Run.ClockDomain, Request.ClockDomain).
+const (
+	// ClockUnix: nanoseconds since the Unix epoch (wall clock).
+	ClockUnix = "unix"
+	// ClockMonotonic: a monotonic clock with an arbitrary epoch (e.g. Python
+	// time.perf_counter); comparable within one run only.
+	ClockMonotonic = "monotonic"
+)
+
+// Event kinds (Event.Kind). One event is one SSE message (or one whole
+// non-streaming response body) as the client received it.
+const (
+	// KindContent: a message carrying generated content text (chat
+	// delta.content, completions text, Triton text_output, or a
+	// non-streaming body's message.content). May also carry reasoning.
+	KindContent = "content"
+	// KindReasoning: a message carrying only reasoning text
+	// (delta.reasoning_content or delta.reasoning).
+	KindReasoning = "reasoning"
+	// KindRole: a message with choices whose delta carries only the role
+	// (vLLM's and OpenAI's first chat chunk).
+	KindRole = "role"
+	// KindEmpty: a message with choices but no text and no role, e.g. the
+	// finish_reason chunk.
+	KindEmpty = "empty"
+	// KindUsage: a message with no choices that carries usage counts
+	// (stream_options.include_usage).
+	KindUsage = "usage"
+	// KindDone: the "data: [DONE]" terminator.
+	KindDone = "done"
+	// KindError: an error event ("event: error" or a JSON body with an
+	// "error" object).
+	KindError = "error"
+	// KindOther: any other message (SSE comment or keep-alive, unparseable
+	// data, unknown JSON).
+	KindOther = "other"
+)
+
+// Token-count sources (Request.InputTokensSource, Request.OutputTokensSource).
+// A re-tokenized count is written "tokenizer:<name>".
+const (
+	SourceServerUsage  = "server_usage"  // the server's usage object
+	SourceToolReported = "tool_reported" // the benchmark tool's own count
+	SourceChunkCount   = "chunk_count"   // number of generated-token messages
+	SourceTokenizerPfx = "tokenizer:"    // prefix: re-tokenized by tokentrace
+)
+
+// Run is one load level of one tool run: its provenance, configuration and
+// the tool's own summary statistics. One row of runs.parquet.
+type Run struct {
+	// RunID identifies the run within an import; requests and events refer
+	// to it. Set by the importer from the input's label (default: the name of
+	// the directory holding the file, plus "#<n>" for the n-th experiment of a
+	// multi-experiment file). Never empty.
+	RunID string `parquet:"run_id" json:"run_id"`
+	// Tool is the producing tool: "genai-perf", "aiperf", "llmperf", ….
+	Tool string `parquet:"tool" json:"tool"`
+	// ToolVersion is the tool's version as recorded in its files
+	// (perf_analyzer "version", aiperf_version, LLMPerf summary "version");
+	// empty when the files do not say.
+	ToolVersion string `parquet:"tool_version" json:"tool_version"`
+	// Model is the served model name as the tool recorded it; empty if unknown.
+	Model string `parquet:"model" json:"model"`
+	// Endpoint is the API path or URL the tool called ("v1/chat/completions");
+	// empty if unknown.
+	Endpoint string `parquet:"endpoint" json:"endpoint"`
+	// Streaming is true for streamed (SSE) responses, false for whole
+	// responses, null when the source does not say.
+	Streaming *bool `parquet:"streaming,optional" json:"streaming"`
+	// LoadMode is "concurrency", "request_rate" or "" (unknown).
+	LoadMode string `parquet:"load_mode" json:"load_mode"`
+	// Concurrency is the configured number of concurrent requests; null if
+	// not configured or unknown.
+	Concurrency *float64 `parquet:"concurrency,optional" json:"concurrency"`
+	// RequestRateRPS is the configured request rate in requests/s (+Inf for
+	// "send all at once"); null if not configured or unknown.
+	RequestRateRPS *float64 `parquet:"request_rate_rps,optional" json:"request_rate_rps"`
+	// ClockDomain is the clock of Request.StartNs for this run: "unix",
+	// "monotonic", or "" when the source has no start times.
+	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	// Tokenizer is the tokenizer the tool used to count tokens, as recorded
+	// in its config (GenAI-Perf input_config.tokenizer, AIPerf
+	// tokenizer.name); empty if not recorded.
+	Tokenizer string `parquet:"tokenizer" json:"tokenizer"`
+	// Convention names the metric convention the tool applied, as detected
+	// by the importer ("genai-perf", "aiperf", "llmperf@2023-12", …); see
+	// analyze/CONVENTIONS.md.
+	Convention string `parquet:"convention" json:"convention"`
+	// SourceFiles lists every file read for this run, with its SHA-256.
+	SourceFiles []SourceFile `parquet:"source_files,list" json:"source_files"`
+	// TokentraceVersion is the version of tokentrace that wrote the row.
+	TokentraceVersion string `parquet:"tokentrace_version" json:"tokentrace_version"`
+	// SchemaVersion is formats.SchemaVersion at write time.
+	SchemaVersion int32 `parquet:"schema_version" json:"schema_version"`
+	// RequestCount is the number of request rows imported for the run (all
+	// statuses).
+	RequestCount int64 `parquet:"request_count" json:"request_count"`
+	// Truncated is true when an input file ended mid-record; every complete
+	// request before the cut was imported (see Notes).
+	Truncated bool `parquet:"truncated" json:"truncated"`
+	// Notes are import remarks a reader must know: truncation points,
+	// skipped records, redactions, facts about the tool's definitions.
+	Notes []string `parquet:"notes,list" json:"notes"`
+	// ConfigJSON is the tool's configuration echo (GenAI-Perf/AIPerf
+	// input_config, LLMPerf metadata), as compact JSON with secrets
+	// (Authorization headers, API keys) replaced by "REDACTED"; "" if none.
+	ConfigJSON string `parquet:"config_json" json:"config_json"`
+	// Reported holds the tool's own summary statistics, under the tool's own
+	// metric names, in the tool's own units. Empty when no summary was read.
+	Reported []ReportedStat `parquet:"reported,list" json:"reported"`
+}
+
+// SourceFile is one input file of a run.
+type SourceFile struct {
+	// Path as given on the command line (or found in a given directory).
+	Path string `parquet:"path" json:"path"`
+	// Role is the file's part in the run: "raw" (per-request data),
+	// "summary" (the tool's aggregate statistics), "summary_csv".
+	Role string `parquet:"role" json:"role"`
+	// SHA256 is the lowercase hex digest of the whole file.
+	SHA256 string `parquet:"sha256" json:"sha256"`
+	// Bytes is the file size.
+	Bytes int64 `parquet:"bytes" json:"bytes"`
+}
+
+// ReportedStat is one statistic a tool reported in its summary file.
+type ReportedStat struct {
+	// Metric is the tool's own metric name ("time_to_first_token",
+	// "ttft_s", "request_throughput").
+	Metric string `parquet:"metric" json:"metric"`
+	// Stat is the statistic: "avg", "mean", "p50", "p99", "min", "max",
+	// "std", "stddev", "count", "sum", or "value" for a scalar.
+	Stat string `parquet:"stat" json:"stat"`
+	// Unit is the tool's unit string ("ms", "s", "tokens/sec"); "" if none.
+	Unit string `parquet:"unit" json:"unit"`
+	// Value is the number; null when the tool wrote a non-numeric value
+	// (then Text holds it).
+	Value *float64 `parquet:"value,optional" json:"value"`
+	// Text holds a non-numeric reported value verbatim ("" otherwise).
+	Text string `parquet:"text" json:"text,omitempty"`
+	// File is the base name of the summary file the value came from.
+	File string `parquet:"file" json:"file"`
+}
+
+// Request is one request of a run, whatever its outcome. One row of
+// requests.parquet. Offsets are from StartNs, in nanoseconds; a null offset
+// means the event did not happen or the source does not record it.
+type Request struct {
+	// RunID is the Run this request belongs to.
+	RunID string `parquet:"run_id" json:"run_id"`
+	// RequestKey is the request's 0-based position in its run, in source
+	// order; with RunID it keys the request and joins events to it.
+	RequestKey int64 `parquet:"request_key" json:"request_key"`
+	// SourceID is the id the source gives the record (AIPerf
+	// conversation_id/turn, GenAI-Perf sequence_id); "" if none.
+	SourceID string `parquet:"source_id" json:"source_id"`
+	// XRequestID is the X-Request-Id header the client sent; "" if unknown.
+	XRequestID string `parquet:"x_request_id" json:"x_request_id"`
+	// ResponseID is the response's or SSE chunks' "id" ("chatcmpl-…");
+	// "" if unknown.
+	ResponseID string `parquet:"response_id" json:"response_id"`
+	// TraceID is a distributed-trace id (W3C traceparent trace-id or the
+	// tool's correlation id); "" if unknown.
+	TraceID string `parquet:"trace_id" json:"trace_id"`
+	// Status is "ok", "empty", "error" or "cancelled" (Status* constants).
+	Status string `parquet:"status" json:"status"`
+	// ErrorCode is the HTTP status or API error code of a failed request;
+	// null if none.
+	ErrorCode *int64 `parquet:"error_code,optional" json:"error_code"`
+	// ErrorType is the error's class ("TimeoutError", "http"); "" if none.
+	ErrorType string `parquet:"error_type" json:"error_type"`
+	// ErrorText is the error message as the source gave it; "" if none.
+	ErrorText string `parquet:"error_text" json:"error_text"`
+	// StartNs is when the client sent the request, in ClockDomain; null when
+	// the source has no start time (LLMPerf).
+	StartNs *int64 `parquet:"start_ns,optional" json:"start_ns"`
+	// ClockDomain is the clock of StartNs ("unix", "monotonic"); "" when
+	// StartNs is null.
+	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	// FirstTokenOffsetNs: first message carrying generated tokens (content
+	// or reasoning).
+	FirstTokenOffsetNs *int64 `parquet:"first_token_offset_ns,optional" json:"first_token_offset_ns"`
+	// FirstContentOffsetNs: first message carrying content (non-reasoning)
+	// text.
+	FirstContentOffsetNs *int64 `parquet:"first_content_offset_ns,optional" json:"first_content_offset_ns"`
+	// SecondTokenOffsetNs: second message carrying generated tokens.
+	SecondTokenOffsetNs *int64 `parquet:"second_token_offset_ns,optional" json:"second_token_offset_ns"`
+	// LastTokenOffsetNs: last message carrying generated tokens.
+	LastTokenOffsetNs *int64 `parquet:"last_token_offset_ns,optional" json:"last_token_offset_ns"`
+	// StreamEndOffsetNs: last message of any kind ([DONE], usage) or the
+	// stream's close as the tool recorded it.
+	StreamEndOffsetNs *int64 `parquet:"stream_end_offset_ns,optional" json:"stream_end_offset_ns"`
+	// InputTokens is the prompt length (ISL) in tokens; null if unknown.
+	InputTokens *int64 `parquet:"input_tokens,optional" json:"input_tokens"`
+	// InputTokensSource says where InputTokens came from (Source* values).
+	InputTokensSource string `parquet:"input_tokens_source" json:"input_tokens_source"`
+	// OutputTokens is the generated length (OSL) in tokens, reasoning
+	// included, per the canonical source order (server usage, tool count
+	// without BOS, tokenizer, message count); null if unknown.
+	OutputTokens *int64 `parquet:"output_tokens,optional" json:"output_tokens"`
+	// OutputTokensSource says where OutputTokens came from (Source* values).
+	OutputTokensSource string `parquet:"output_tokens_source" json:"output_tokens_source"`
+	// ReasoningTokens is the reasoning part of OutputTokens when known.
+	ReasoningTokens *int64 `parquet:"reasoning_tokens,optional" json:"reasoning_tokens"`
+	// MessageCount is the number of messages received (all event kinds).
+	MessageCount int64 `parquet:"message_count" json:"message_count"`
+	// TokenMessageCount is the number of messages carrying generated tokens
+	// (kinds content and reasoning).
+	TokenMessageCount int64 `parquet:"token_message_count" json:"token_message_count"`
+	// MaxTokens is the max_tokens the request asked for; null if unknown.
+	MaxTokens *int64 `parquet:"max_tokens,optional" json:"max_tokens"`
+
+	// The tool's own per-request values, as it computed them (its
+	// definitions, not tokentrace's), converted to the named unit.
+	ReportedTTFTMs         *float64 `parquet:"reported_ttft_ms,optional" json:"reported_ttft_ms"`
+	ReportedTTFOMs         *float64 `parquet:"reported_ttfo_ms,optional" json:"reported_ttfo_ms"`
+	ReportedTTSTMs         *float64 `parquet:"reported_ttst_ms,optional" json:"reported_ttst_ms"`
+	ReportedE2EMs          *float64 `parquet:"reported_e2e_ms,optional" json:"reported_e2e_ms"`
+	ReportedITLMs          *float64 `parquet:"reported_itl_ms,optional" json:"reported_itl_ms"`
+	ReportedOutputTokens   *float64 `parquet:"reported_output_tokens,optional" json:"reported_output_tokens"`
+	ReportedInputTokens    *float64 `parquet:"reported_input_tokens,optional" json:"reported_input_tokens"`
+	ReportedOutputTokensPS *float64 `parquet:"reported_output_tokens_per_s,optional" json:"reported_output_tokens_per_s"`
+}
+
+// Event is one message the client received for a request: an SSE message,
+// or a whole non-streaming response body. One row of events.parquet.
+// Sources without per-message times (LLMPerf) produce no events.
+type Event struct {
+	RunID      string `parquet:"run_id" json:"run_id"`
+	RequestKey int64  `parquet:"request_key" json:"request_key"`
+	// Index is the message's 0-based position within its request.
+	Index int32 `parquet:"index" json:"index"`
+	// ReadIndex is the 0-based index of the network read (GenAI-Perf
+	// response) the message arrived in; messages of one read share its
+	// arrival time. Equal to Index when each read held one message.
+	ReadIndex int32 `parquet:"read_index" json:"read_index"`
+	// OffsetNs is the arrival time minus the request's start, in ns.
+	OffsetNs int64 `parquet:"offset_ns" json:"offset_ns"`
+	// Kind is one of the Kind* constants.
+	Kind string `parquet:"kind" json:"kind"`
+	// HasChoices is true when the message's JSON had a non-empty "choices"
+	// array (vLLM bench starts TTFT at the first such message).
+	HasChoices bool `parquet:"has_choices" json:"has_choices"`
+	// Tokens is the number of generated tokens the message carried when the
+	// source says so (per-chunk usage, AIPerf per-chunk counts); null
+	// otherwise.
+	Tokens *int32 `parquet:"tokens,optional" json:"tokens"`
+	// Bytes is the message's length in bytes as received.
+	Bytes int32 `parquet:"bytes" json:"bytes"`
+	// Text is the generated content text the message carried; null when
+	// dropped (--no-text) or when the message had none.
+	Text *string `parquet:"text,optional" json:"text"`
+	// ReasoningText is the generated reasoning text the message carried;
+	// null when dropped or absent.
+	ReasoningText *string `parquet:"reasoning_text,optional" json:"reasoning_text"`
+	// FinishReason is the choice's finish_reason when the message had one.
+	FinishReason string `parquet:"finish_reason" json:"finish_reason"`
+}
+
+// CarriesTokens reports whether the event carries generated tokens (content
+// or reasoning).
+func (e *Event) CarriesTokens() bool { return e.Kind == KindContent || e.Kind == KindReasoning }

@@ -1,0 +1,163 @@
+// Package ingest holds what every importer shares: the Importer interface,
+// import options, positioned errors, file hashing, secret redaction, and the
+// derivation of a request's key offsets and status from its events.
+//
+// Each source format lives in its own sub-package (ingest/genaiperf,
+// ingest/aiperf, ingest/llmperf); ingest/registry lists them and detects
+// which one reads a file. SSE parsing shared by several importers lives in
+// ingest/sse.
+package ingest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// Importer reads one source format into formats rows.
+type Importer interface {
+	// Name is the format's name as accepted by --from ("genai-perf").
+	Name() string
+	// Detect reports whether path (whose first bytes are head, up to 64 KiB)
+	// is a primary input of this format: a file that holds the run's
+	// requests, or a summary with no raw file beside it. It answers "this
+	// format" even for a broken file of the format, so that Import can say
+	// what is wrong with it; it never reads beyond head.
+	Detect(path string, head []byte) bool
+	// Companions returns the files beside path that belong to the same run
+	// (the tool's summary files), which Import will also read; the caller
+	// does not import them separately.
+	Companions(path string) []string
+	// Import reads path (and its companions) and sends rows to sink.
+	Import(path string, opt Options, sink formats.Sink) error
+}
+
+// Options control an import.
+type Options struct {
+	// Label is the run id to give the file's run (a multi-run file gets
+	// Label#1, Label#2, … for its 2nd, 3rd, … run). Default: DefaultLabel.
+	Label string
+	// NoText drops generated text from events (Event.Text, ReasoningText).
+	NoText bool
+	// Warn receives non-fatal import remarks (also kept in Run.Notes); may
+	// be nil.
+	Warn func(msg string)
+}
+
+// DefaultLabel is the run label for path when none is given: the name of
+// the directory holding the file (benchmark tools write one run per
+// directory), or the file name without extension when the directory is the
+// current one.
+func DefaultLabel(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	dir := filepath.Base(filepath.Dir(abs))
+	if dir == "." || dir == "/" || dir == "" {
+		b := filepath.Base(path)
+		return b[:len(b)-len(filepath.Ext(b))]
+	}
+	return dir
+}
+
+// RunLabel is the run id of the i-th (0-based) run of a file labelled label.
+func RunLabel(label string, i int) string {
+	if i == 0 {
+		return label
+	}
+	return fmt.Sprintf("%s#%d", label, i+1)
+}
+
+// FormatError is an input error with its position.
+type FormatError struct {
+	File string // file path
+	// Where is the position: "line 12", "record 7", "byte 1234",
+	// "request 3 (experiment 0)".
+	Where string
+	Msg   string
+	Err   error // underlying error, if any
+}
+
+func (e *FormatError) Error() string {
+	s := e.File
+	if e.Where != "" {
+		s += ": " + e.Where
+	}
+	s += ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Errorf returns a *FormatError.
+func Errorf(file, where, format string, args ...any) error {
+	return &FormatError{File: file, Where: where, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrNotThisFormat is returned (wrapped) by an importer forced with --from
+// onto a file it cannot read at all.
+var ErrNotThisFormat = errors.New("not this format")
+
+// HashingFile is an open file whose reads are hashed, so that a streamed
+// import knows the file's SHA-256 without a second pass.
+type HashingFile struct {
+	f    *os.File
+	h    hash.Hash
+	n    int64
+	path string
+	r    io.Reader
+}
+
+// OpenHashed opens path for a hashed, streamed read.
+func OpenHashed(path string) (*HashingFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	hf := &HashingFile{f: f, h: h, path: path}
+	hf.r = io.TeeReader(f, h)
+	return hf, nil
+}
+
+func (h *HashingFile) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.n += int64(n)
+	return n, err
+}
+
+// Close closes the file.
+func (h *HashingFile) Close() error { return h.f.Close() }
+
+// SourceFile finishes reading the rest of the file (so the digest covers it
+// all) and returns its description.
+func (h *HashingFile) SourceFile(role string) (formats.SourceFile, error) {
+	if _, err := io.Copy(io.Discard, h); err != nil {
+		return formats.SourceFile{}, err
+	}
+	return formats.SourceFile{Path: h.path, Role: role, SHA256: hex.EncodeToString(h.h.Sum(nil)), Bytes: h.n}, nil
+}
+
+// HashFile returns the description of a whole small file and its bytes.
+func HashFile(path, role string) (formats.SourceFile, []byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return formats.SourceFile{}, nil, err
+	}
+	sum := sha256.Sum256(b)
+	return formats.SourceFile{Path: path, Role: role, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b))}, b, nil
+}
+
+// Ptr returns a pointer to v.
+func Ptr[T any](v T) *T { return &v }
