@@ -9,9 +9,13 @@ import (
 	"strings"
 )
 
-// DumpTextLimit is the number of characters of a text field the dump shows;
-// longer texts are cut and their full length given.
+// DumpTextLimit is the number of characters of an event's generated text
+// the dump shows; longer texts are cut and their full length given.
 const DumpTextLimit = 48
+
+// DumpFieldLimit is the same limit for every other string (notes, error
+// texts, configs), long enough to read a note whole.
+const DumpFieldLimit = 400
 
 // NewDumper returns a Sink that writes every row as one readable line: the
 // golden-file format of the importer tests. Null fields are left out; texts
@@ -31,16 +35,16 @@ type Dumper struct {
 
 // Request implements Sink.
 func (d *Dumper) Request(r *Request, ev []Event) error {
-	d.line("request", r, "run_id")
+	d.line("request", r, DumpFieldLimit, "run_id")
 	for i := range ev {
-		d.line("  event", &ev[i], "run_id", "request_key")
+		d.line("  event", &ev[i], DumpTextLimit, "run_id", "request_key")
 	}
 	return d.err
 }
 
 // Run implements Sink.
 func (d *Dumper) Run(r *Run) error {
-	d.line("run", r)
+	d.line("run", r, DumpFieldLimit)
 	return d.err
 }
 
@@ -52,25 +56,25 @@ func (d *Dumper) Flush() error {
 	return d.w.Flush()
 }
 
-func (d *Dumper) line(prefix string, row any, skip ...string) {
+func (d *Dumper) line(prefix string, row any, limit int, skip ...string) {
 	if d.err != nil {
 		return
 	}
 	var b strings.Builder
 	b.WriteString(prefix)
-	appendFields(&b, reflect.ValueOf(row).Elem(), skip)
+	appendFields(&b, reflect.ValueOf(row).Elem(), limit, skip)
 	b.WriteByte('\n')
 	_, d.err = d.w.WriteString(b.String())
 }
 
-func appendFields(b *strings.Builder, v reflect.Value, skip []string) {
+func appendFields(b *strings.Builder, v reflect.Value, limit int, skip []string) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		name := ColumnName(t.Field(i))
 		if name == "" || contains(skip, name) {
 			continue
 		}
-		s, ok := dumpValue(v.Field(i))
+		s, ok := dumpValue(v.Field(i), limit)
 		if !ok {
 			continue
 		}
@@ -90,23 +94,27 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// dumpValue renders one field; ok is false for null or empty values.
-func dumpValue(v reflect.Value) (string, bool) {
+// dumpValue renders one field; ok is false for null or empty values (a
+// non-null pointer is always shown, even to "" or false).
+func dumpValue(v reflect.Value, limit int) (string, bool) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {
 			return "", false
 		}
-		s, _ := dumpValue(v.Elem())
-		if v.Elem().Kind() == reflect.String {
-			s = quoteCut(v.Elem().String())
+		switch e := v.Elem(); e.Kind() {
+		case reflect.String:
+			return quoteCut(e.String(), limit), true
+		case reflect.Bool:
+			return strconv.FormatBool(e.Bool()), true
 		}
+		s, _ := dumpValue(v.Elem(), limit)
 		return s, true
 	case reflect.String:
 		if v.String() == "" {
 			return "", false
 		}
-		return quoteCut(v.String()), true
+		return quoteCut(v.String(), limit), true
 	case reflect.Bool:
 		if !v.Bool() {
 			return "", false
@@ -125,10 +133,10 @@ func dumpValue(v reflect.Value) (string, bool) {
 			e := v.Index(i)
 			if e.Kind() == reflect.Struct {
 				var b strings.Builder
-				appendFields(&b, e, nil)
+				appendFields(&b, e, limit, nil)
 				parts[i] = "{" + strings.TrimSpace(b.String()) + "}"
 			} else {
-				parts[i], _ = dumpValue(e)
+				parts[i], _ = dumpValue(e, limit)
 			}
 		}
 		return "[" + strings.Join(parts, " ") + "]", true
@@ -136,12 +144,12 @@ func dumpValue(v reflect.Value) (string, bool) {
 	return fmt.Sprint(v.Interface()), true
 }
 
-func quoteCut(s string) string {
+func quoteCut(s string, limit int) string {
 	r := []rune(s)
-	if len(r) <= DumpTextLimit {
+	if len(r) <= limit {
 		return strconv.Quote(s)
 	}
-	return strconv.Quote(string(r[:DumpTextLimit])) + "…(" + strconv.Itoa(len(s)) + "B)"
+	return strconv.Quote(string(r[:limit])) + "…(" + strconv.Itoa(len(s)) + "B)"
 }
 
 // ColumnName returns the table column name of a struct field (its parquet

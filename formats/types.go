@@ -169,8 +169,11 @@ type ReportedStat struct {
 	// Metric is the tool's own metric name ("time_to_first_token",
 	// "ttft_s", "request_throughput").
 	Metric string `parquet:"metric" json:"metric"`
-	// Stat is the statistic: "avg", "mean", "p50", "p99", "min", "max",
-	// "std", "stddev", "count", "sum", or "value" for a scalar.
+	// Stat is the statistic under the tool's own name: "avg", "mean",
+	// "p50", "p99", "min", "max", "std", "stddev", "count", "sum". A scalar
+	// keeps the tool's key too: GenAI-Perf and AIPerf write system metrics
+	// as {"avg": v} (stat "avg", also for their CSV "Value" column); LLMPerf
+	// writes flat results_* scalars (stat "value").
 	Stat string `parquet:"stat" json:"stat"`
 	// Unit is the tool's unit string ("ms", "s", "tokens/sec"); "" if none.
 	Unit string `parquet:"unit" json:"unit"`

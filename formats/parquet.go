@@ -1,0 +1,906 @@
+package formats
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+)
+
+// Table names, and the file names the writers give them in their output
+// directory (events.parquet, requests.parquet, runs.parquet for Parquet;
+// events.arrow, … for Arrow IPC).
+const (
+	TableEvents   = "events"
+	TableRequests = "requests"
+	TableRuns     = "runs"
+)
+
+// Key-value metadata keys written to every Parquet file (and to the schema
+// metadata of every Arrow IPC file).
+const (
+	// MetaSchemaVersion holds SchemaVersion as a decimal integer.
+	MetaSchemaVersion = "tokentrace.schema_version"
+	// MetaVersion holds Version, the writing tokentrace's version.
+	MetaVersion = "tokentrace.version"
+	// MetaTable holds the table name: "events", "requests" or "runs".
+	MetaTable = "tokentrace.table"
+	// MetaImportID holds a random id shared by the three files of one
+	// write; ReadTables refuses a directory whose files carry different ids
+	// (tables from different imports mixed together).
+	MetaImportID = "tokentrace.import_id"
+)
+
+// Default row-group bounds of ParquetWriter (see WriteOptions).
+const (
+	DefaultRowGroupRows  = 128 * 1024
+	DefaultRowGroupBytes = 64 << 20
+)
+
+// Compression codec names accepted by WriteOptions.Compression.
+const (
+	CompressionZstd   = "zstd"
+	CompressionSnappy = "snappy"
+	CompressionNone   = "none"
+)
+
+// WriteOptions configures NewParquetWriter. The zero value is the default:
+// text kept, zstd compression, row groups of at most DefaultRowGroupRows
+// rows and about DefaultRowGroupBytes bytes.
+type WriteOptions struct {
+	// NoText writes the events table's text and reasoning_text columns as
+	// null on every row (the columns stay in the schema). Use it to keep
+	// generated text out of shared files, or to make them much smaller.
+	NoText bool
+	// Compression is the page codec: "zstd" (default when ""), "snappy" or
+	// "none". NewParquetWriter rejects any other value.
+	Compression string
+	// RowGroupRows caps the rows per row group (0: DefaultRowGroupRows).
+	// Memory use while writing is about one row group's compressed pages
+	// per table, so this bounds it whatever the number of rows.
+	RowGroupRows int
+	// RowGroupBytes ends a row group early once its rows' approximate
+	// in-memory size (fixed-width fields plus string bytes) reaches it
+	// (0: DefaultRowGroupBytes). It bounds memory when rows carry long texts.
+	RowGroupBytes int64
+}
+
+func (o WriteOptions) codec() (compress.Codec, error) {
+	switch o.Compression {
+	case "", CompressionZstd:
+		return &parquet.Zstd, nil
+	case CompressionSnappy:
+		return &parquet.Snappy, nil
+	case CompressionNone:
+		return &parquet.Uncompressed, nil
+	}
+	return nil, fmt.Errorf("formats: unknown Parquet compression %q (want %q, %q or %q)",
+		o.Compression, CompressionZstd, CompressionSnappy, CompressionNone)
+}
+
+// Batch sizes: rows handed to the parquet-go writer (and read from it) per
+// call. The writer and the reader each hold one batch per table.
+const (
+	writeBatchRows = 1024
+	readBatchRows  = 1024
+)
+
+// ParquetWriter is a Sink that streams rows into events.parquet,
+// requests.parquet and runs.parquet in one directory. Create it with
+// NewParquetWriter; finish with Close (commit) or Abort (discard).
+//
+// Rows are written in the order they arrive: requests.parquet holds each
+// run's requests contiguously in arrival order, events.parquet holds each
+// request's events contiguously in the same order as the requests, and
+// runs.parquet holds runs in the order of their Run rows (which may differ
+// from the order of their requests).
+//
+// The writer checks the Sink contract and fails the call that breaks it: a
+// run's requests must be contiguous, with increasing RequestKey, and come
+// before its Run row; every event must carry its request's RunID and
+// RequestKey; a RunID must not be empty and gets exactly one Run row; and by
+// Close every run that has requests must have had its Run row.
+// Run.SchemaVersion and Run.TokentraceVersion are set to SchemaVersion and
+// Version when zero.
+//
+// After any failed call the writer is unusable: later calls return the same
+// error, and Close discards the output. A ParquetWriter is not safe for
+// concurrent use.
+type ParquetWriter struct {
+	dir    string
+	opt    WriteOptions
+	check  sinkChecker
+	events *parquetTable[Event]
+	reqs   *parquetTable[Request]
+	runs   *parquetTable[Run]
+	err    error // sticky
+	closed bool
+}
+
+// NewParquetWriter returns a ParquetWriter writing into dir, which it
+// creates if needed. Nothing is visible under the final names until Close
+// succeeds: rows go to hidden temporary files in dir (".events.parquet.tmp-…")
+// that Close renames over events.parquet, requests.parquet and runs.parquet,
+// replacing any previous tables; Abort (or a failed Close) removes them and
+// leaves previous tables untouched. It fails if dir cannot be created or
+// written, or if opt is invalid.
+func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
+	codec, err := opt.codec()
+	if err != nil {
+		return nil, err
+	}
+	if opt.RowGroupRows <= 0 {
+		opt.RowGroupRows = DefaultRowGroupRows
+	}
+	if opt.RowGroupBytes <= 0 {
+		opt.RowGroupBytes = DefaultRowGroupBytes
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("formats: %w", err)
+	}
+	importID := newImportID()
+	w := &ParquetWriter{dir: dir, opt: opt}
+	w.events, err = newParquetTable[Event](dir, TableEvents, importID, codec, opt)
+	if err == nil {
+		w.reqs, err = newParquetTable[Request](dir, TableRequests, importID, codec, opt)
+	}
+	if err == nil {
+		w.runs, err = newParquetTable[Run](dir, TableRuns, importID, codec, opt)
+	}
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Request implements Sink: it appends r to requests.parquet and events to
+// events.parquet (with text dropped under WriteOptions.NoText). It returns
+// an error if the rows break the Sink contract (see ParquetWriter) or if
+// writing fails.
+func (w *ParquetWriter) Request(r *Request, events []Event) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.check.request(r, events); err != nil {
+		return w.fail(err)
+	}
+	w.reqs.add(r, requestSize(r))
+	for i := range events {
+		e := &events[i]
+		if w.opt.NoText && (e.Text != nil || e.ReasoningText != nil) {
+			c := *e
+			c.Text, c.ReasoningText = nil, nil
+			e = &c
+		}
+		w.events.add(e, eventSize(e))
+	}
+	if err := cmpErr(w.reqs.err, w.events.err); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Run implements Sink: it appends r to runs.parquet, filling SchemaVersion
+// and TokentraceVersion when zero. It returns an error if r breaks the Sink
+// contract (empty or repeated RunID, requests after it) or if writing fails.
+func (w *ParquetWriter) Run(r *Run) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.check.run(r); err != nil {
+		return w.fail(err)
+	}
+	row := stampRun(r)
+	w.runs.add(&row, runSize(&row))
+	if w.runs.err != nil {
+		return w.fail(w.runs.err)
+	}
+	return nil
+}
+
+// Close finishes the three files (row groups, footers, fsync) and renames
+// them into place, then syncs the directory. If a run had requests but no
+// Run row, if an earlier call failed, or if anything here fails, Close
+// removes the temporary files, leaves previous tables untouched and returns
+// the error. Each file is replaced atomically; the three renames follow one
+// another only after all data is on disk (should one of them fail, the
+// directory holds files of two writes, which ReadTables detects through
+// tokentrace.import_id). Calling Close again returns the same result;
+// Close after Abort returns nil, or the error that preceded the Abort.
+func (w *ParquetWriter) Close() error {
+	if w.closed {
+		if w.err == errClosed {
+			return nil
+		}
+		return w.err
+	}
+	err := w.err
+	if err == nil {
+		err = w.check.finish()
+	}
+	if err == nil {
+		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
+	}
+	if err == nil {
+		err = commit(w.dir, []*tempFile{&w.events.file, &w.reqs.file, &w.runs.file})
+	}
+	if err != nil {
+		w.fail(err)
+		w.Abort()
+		return err
+	}
+	w.closed = true
+	return nil
+}
+
+// Abort discards everything written: it closes and removes the temporary
+// files, leaving any previous tables in the directory untouched. It is safe
+// to call at any time, more than once, and after Close (then it does
+// nothing).
+func (w *ParquetWriter) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.err == nil {
+		w.err = errClosed
+	}
+	if w.events != nil {
+		w.events.abort()
+	}
+	if w.reqs != nil {
+		w.reqs.abort()
+	}
+	if w.runs != nil {
+		w.runs.abort()
+	}
+}
+
+var errClosed = errors.New("formats: writer already closed or aborted")
+
+func (w *ParquetWriter) usable() error {
+	if w.closed && w.err == nil {
+		return errClosed
+	}
+	return w.err
+}
+
+func (w *ParquetWriter) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// cmpErr returns the first non-nil error.
+func cmpErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stampRun returns a copy of r with SchemaVersion and TokentraceVersion
+// filled when zero.
+func stampRun(r *Run) Run {
+	row := *r
+	if row.SchemaVersion == 0 {
+		row.SchemaVersion = SchemaVersion
+	}
+	if row.TokentraceVersion == "" {
+		row.TokentraceVersion = Version
+	}
+	return row
+}
+
+// Approximate in-memory sizes of rows, for the row-group byte budget.
+func eventSize(e *Event) int64 {
+	n := int64(64 + len(e.RunID) + len(e.Kind) + len(e.FinishReason))
+	if e.Text != nil {
+		n += int64(len(*e.Text))
+	}
+	if e.ReasoningText != nil {
+		n += int64(len(*e.ReasoningText))
+	}
+	return n
+}
+
+func requestSize(r *Request) int64 {
+	return int64(320 + len(r.RunID) + len(r.SourceID) + len(r.XRequestID) + len(r.ResponseID) +
+		len(r.TraceID) + len(r.Status) + len(r.ErrorType) + len(r.ErrorText) + len(r.ClockDomain) +
+		len(r.InputTokensSource) + len(r.OutputTokensSource))
+}
+
+func runSize(r *Run) int64 {
+	n := int64(256 + len(r.RunID) + len(r.Tool) + len(r.ToolVersion) + len(r.Model) + len(r.Endpoint) +
+		len(r.ConfigJSON) + len(r.Tokenizer) + len(r.Convention))
+	for _, s := range r.Notes {
+		n += int64(16 + len(s))
+	}
+	for _, f := range r.SourceFiles {
+		n += int64(32 + len(f.Path) + len(f.Role) + len(f.SHA256))
+	}
+	for _, s := range r.Reported {
+		n += int64(48 + len(s.Metric) + len(s.Stat) + len(s.Unit) + len(s.Text) + len(s.File))
+	}
+	return n
+}
+
+// freeTextColumns lists, per table, the columns holding free text.
+var freeTextColumns = map[string][]string{
+	TableEvents:   {"text", "reasoning_text"},
+	TableRequests: {"error_text"},
+	TableRuns:     {"config_json"},
+}
+
+// parquetTable streams rows of one table into a temporary file.
+type parquetTable[T any] struct {
+	file      tempFile
+	w         *parquet.GenericWriter[T]
+	batch     []T
+	rows      int64 // rows added
+	groupRows int64 // rows added since the last row group ended
+	groupSize int64 // approximate bytes added since the last row group ended
+	maxRows   int64
+	maxBytes  int64
+	err       error
+}
+
+func newParquetTable[T any](dir, table, importID string, codec compress.Codec, opt WriteOptions) (*parquetTable[T], error) {
+	t := &parquetTable[T]{maxRows: int64(opt.RowGroupRows), maxBytes: opt.RowGroupBytes, batch: make([]T, 0, writeBatchRows)}
+	if err := t.file.create(dir, table+".parquet"); err != nil {
+		return nil, err
+	}
+	opts := []parquet.WriterOption{
+		parquet.Compression(codec),
+		// Version 1 data pages and dictionary-encoded strings (falling
+		// back to plain once a column's dictionary passes 1 MiB in a row
+		// group): what pyarrow writes by default, so every reader (older
+		// Spark included) handles it, and smaller and faster than
+		// parquet-go's default DELTA_LENGTH_BYTE_ARRAY on these tables.
+		parquet.DataPageVersion(1),
+		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.RLEDictionary),
+		parquet.DictionaryMaxBytes(1 << 20),
+		parquet.MaxRowsPerRowGroup(int64(opt.RowGroupRows)),
+		// Not parquet.CreatedBy, whose format lacks a space ("…(build )").
+		&parquet.WriterConfig{CreatedBy: "tokentrace version " + Version},
+		parquet.KeyValueMetadata(MetaSchemaVersion, strconv.Itoa(SchemaVersion)),
+		parquet.KeyValueMetadata(MetaVersion, Version),
+		parquet.KeyValueMetadata(MetaTable, table),
+		parquet.KeyValueMetadata(MetaImportID, importID),
+	}
+	// Free text gets no min/max page statistics: they cost time, bloat the
+	// page index with long values, and no query filters on them.
+	for _, col := range freeTextColumns[table] {
+		opts = append(opts, parquet.SkipPageBounds(col))
+	}
+	t.w = parquet.NewGenericWriter[T](t.file.f, opts...)
+	return t, nil
+}
+
+// add copies *row into the batch, writing the batch out when full and ending
+// the row group when the byte budget is reached. Errors are kept in t.err.
+func (t *parquetTable[T]) add(row *T, size int64) {
+	if t.err != nil {
+		return
+	}
+	t.batch = append(t.batch, *row)
+	t.rows++
+	t.groupRows++
+	t.groupSize += size
+	switch {
+	case t.groupSize >= t.maxBytes:
+		// End the row group early.
+		t.writeBatch()
+		if t.err == nil {
+			if err := t.w.Flush(); err != nil {
+				t.err = t.file.errorf("ending row group: %w", err)
+			}
+		}
+		t.groupRows, t.groupSize = 0, 0
+	case t.groupRows >= t.maxRows:
+		// parquet-go ends the row group itself at this row.
+		t.groupRows, t.groupSize = 0, 0
+	}
+	if len(t.batch) == cap(t.batch) {
+		t.writeBatch()
+	}
+}
+
+func (t *parquetTable[T]) writeBatch() {
+	if len(t.batch) == 0 || t.err != nil {
+		return
+	}
+	if _, err := t.w.Write(t.batch); err != nil {
+		t.err = t.file.errorf("writing rows %d–%d: %w", t.rows-int64(len(t.batch)), t.rows-1, err)
+	}
+	clear(t.batch) // drop references to strings and lists
+	t.batch = t.batch[:0]
+}
+
+// finish writes the last batch, the footer, and syncs the file.
+func (t *parquetTable[T]) finish() error {
+	t.writeBatch()
+	if t.err != nil {
+		return t.err
+	}
+	if err := t.w.Close(); err != nil {
+		t.err = t.file.errorf("finishing file: %w", err)
+		return t.err
+	}
+	t.err = t.file.finish()
+	return t.err
+}
+
+func (t *parquetTable[T]) abort() { t.file.abort() }
+
+// tempFile is an output file written under a hidden temporary name in its
+// final directory and renamed into place by commit.
+type tempFile struct {
+	final string // dir/name
+	tmp   string // dir/.name.tmp-<random>
+	f     *os.File
+}
+
+func (t *tempFile) create(dir, name string) error {
+	t.final = filepath.Join(dir, name)
+	for range 100 {
+		t.tmp = filepath.Join(dir, "."+name+".tmp-"+randomHex(6))
+		// O_EXCL with 0666 (not os.CreateTemp's 0600): the table gets the
+		// permissions of an ordinary new file under the user's umask.
+		f, err := os.OpenFile(t.tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("formats: creating %s: %w", t.final, err)
+		}
+		t.f = f
+		return nil
+	}
+	return fmt.Errorf("formats: creating %s: no free temporary name", t.final)
+}
+
+func (t *tempFile) errorf(format string, args ...any) error {
+	return fmt.Errorf("formats: %s: "+format, append([]any{t.final}, args...)...)
+}
+
+// finish syncs and closes the file.
+func (t *tempFile) finish() error {
+	if err := t.f.Sync(); err != nil {
+		return t.errorf("sync: %w", err)
+	}
+	err := t.f.Close()
+	t.f = nil
+	if err != nil {
+		return t.errorf("close: %w", err)
+	}
+	return nil
+}
+
+// abort closes and removes the temporary file, if any.
+func (t *tempFile) abort() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+	if t.tmp != "" {
+		os.Remove(t.tmp)
+		t.tmp = ""
+	}
+}
+
+// commit renames finished temporary files into place and syncs dir. On a
+// rename failure the files not yet renamed stay temporary (the caller
+// removes them).
+func commit(dir string, files []*tempFile) error {
+	for _, f := range files {
+		if err := os.Rename(f.tmp, f.final); err != nil {
+			return fmt.Errorf("formats: %w", err)
+		}
+		f.tmp = ""
+	}
+	if d, err := os.Open(dir); err == nil {
+		// Best effort: some file systems do not support syncing directories.
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func newImportID() string { return randomHex(16) }
+
+// sinkChecker enforces the Sink contract for the table writers.
+type sinkChecker struct {
+	curRun   string          // run of the latest request
+	curKey   int64           // request_key of the latest request
+	started  bool            // a request has been seen
+	ended    map[string]bool // runs whose request group has ended
+	needRun  map[string]bool // runs with requests and no Run row yet
+	haveRun  map[string]bool // runs with a Run row
+	requests int64
+}
+
+func (c *sinkChecker) request(r *Request, events []Event) error {
+	if c.ended == nil {
+		c.ended, c.needRun, c.haveRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
+	n := c.requests
+	c.requests++
+	if r.RunID == "" {
+		return fmt.Errorf("formats: request %d (key %d): empty run_id", n, r.RequestKey)
+	}
+	if c.haveRun[r.RunID] {
+		return fmt.Errorf("formats: request %d: run %q already had its Run row; requests must come before it", n, r.RunID)
+	}
+	if !c.started || r.RunID != c.curRun {
+		if c.started {
+			c.ended[c.curRun] = true
+		}
+		if c.ended[r.RunID] {
+			return fmt.Errorf("formats: request %d: requests of run %q are not contiguous (another run's requests came between)", n, r.RunID)
+		}
+		c.curRun, c.started = r.RunID, true
+		c.needRun[r.RunID] = true
+	} else if r.RequestKey <= c.curKey {
+		return fmt.Errorf("formats: request %d: run %q request_key %d after %d; keys must increase within a run",
+			n, r.RunID, r.RequestKey, c.curKey)
+	}
+	c.curKey = r.RequestKey
+	for i := range events {
+		if events[i].RunID != r.RunID || events[i].RequestKey != r.RequestKey {
+			return fmt.Errorf("formats: request %d (run %q key %d): event %d has run_id %q request_key %d",
+				n, r.RunID, r.RequestKey, i, events[i].RunID, events[i].RequestKey)
+		}
+	}
+	return nil
+}
+
+func (c *sinkChecker) run(r *Run) error {
+	if c.ended == nil {
+		c.ended, c.needRun, c.haveRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
+	if r.RunID == "" {
+		return errors.New("formats: Run row with empty run_id")
+	}
+	if c.haveRun[r.RunID] {
+		return fmt.Errorf("formats: second Run row for run %q", r.RunID)
+	}
+	c.haveRun[r.RunID] = true
+	delete(c.needRun, r.RunID)
+	if c.started && c.curRun == r.RunID {
+		c.ended[r.RunID] = true
+	}
+	return nil
+}
+
+func (c *sinkChecker) finish() error {
+	if len(c.needRun) > 0 {
+		ids := slices.Sorted(maps.Keys(c.needRun))
+		return fmt.Errorf("formats: run %q has requests but no Run row (%d such runs)", ids[0], len(ids))
+	}
+	return nil
+}
+
+// ReadTables streams the tables in dir (events.parquet, requests.parquet,
+// runs.parquet, as written by ParquetWriter) into sink, in Sink order: each
+// request with its events, and each run's Run row once all its requests
+// have been sent. Runs are sent in runs.parquet order; a run is held back
+// until the runs before it have been sent, and runs without requests are
+// sent once their turn comes and at the end at the latest. Replaying a
+// Collector through a ParquetWriter and back reproduces it exactly.
+//
+// runs.parquet is read whole first (one row per run); requests and events
+// are read in batches, and only one request's events are held at a time, so
+// memory does not grow with the table size. Requests are matched to events
+// by (run_id, request_key) in file order: events must be grouped per
+// request in the order of the requests.
+//
+// Errors name the file and, where known, the row: a missing file, a file
+// whose tokentrace.schema_version is newer than SchemaVersion, a file
+// lacking a non-nullable column, files from different imports (different
+// tokentrace.import_id), a requests' run_id without a Run row, a run's
+// requests not contiguous or their request_key not increasing, events that
+// match no request, duplicate runs.
+// Files without tokentrace metadata (rewritten by another tool) are read if
+// their columns fit. An error returned by sink stops reading and is returned
+// unchanged.
+func ReadTables(dir string, sink Sink) error {
+	runsT, err := openParquetTable[Run](dir, TableRuns)
+	if err != nil {
+		return err
+	}
+	defer runsT.close()
+	reqT, err := openParquetTable[Request](dir, TableRequests)
+	if err != nil {
+		return err
+	}
+	defer reqT.close()
+	evT, err := openParquetTable[Event](dir, TableEvents)
+	if err != nil {
+		return err
+	}
+	defer evT.close()
+	if err := sameImport(runsT.info(), reqT.info(), evT.info()); err != nil {
+		return err
+	}
+
+	// Runs, whole.
+	var runs []Run
+	runIndex := map[string]int{}
+	for {
+		r, row, err := runsT.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if _, dup := runIndex[r.RunID]; dup {
+			return fmt.Errorf("formats: %s row %d: second row for run %q", runsT.path, row, r.RunID)
+		}
+		runIndex[r.RunID] = len(runs)
+		runs = append(runs, *r)
+		nilIfEmpty(&runs[len(runs)-1])
+	}
+
+	done := make([]bool, len(runs)) // run's requests all sent
+	nextRun := 0                    // runs[:nextRun] sent
+	sendReady := func() error {
+		for nextRun < len(runs) && done[nextRun] {
+			if err := sink.Run(&runs[nextRun]); err != nil {
+				return err
+			}
+			nextRun++
+		}
+		return nil
+	}
+
+	var evs []Event
+	cur := -1 // index in runs of the current request group
+	var prevKey int64
+	for {
+		r, row, err := reqT.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if cur < 0 || r.RunID != runs[cur].RunID {
+			ri, ok := runIndex[r.RunID]
+			if !ok {
+				return fmt.Errorf("formats: %s row %d: run_id %q has no row in %s", reqT.path, row, r.RunID, runsT.path)
+			}
+			if done[ri] {
+				return fmt.Errorf("formats: %s row %d: requests of run %q are not contiguous", reqT.path, row, r.RunID)
+			}
+			cur = ri
+		} else if r.RequestKey <= prevKey {
+			return fmt.Errorf("formats: %s row %d: run %q request_key %d after %d; keys must increase within a run",
+				reqT.path, row, r.RunID, r.RequestKey, prevKey)
+		}
+		prevKey = r.RequestKey
+		evs = evs[:0]
+		for {
+			e, _, err := evT.peek()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if e.RunID != r.RunID || e.RequestKey != r.RequestKey {
+				break
+			}
+			evs = append(evs, *e)
+			evT.advance()
+		}
+		if err := sink.Request(r, evs); err != nil {
+			return err
+		}
+		clear(evs) // drop text references
+		// The group ends at the end of the file or at a change of run.
+		nr, _, err := reqT.peek()
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if err == io.EOF || nr.RunID != runs[cur].RunID {
+			done[cur] = true
+			if err := sendReady(); err != nil {
+				return err
+			}
+		}
+	}
+	if e, row, err := evT.peek(); err == nil {
+		return fmt.Errorf("formats: %s row %d: event of run %q request_key %d matches no request in %s (or events are not in request order)",
+			evT.path, row, e.RunID, e.RequestKey, reqT.path)
+	} else if err != io.EOF {
+		return err
+	}
+	for i := range done {
+		done[i] = true
+	}
+	return sendReady()
+}
+
+// nilIfEmpty makes a run's empty lists nil: Parquet does not distinguish a
+// nil slice from an empty one, and nil is what importers produce.
+func nilIfEmpty(r *Run) {
+	if len(r.SourceFiles) == 0 {
+		r.SourceFiles = nil
+	}
+	if len(r.Notes) == 0 {
+		r.Notes = nil
+	}
+	if len(r.Reported) == 0 {
+		r.Reported = nil
+	}
+}
+
+// fileInfo is what sameImport compares.
+type fileInfo struct {
+	path, importID string
+}
+
+func sameImport(infos ...fileInfo) error {
+	var first fileInfo
+	for _, in := range infos {
+		if in.importID == "" {
+			continue
+		}
+		if first.importID == "" {
+			first = in
+		} else if in.importID != first.importID {
+			return fmt.Errorf("formats: %s and %s come from different writes (%s %s ≠ %s); the table set is inconsistent",
+				first.path, in.path, MetaImportID, first.importID, in.importID)
+		}
+	}
+	return nil
+}
+
+// parquetReader reads one table file in batches.
+type parquetReader[T any] struct {
+	path     string
+	f        *os.File
+	pf       *parquet.File
+	r        *parquet.GenericReader[T]
+	buf      []T
+	pos, n   int
+	base     int64 // file row index of buf[0]
+	err      error // sticky read error (io.EOF at the end)
+	importID string
+}
+
+func openParquetTable[T any](dir, table string) (*parquetReader[T], error) {
+	path := filepath.Join(dir, table+".parquet")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("formats: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("formats: %w", err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("formats: %s: not a readable Parquet file: %w", path, err)
+	}
+	if err := checkFileMeta(path, table, pf.Lookup); err != nil {
+		f.Close()
+		return nil, err
+	}
+	var zero T
+	if err := checkColumns(path, parquet.SchemaOf(zero), pf.Schema()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	id, _ := pf.Lookup(MetaImportID)
+	t := &parquetReader[T]{path: path, f: f, pf: pf, importID: id, buf: make([]T, readBatchRows)}
+	t.r = parquet.NewGenericReader[T](pf)
+	return t, nil
+}
+
+// checkFileMeta checks a file's tokentrace metadata: table name and schema
+// version. Absent keys are accepted.
+func checkFileMeta(path, table string, lookup func(string) (string, bool)) error {
+	if v, ok := lookup(MetaSchemaVersion); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("formats: %s: bad %s %q", path, MetaSchemaVersion, v)
+		}
+		if n > SchemaVersion {
+			wrote, _ := lookup(MetaVersion)
+			return fmt.Errorf("formats: %s: table schema version %d (written by tokentrace %s) is newer than this tokentrace (%s) reads (%d); use a newer tokentrace",
+				path, n, wrote, Version, SchemaVersion)
+		}
+	}
+	if v, ok := lookup(MetaTable); ok && v != table {
+		return fmt.Errorf("formats: %s: file holds the %q table, not %q", path, v, table)
+	}
+	return nil
+}
+
+// checkColumns checks that every non-nullable top-level column of want is in
+// the file (nullable ones may be missing: they read as null).
+func checkColumns(path string, want, file *parquet.Schema) error {
+	have := map[string]bool{}
+	for _, f := range file.Fields() {
+		have[f.Name()] = true
+	}
+	for _, f := range want.Fields() {
+		if !have[f.Name()] && !f.Optional() {
+			return fmt.Errorf("formats: %s: column %q missing", path, f.Name())
+		}
+	}
+	return nil
+}
+
+func (t *parquetReader[T]) info() fileInfo { return fileInfo{t.path, t.importID} }
+
+// peek returns the next row without consuming it, with its row index in the
+// file. The pointer is valid until the next advance or peek past the batch.
+func (t *parquetReader[T]) peek() (*T, int64, error) {
+	if t.pos < t.n {
+		return &t.buf[t.pos], t.base + int64(t.pos), nil
+	}
+	if t.err != nil {
+		return nil, t.base + int64(t.n), t.err
+	}
+	t.base += int64(t.n)
+	t.pos = 0
+	clear(t.buf) // fresh values: nothing left over from the last batch
+	n, err := t.r.Read(t.buf)
+	t.n = n
+	if err != nil {
+		if err == io.EOF {
+			t.err = io.EOF
+		} else {
+			t.err = fmt.Errorf("formats: %s: reading rows from %d: %w", t.path, t.base, err)
+		}
+		if n == 0 {
+			return nil, t.base, t.err
+		}
+	} else if n == 0 {
+		t.err = io.EOF
+		return nil, t.base, t.err
+	}
+	return &t.buf[0], t.base, nil
+}
+
+func (t *parquetReader[T]) advance() { t.pos++ }
+
+// next returns the next row and consumes it. The pointer is valid until the
+// next call that reads a new batch.
+func (t *parquetReader[T]) next() (*T, int64, error) {
+	r, row, err := t.peek()
+	if err == nil {
+		t.advance()
+	}
+	return r, row, err
+}
+
+func (t *parquetReader[T]) close() {
+	t.r.Close()
+	t.f.Close()
+}
