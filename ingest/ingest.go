@@ -17,6 +17,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 
 	"github.com/tokentrace/tokentrace/formats"
 )
@@ -51,19 +53,31 @@ type Options struct {
 	Warn func(msg string)
 }
 
-// DefaultLabel is the run label for path when none is given: the name of
-// the directory holding the file (benchmark tools write one run per
-// directory), or the file name without extension when the directory is the
-// current one.
+// DefaultLabel is the run label for path when none is given. Benchmark
+// tools write one run per directory under a fixed file name
+// (profile_export.json, individual_responses.json, summary.json), so the
+// label is the name of the directory holding the file. When the file name
+// carries the run's own name — LLMPerf's "<model>_<in>_<out>_individual_responses.json",
+// a renamed export — the label is that stem instead (tool suffixes
+// removed), so several runs in one directory get distinct labels.
 func DefaultLabel(path string) string {
+	base := filepath.Base(path)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	for _, suf := range []string{"_individual_responses", "_summary", "_genai_perf", "_aiperf"} {
+		stem = strings.TrimSuffix(stem, suf)
+	}
+	switch stem {
+	case "", "profile_export", "individual_responses", "summary", "profile_export_genai_perf", "profile_export_aiperf":
+	default:
+		return stem
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
 	dir := filepath.Base(filepath.Dir(abs))
 	if dir == "." || dir == "/" || dir == "" {
-		b := filepath.Base(path)
-		return b[:len(b)-len(filepath.Ext(b))]
+		return stem
 	}
 	return dir
 }
@@ -134,8 +148,15 @@ func OpenHashed(path string) (*HashingFile, error) {
 func (h *HashingFile) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
 	h.n += int64(n)
+	bytesRead.Add(int64(n))
 	return n, err
 }
+
+var bytesRead atomic.Int64
+
+// BytesRead is the number of input bytes read through HashingFile by this
+// process so far, for progress display. Safe for concurrent use.
+func BytesRead() int64 { return bytesRead.Load() }
 
 // Close closes the file.
 func (h *HashingFile) Close() error { return h.f.Close() }

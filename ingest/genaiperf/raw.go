@@ -1,0 +1,444 @@
+package genaiperf
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// experiment is what the raw file says about one perf_analyzer experiment
+// (load level), gathered while its requests stream past.
+type experiment struct {
+	mode     string   // experiment.mode: "concurrency" or "request_rate"
+	value    *float64 // experiment.value
+	requests int64
+	windows  int  // len(window_boundaries)
+	streamed bool // a request arrived as SSE or as several Triton responses
+	whole    bool // a request arrived as one non-streaming body
+	// stream is the payload's "stream" flag: nil until seen; true if any
+	// request asked to stream.
+	stream *bool
+	model  string // first payload "model"
+	notes  notes
+}
+
+// rawReader walks a raw export with a json.Decoder, one request at a time.
+type rawReader struct {
+	path string
+	dec  *json.Decoder
+	conv converter
+	sink formats.Sink
+
+	exps                           []*experiment
+	version, serviceKind, endpoint string
+
+	// position, for errors and the truncation note
+	sawExperiments bool
+	inExperiments  bool
+	inRequests     bool
+	exp            int // index of the experiment being read
+	req            int // requests of it read so far
+}
+
+// errTruncated marks an input that ends before its top-level object does.
+var errTruncated = errors.New("truncated")
+
+// importRaw imports a raw export and its summaries (see the package
+// documentation).
+func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
+	var jsonPath, csvPath string
+	for _, c := range (importer{}).Companions(path) {
+		if strings.HasSuffix(c, summaryJSONSuffix) {
+			jsonPath = c
+		} else {
+			csvPath = c
+		}
+	}
+	sum, err := readSummaries(jsonPath, csvPath, false)
+	if err != nil {
+		return err
+	}
+	hf, err := ingest.OpenHashed(path)
+	if err != nil {
+		return err
+	}
+	defer hf.Close()
+	r := &rawReader{path: path, dec: json.NewDecoder(hf), sink: sink}
+	r.conv = converter{label: label, noText: opt.NoText}
+	err = r.read()
+	truncated := errors.Is(err, errTruncated)
+	if err != nil && !truncated {
+		return r.positioned(err)
+	}
+	if truncated && !r.sawExperiments {
+		return ingest.Errorf(path, fmt.Sprintf("byte %d", r.dec.InputOffset()), "file ends before any experiment")
+	}
+	if !r.sawExperiments {
+		return &ingest.FormatError{File: path, Where: "top level", Msg: `no "experiments" array`, Err: ingest.ErrNotThisFormat}
+	}
+	if len(r.exps) == 0 {
+		return ingest.Errorf(path, "top level", "the experiments array is empty")
+	}
+	raw, err := hf.SourceFile("raw")
+	if err != nil {
+		return err
+	}
+	var fileNotes notes
+	if truncated {
+		fileNotes.add(true, "truncated: %s", r.cutPoint(raw.Bytes))
+	}
+	return r.emitRuns(label, opt, sum, raw, truncated, &fileNotes)
+}
+
+// read walks the top-level object.
+func (r *rawReader) read() error {
+	if err := expectDelim(r.dec, '{'); err != nil {
+		if errors.Is(err, errTruncated) {
+			return err
+		}
+		return fmt.Errorf("not a JSON object: %w", ingest.ErrNotThisFormat)
+	}
+	for r.dec.More() {
+		key, err := readKey(r.dec)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "experiments":
+			err = r.experiments()
+		case "version":
+			err = decodeString(r.dec, &r.version)
+		case "service_kind":
+			err = decodeString(r.dec, &r.serviceKind)
+		case "endpoint":
+			err = decodeString(r.dec, &r.endpoint)
+		default:
+			err = skipValue(r.dec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := expectDelim(r.dec, '}'); err != nil {
+		return err
+	}
+	if _, err := r.dec.Token(); err != io.EOF {
+		return errors.New("data after the top-level JSON object")
+	}
+	return nil
+}
+
+// experiments walks the "experiments" array.
+func (r *rawReader) experiments() error {
+	if err := expectDelim(r.dec, '['); err != nil {
+		return err
+	}
+	r.sawExperiments, r.inExperiments = true, true
+	for r.dec.More() {
+		r.exp, r.req = len(r.exps), 0
+		x := &experiment{}
+		r.exps = append(r.exps, x)
+		if err := r.experiment(x); err != nil {
+			return err
+		}
+	}
+	if err := expectDelim(r.dec, ']'); err != nil {
+		return err
+	}
+	r.inExperiments = false
+	return nil
+}
+
+// experiment walks one element of "experiments".
+func (r *rawReader) experiment(x *experiment) error {
+	if err := expectDelim(r.dec, '{'); err != nil {
+		return err
+	}
+	for r.dec.More() {
+		key, err := readKey(r.dec)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "experiment":
+			var e struct {
+				Mode  string          `json:"mode"`
+				Value json.RawMessage `json:"value"`
+			}
+			err = eof(r.dec.Decode(&e))
+			x.mode, x.value = e.Mode, jsonFloat(e.Value)
+		case "requests":
+			err = r.requests(x)
+		case "window_boundaries":
+			var wb []json.RawMessage
+			err = eof(r.dec.Decode(&wb))
+			x.windows = len(wb)
+		default:
+			err = skipValue(r.dec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return expectDelim(r.dec, '}')
+}
+
+// requests walks a "requests" array, decoding and sending one request at a
+// time.
+func (r *rawReader) requests(x *experiment) error {
+	if err := expectDelim(r.dec, '['); err != nil {
+		return err
+	}
+	r.inRequests = true
+	for r.dec.More() {
+		var rr rawRequest
+		if err := r.dec.Decode(&rr); err != nil {
+			return eof(err)
+		}
+		req, events, err := r.conv.request(r.exp, r.req, &rr, x)
+		if err != nil {
+			return err
+		}
+		if err := r.sink.Request(req, events); err != nil {
+			return &sinkError{err}
+		}
+		r.req++
+		x.requests++
+	}
+	r.inRequests = false
+	return expectDelim(r.dec, ']')
+}
+
+// sinkError wraps an error returned by the Sink, which is passed through
+// unchanged.
+type sinkError struct{ err error }
+
+func (e *sinkError) Error() string { return e.err.Error() }
+func (e *sinkError) Unwrap() error { return e.err }
+
+// where is the reader's position in words.
+func (r *rawReader) where() string {
+	switch {
+	case r.inRequests:
+		return fmt.Sprintf("experiment %d, request %d", r.exp, r.req)
+	case r.inExperiments:
+		return fmt.Sprintf("experiment %d", r.exp)
+	}
+	return "top level"
+}
+
+// cutPoint describes where a truncated file of size bytes ends. The
+// decoder stops at the start of the value it could not finish, so its
+// offset is where the incomplete request (or other value) began.
+func (r *rawReader) cutPoint(size int64) string {
+	at := fmt.Sprintf("file ends at byte %d", size)
+	began := r.dec.InputOffset()
+	switch {
+	case r.inRequests:
+		return fmt.Sprintf("%s inside experiment %d, request %d (begun at byte %d; the %d complete requests before it imported); version, service_kind and endpoint missing",
+			at, r.exp, r.req, began, r.req)
+	case r.inExperiments:
+		return fmt.Sprintf("%s inside experiment %d, outside its requests; version, service_kind and endpoint missing", at, r.exp)
+	}
+	return at + " after the experiments; the top-level object is not closed"
+}
+
+// positioned turns a walk error into the error Import returns.
+func (r *rawReader) positioned(err error) error {
+	var se *sinkError
+	if errors.As(err, &se) {
+		return se.err
+	}
+	var fe *ingest.FormatError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	where := r.where()
+	var syn *json.SyntaxError
+	off := r.dec.InputOffset()
+	if errors.As(err, &syn) {
+		off = syn.Offset
+	}
+	return &ingest.FormatError{File: r.path, Where: fmt.Sprintf("%s (byte %d)", where, off), Msg: "invalid raw export", Err: err}
+}
+
+// emitRuns sends one Run row per experiment.
+func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw formats.SourceFile, truncated bool, fileNotes *notes) error {
+	target := r.summaryTarget(sum, fileNotes)
+	files := append([]formats.SourceFile{raw}, sum.files...)
+	for i, x := range r.exps {
+		run := r.baseRun(label, i, x, sum)
+		run.SourceFiles = files
+		run.Truncated = truncated
+		if i == target {
+			run.Reported = sum.reported
+		}
+		var all notes
+		all.merge(fileNotes)
+		all.merge(&sum.notes)
+		all.merge(&x.notes)
+		if r.serviceKind != "" && r.serviceKind != "openai" {
+			all.add(false, "perf_analyzer service_kind %q", r.serviceKind)
+		}
+		if x.windows > 0 {
+			all.add(false, "perf_analyzer window_boundaries: %d (%s)", x.windows, plural(x.windows-1, "measurement window"))
+		}
+		if i != target && target >= 0 {
+			all.add(false, "summary statistics belong to run %s", ingest.RunLabel(label, target))
+		}
+		run.Notes = all.lines()
+		if opt.Warn != nil {
+			for _, w := range all.warnings() {
+				opt.Warn(run.RunID + ": " + w)
+			}
+		}
+		if err := r.sink.Run(&run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseRun builds experiment i's Run row without files, notes and stats.
+func (r *rawReader) baseRun(label string, i int, x *experiment, sum *summary) formats.Run {
+	run := formats.Run{
+		RunID:             ingest.RunLabel(label, i),
+		Tool:              Name,
+		ToolVersion:       r.version,
+		Endpoint:          r.endpoint,
+		ClockDomain:       formats.ClockUnix,
+		Tokenizer:         sum.config.tokenizer,
+		Convention:        Name,
+		TokentraceVersion: formats.Version,
+		SchemaVersion:     formats.SchemaVersion,
+		RequestCount:      x.requests,
+		ConfigJSON:        sum.configJSON,
+	}
+	if run.Endpoint == "" {
+		run.Endpoint = sum.config.endpoint
+	}
+	run.Model = x.model
+	if len(sum.config.models) > 0 {
+		run.Model = sum.config.models[0]
+	}
+	switch {
+	case sum.config.streaming != nil:
+		run.Streaming = sum.config.streaming
+	case x.stream != nil:
+		run.Streaming = x.stream
+	case x.streamed || x.whole:
+		run.Streaming = ingest.Ptr(x.streamed)
+	}
+	switch x.mode {
+	case "concurrency":
+		run.LoadMode, run.Concurrency = x.mode, x.value
+	case "request_rate":
+		run.LoadMode, run.RequestRateRPS = x.mode, x.value
+	case "":
+	default:
+		x.notes.add(false, "unknown experiment mode %q", x.mode)
+	}
+	return run
+}
+
+// summaryTarget returns the index of the experiment the summary describes,
+// or -1: the only experiment, else the one whose mode and value equal
+// input_config's load setting.
+func (r *rawReader) summaryTarget(sum *summary, fileNotes *notes) int {
+	if len(sum.files) == 0 || len(r.exps) == 0 {
+		return -1
+	}
+	if len(r.exps) == 1 {
+		return 0
+	}
+	mode, v := sum.config.loadMode()
+	for i, x := range r.exps {
+		if x.mode == mode && v != nil && x.value != nil && *x.value == *v {
+			return i
+		}
+	}
+	fileNotes.add(true, "summary matches no experiment (input_config load %s %s); its statistics are not attached",
+		mode, fmtFloat(v))
+	return -1
+}
+
+// plural returns "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+func fmtFloat(v *float64) string {
+	if v == nil {
+		return "unset"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// expectDelim reads the next token and checks it is the delimiter want.
+// The end of input is errTruncated.
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return eof(err)
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, found %v", string(want), tokenText(t))
+	}
+	return nil
+}
+
+// readKey reads an object key.
+func readKey(dec *json.Decoder) (string, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return "", eof(err)
+	}
+	k, ok := t.(string)
+	if !ok {
+		return "", fmt.Errorf("expected an object key, found %v", tokenText(t))
+	}
+	return k, nil
+}
+
+func decodeString(dec *json.Decoder, s *string) error {
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return eof(err)
+	}
+	*s, _ = v.(string)
+	return nil
+}
+
+func skipValue(dec *json.Decoder) error {
+	var raw json.RawMessage
+	return eof(dec.Decode(&raw))
+}
+
+// eof maps the decoder's end-of-input errors to errTruncated.
+func eof(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errTruncated
+	}
+	return err
+}
+
+func tokenText(t json.Token) string {
+	switch v := t.(type) {
+	case json.Delim:
+		return strconv.Quote(string(v))
+	case string:
+		return strconv.Quote(v)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(t)
+}

@@ -1,0 +1,329 @@
+package genaiperf
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/sse"
+)
+
+// rawRequest is one element of experiments[i].requests
+// (profile_data_exporter.cc, perf_analyzer 263c5f6, lines 113-163).
+type rawRequest struct {
+	Timestamp          *int64                     `json:"timestamp"`
+	SequenceID         json.Number                `json:"sequence_id"`
+	RequestInputs      map[string]json.RawMessage `json:"request_inputs"`
+	ResponseTimestamps []int64                    `json:"response_timestamps"`
+	ResponseOutputs    []responseOutput           `json:"response_outputs"`
+}
+
+// responseOutput is one element of response_outputs: {"response": "<raw
+// bytes of one read>"} for service_kind openai, {"text_output": …} for
+// triton.
+type responseOutput struct {
+	Response   *string         `json:"response"`
+	TextOutput json.RawMessage `json:"text_output"`
+}
+
+// converter turns raw requests into Request and Event rows. It reuses its
+// buffers from request to request (the Sink contract allows it).
+type converter struct {
+	label  string
+	noText bool
+	parser sse.Parser
+	msgs   []sse.Message
+	events []formats.Event
+	req    formats.Request
+
+	// per request, from the messages
+	usage    *sse.Usage
+	apiErr   *sse.APIError
+	respID   string
+	streamed bool
+}
+
+// request converts request key of experiment exp. The returned rows are
+// valid until the next call.
+func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*formats.Request, []formats.Event, error) {
+	where := fmt.Sprintf("experiment %d, request %d", exp, key)
+	if rr.Timestamp == nil {
+		return nil, nil, errors.New(`request has no "timestamp"`)
+	}
+	c.req = formats.Request{
+		RunID:       ingest.RunLabel(c.label, exp),
+		RequestKey:  int64(key),
+		SourceID:    string(rr.SequenceID),
+		StartNs:     rr.Timestamp,
+		ClockDomain: formats.ClockUnix,
+	}
+	c.usage, c.apiErr, c.respID, c.streamed = nil, nil, "", false
+	streamAsked := c.inputs(rr.RequestInputs, x, where)
+
+	n := min(len(rr.ResponseTimestamps), len(rr.ResponseOutputs))
+	if len(rr.ResponseTimestamps) != len(rr.ResponseOutputs) {
+		x.notes.addAt(fmt.Sprintf("%s (%d response_timestamps, %d response_outputs)", where, len(rr.ResponseTimestamps), len(rr.ResponseOutputs)),
+			true, "response_timestamps and response_outputs differ in length; only the pairs at equal indices were imported")
+	}
+	c.events = c.events[:0]
+	c.buildEvents(rr.ResponseOutputs[:n], rr.ResponseTimestamps[:n], *rr.Timestamp, streamAsked, x, where)
+	if n == 0 {
+		x.notes.addAt(where, false, "no responses recorded")
+	}
+	ingest.FillFromEvents(&c.req, c.events)
+	c.setTokens()
+	c.req.ResponseID = c.respID
+	if e := c.apiErr; e != nil {
+		c.req.ErrorText, c.req.ErrorType, c.req.ErrorCode = e.Message, e.Type, e.Code
+	}
+	return &c.req, c.events, nil
+}
+
+// inputs reads request_inputs: for openai the JSON body in "payload", for
+// triton the tensors themselves. It sets MaxTokens (max_completion_tokens,
+// else max_tokens), notes the model and the stream flag on x, and returns
+// the request's stream flag (nil if not given).
+func (c *converter) inputs(in map[string]json.RawMessage, x *experiment, where string) *bool {
+	fields := in
+	if p, ok := in["payload"]; ok {
+		var s string
+		if json.Unmarshal(p, &s) != nil {
+			x.notes.addAt(where, true, "request_inputs.payload is not a string; max_tokens, stream and model unknown")
+			return nil
+		}
+		fields = nil
+		if json.Unmarshal([]byte(s), &fields) != nil {
+			x.notes.addAt(where, true, "request_inputs.payload is not a JSON object; max_tokens, stream and model unknown")
+			return nil
+		}
+	}
+	if v := jsonInt(fields["max_completion_tokens"]); v != nil {
+		c.req.MaxTokens = v
+	} else {
+		c.req.MaxTokens = jsonInt(fields["max_tokens"])
+	}
+	if x.model == "" {
+		x.model = jsonString(fields["model"])
+	}
+	stream := jsonBool(unwrap1(fields["stream"]))
+	if stream != nil && (x.stream == nil || *stream) {
+		x.stream = stream
+	}
+	return stream
+}
+
+// buildEvents turns the request's reads into events (see the package
+// documentation for the three shapes).
+func (c *converter) buildEvents(outs []responseOutput, ts []int64, start int64, streamAsked *bool, x *experiment, where string) {
+	switch shapeOf(outs) {
+	case shapeSSE:
+		c.streamed = true
+		c.sseEvents(outs, ts, start)
+	case shapeBody:
+		c.bodyEvent(outs, ts, start)
+	case shapeTriton:
+		c.streamed = len(outs) > 1 || (streamAsked != nil && *streamAsked)
+		c.tritonEvents(outs, ts, start)
+	}
+	if len(outs) > 0 {
+		x.streamed = x.streamed || c.streamed
+		x.whole = x.whole || !c.streamed
+	}
+	for _, o := range outs {
+		if o.Response == nil && o.TextOutput == nil {
+			x.notes.addAt(where, true, `a response output has neither "response" nor "text_output"; imported as kind other`)
+			break
+		}
+	}
+}
+
+type shape int
+
+const (
+	shapeNone   shape = iota // no outputs
+	shapeSSE                 // "response" reads holding an SSE stream
+	shapeBody                // "response" reads holding one whole body
+	shapeTriton              // "text_output" tensors
+)
+
+// shapeOf decides how a request's outputs are read: Triton when no output
+// has "response" but one has "text_output"; otherwise SSE or a whole body
+// as sse.LooksLikeSSE says of the "response" reads joined, looking no
+// further than needed.
+func shapeOf(outs []responseOutput) shape {
+	var head strings.Builder
+	s := shapeNone
+	for _, o := range outs {
+		switch {
+		case o.Response != nil:
+			head.WriteString(*o.Response)
+			if isSSE, sure := sse.LooksLikeSSE(head.String()); sure {
+				return pick(isSSE)
+			}
+			s = shapeBody
+		case o.TextOutput != nil && s == shapeNone:
+			s = shapeTriton
+		}
+	}
+	if s == shapeBody {
+		isSSE, _ := sse.LooksLikeSSE(head.String())
+		return pick(isSSE)
+	}
+	if s == shapeNone && len(outs) > 0 {
+		return shapeBody
+	}
+	return s
+}
+
+func pick(isSSE bool) shape {
+	if isSSE {
+		return shapeSSE
+	}
+	return shapeBody
+}
+
+// sseEvents feeds the reads to the SSE parser: one event per message.
+func (c *converter) sseEvents(outs []responseOutput, ts []int64, start int64) {
+	c.msgs = c.msgs[:0]
+	for k, o := range outs {
+		var s string
+		if o.Response != nil {
+			s = *o.Response
+		}
+		c.msgs = c.parser.Feed(c.msgs, k, ts[k], s)
+	}
+	c.msgs = c.parser.End(c.msgs)
+	for i := range c.msgs {
+		m := &c.msgs[i]
+		c.add(m.ReadIndex, m.TimeNs-start, m.Bytes, sse.Classify(m))
+	}
+}
+
+// bodyEvent reads all "response" reads as one non-streaming body arriving
+// with the last of them. Outputs without "response" are kind other.
+func (c *converter) bodyEvent(outs []responseOutput, ts []int64, start int64) {
+	var b strings.Builder
+	last := -1
+	for k, o := range outs {
+		if o.Response == nil {
+			c.add(k, ts[k]-start, 0, sse.Payload{Kind: formats.KindOther})
+			continue
+		}
+		b.WriteString(*o.Response)
+		last = k
+	}
+	if last >= 0 {
+		body := b.String()
+		c.add(last, ts[last]-start, len(body), sse.ClassifyBody(body))
+	}
+}
+
+// tritonEvents makes one event per text_output: KindContent with the text,
+// KindEmpty for an empty text, KindOther for an output without it.
+func (c *converter) tritonEvents(outs []responseOutput, ts []int64, start int64) {
+	for k, o := range outs {
+		p := sse.Payload{Kind: formats.KindOther}
+		if o.TextOutput != nil {
+			p.Content = tensorText(o.TextOutput)
+			p.Kind = formats.KindEmpty
+			if p.Content != "" {
+				p.Kind = formats.KindContent
+			}
+		}
+		c.add(k, ts[k]-start, len(p.Content), p)
+	}
+}
+
+// add appends one event and keeps its usage, id and error.
+func (c *converter) add(read int, offset int64, nbytes int, p sse.Payload) {
+	e := formats.Event{
+		RunID:        c.req.RunID,
+		RequestKey:   c.req.RequestKey,
+		Index:        int32(len(c.events)),
+		ReadIndex:    int32(read),
+		OffsetNs:     offset,
+		Kind:         p.Kind,
+		HasChoices:   p.HasChoices,
+		Bytes:        int32(min(nbytes, math.MaxInt32)),
+		FinishReason: p.FinishReason,
+	}
+	if !c.noText {
+		if p.Content != "" {
+			e.Text = ingest.Ptr(p.Content)
+		}
+		if p.Reasoning != "" {
+			e.ReasoningText = ingest.Ptr(p.Reasoning)
+		}
+	}
+	c.events = append(c.events, e)
+	if p.Usage != nil {
+		c.usage = p.Usage
+	}
+	if c.respID == "" {
+		c.respID = p.ID
+	}
+	if c.apiErr == nil && p.Error != nil {
+		c.apiErr = p.Error
+	}
+}
+
+// setTokens sets the token counts: server usage when a message carried it,
+// else the token-message count for a streamed request.
+func (c *converter) setTokens() {
+	r := &c.req
+	if u := c.usage; u != nil {
+		if u.PromptTokens != nil {
+			r.InputTokens, r.InputTokensSource = u.PromptTokens, formats.SourceServerUsage
+		}
+		if u.CompletionTokens != nil {
+			r.OutputTokens, r.OutputTokensSource = u.CompletionTokens, formats.SourceServerUsage
+			r.ReasoningTokens = u.ReasoningTokens
+			return
+		}
+	}
+	if c.streamed {
+		r.OutputTokens, r.OutputTokensSource = ingest.Ptr(r.TokenMessageCount), formats.SourceChunkCount
+	}
+}
+
+// tensorText reads a Triton text tensor: a string, or the concatenation of
+// an array of strings (a multi-element BYTES tensor); anything else is its
+// JSON text.
+func tensorText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var l []string
+	if json.Unmarshal(raw, &l) == nil {
+		return strings.Join(l, "")
+	}
+	if string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
+}
+
+// unwrap1 returns the element of a one-element JSON array (a Triton tensor
+// with one element may be written either way), else raw.
+func unwrap1(raw json.RawMessage) json.RawMessage {
+	var l []json.RawMessage
+	if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &l) == nil && len(l) == 1 {
+		return l[0]
+	}
+	return raw
+}
+
+// jsonInt reads an integer (or an integral float, or a one-element array of
+// one); nil otherwise.
+func jsonInt(raw json.RawMessage) *int64 {
+	f := jsonFloat(unwrap1(raw))
+	if f == nil || *f != math.Trunc(*f) || math.Abs(*f) > 1<<53 {
+		return nil
+	}
+	return ingest.Ptr(int64(*f))
+}
