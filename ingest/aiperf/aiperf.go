@@ -1,0 +1,368 @@
+// Package aiperf imports the results of AIPerf (github.com/ai-dynamo/aiperf),
+// NVIDIA's successor to GenAI-Perf, into tokentrace rows.
+//
+// # Inputs
+//
+// An AIPerf run directory holds (research note genai-perf-aiperf.md, 1.3
+// and 1.4):
+//
+//   - profile_export.jsonl, the per-record export: one JSON object per line,
+//     {"metadata": {...}, "metrics": {tag: {"value": v, "unit": u}}, "error":
+//     null | {...}}, written in completion order. This is the primary input:
+//     each line becomes one Request.
+//   - profile_export_aiperf.json, the summary: per-metric statistics
+//     {tag: {unit, avg, p1, …, min, max, std[, count, sum]}} plus
+//     input_config, error_summary and (0.8+) aiperf_version. Before AIPerf
+//     PR #343 (2025-10-10) the statistics sat under "records" with null for
+//     absent values. It becomes Run.Reported and the Run's configuration.
+//   - profile_export_aiperf.csv, the same statistics rounded to two
+//     decimals: Run.Reported when the JSON summary is missing, else only
+//     checked against it.
+//
+// A summary with no JSONL beside it is imported on its own: a Run row with
+// Reported and no requests ("summary only").
+//
+// # What each record becomes
+//
+// AIPerf stores no per-message timestamps, but its metrics pin them down:
+// time_to_first_token is the first kept response and inter_chunk_latency
+// lists the gaps between consecutive kept responses (AIPerf keeps a message
+// only when its content or reasoning text is non-empty; role-only, usage
+// and [DONE] messages are dropped; inter_chunk_latency_metric.py at
+// ai-dynamo/aiperf 58028d5). The importer rebuilds one token-carrying event
+// per kept response from them (see rebuildEvents); text, byte sizes and
+// per-message token counts are unknown. Times are converted from AIPerf's
+// display units (ms) to integer nanoseconds with math.Round(v·1e6). A record
+// without inter_chunk_latency (fewer than two kept responses, e.g. a
+// one-token reply) gets its offsets straight from the reported metrics and
+// no events (see setTiming).
+//
+// A record with a non-null "error" is "error" (error.code → ErrorCode,
+// type → ErrorType, message → ErrorText); one with metadata.was_cancelled,
+// or an error of type RequestCancellationError, is "cancelled"; the others
+// are "ok" (or "empty" when AIPerf counted no output token). Token counts
+// prefer the server's usage (usage_completion_tokens, usage_prompt_tokens:
+// server_usage) over AIPerf's re-tokenized counts (output_sequence_length,
+// input_sequence_length, error_isl: tool_reported). AIPerf's own
+// per-record values stay in the Reported* fields.
+//
+// Records of a phase other than "profiling" (warmup) are imported into a
+// second run, RunLabel(label, 1), so that they never mix with the profiling
+// statistics; AIPerf itself filters them out before export
+// (records_manager.py 130-141), so real files hold none.
+//
+// # Summary
+//
+// The JSON summary gives Run.Reported (every statistic of every metric, under
+// AIPerf's tag and stat names and display units), ToolVersion
+// (aiperf_version), Model, Endpoint, Streaming, the load settings, Tokenizer
+// and ConfigJSON (input_config, redacted). When the CSV summary sits beside
+// it, the CSV is checked against it value by value and the outcome noted.
+package aiperf
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// Name is the format name accepted by --from.
+const Name = "aiperf"
+
+// Suffixes of AIPerf's summary files: <stem>_aiperf.json and
+// <stem>_aiperf.csv sit beside <stem>.jsonl (json_exporter.py,
+// csv_exporter.py).
+const (
+	summaryJSONSuffix = "_aiperf.json"
+	summaryCSVSuffix  = "_aiperf.csv"
+)
+
+// New returns the AIPerf importer.
+func New() ingest.Importer { return importer{} }
+
+type importer struct{}
+
+// Name implements ingest.Importer.
+func (importer) Name() string { return Name }
+
+// Detect implements ingest.Importer. It answers yes for:
+//
+//   - a JSONL file whose first line is a JSON object with a "metadata" key
+//     and either a "metrics" key or AIPerf metadata keys (request_start_ns,
+//     session_num, …) — judged from head alone, so a file cut inside its
+//     first line still counts;
+//   - an empty or blank file named profile_export*.jsonl (Import then says
+//     what is wrong with it);
+//   - a summary (<stem>_aiperf.json or .csv, or a JSON object holding
+//     "aiperf_version") with no <stem>.jsonl beside it; a CSV summary also
+//     needs no JSON summary beside it, since the JSON wins.
+func (importer) Detect(path string, head []byte) bool {
+	switch sniff(path, head) {
+	case kindRaw:
+		return true
+	case kindSummaryJSON, kindSummaryCSV:
+		return !hasRawBeside(path) && !(strings.HasSuffix(path, summaryCSVSuffix) && exists(strings.TrimSuffix(path, summaryCSVSuffix)+summaryJSONSuffix))
+	}
+	return false
+}
+
+// Companions implements ingest.Importer: for <stem>.jsonl, the summaries
+// <stem>_aiperf.json and <stem>_aiperf.csv that exist; for a JSON summary,
+// the CSV summary beside it. The JSON summary supplies Run.Reported; the CSV
+// does only when the JSON is missing, and otherwise is checked against it
+// (see loadSummaries).
+func (importer) Companions(path string) []string {
+	var out []string
+	switch {
+	case strings.HasSuffix(path, ".jsonl"):
+		jsonPath, csvPath := summaryPaths(path)
+		for _, p := range []string{jsonPath, csvPath} {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	case strings.HasSuffix(path, summaryJSONSuffix):
+		if p := csvBeside(path); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Import implements ingest.Importer. A JSONL input yields one Run (plus a
+// second one for warmup records, if any) with one Request per record; a
+// summary input yields a Run with no requests. Errors are *ingest.FormatError
+// values positioned at the offending line ("profile_export.jsonl: line 7:
+// …"); a last line cut short is not an error (see importRaw).
+func (im importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+	label := opt.Label
+	if label == "" {
+		label = ingest.DefaultLabel(path)
+	}
+	head, err := readHead(path)
+	if err != nil {
+		return err
+	}
+	switch sniff(path, head) {
+	case kindSummaryJSON, kindSummaryCSV:
+		return importSummaryOnly(path, label, opt, sink)
+	case kindRaw:
+		return importRaw(path, label, opt, sink)
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return ingest.Errorf(path, "", "empty file: no records")
+	}
+	return &ingest.FormatError{File: path, Msg: "not an AIPerf profile_export.jsonl or summary", Err: ingest.ErrNotThisFormat}
+}
+
+// inputKind is what sniff makes of a file.
+type inputKind int
+
+const (
+	kindUnknown     inputKind = iota
+	kindRaw                   // profile_export.jsonl
+	kindSummaryJSON           // profile_export_aiperf.json
+	kindSummaryCSV            // profile_export_aiperf.csv
+)
+
+// sniff classifies a file from its name and first bytes.
+func sniff(path string, head []byte) inputKind {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	base := filepath.Base(path)
+	switch {
+	case strings.HasSuffix(base, summaryCSVSuffix):
+		return kindSummaryCSV
+	case strings.HasSuffix(base, summaryJSONSuffix):
+		return kindSummaryJSON
+	}
+	trimmed := bytes.TrimSpace(head)
+	if len(trimmed) == 0 {
+		if strings.HasPrefix(base, "profile_export") && strings.HasSuffix(base, ".jsonl") {
+			return kindRaw
+		}
+		return kindUnknown
+	}
+	if trimmed[0] != '{' {
+		return kindUnknown
+	}
+	top, meta := firstLineKeys(head)
+	if contains(top, "metadata") && (contains(top, "metrics") || containsAny(meta, aiperfMetadataKeys)) {
+		return kindRaw
+	}
+	if strings.HasSuffix(base, ".json") && bytes.Contains(head, []byte(`"aiperf_version"`)) {
+		return kindSummaryJSON
+	}
+	return kindUnknown
+}
+
+// aiperfMetadataKeys are record metadata keys that only AIPerf writes
+// (record_models.py MetricRecordInfo; timestamp_ns and credit_phase are the
+// 0.1.x names).
+var aiperfMetadataKeys = []string{"request_start_ns", "session_num", "x_correlation_id", "benchmark_phase", "credit_phase", "record_processor_id", "timestamp_ns"}
+
+// firstLineKeys returns the top-level keys of the JSON object on head's
+// first line, and the keys of its "metadata" object, as far as head goes.
+// It stops quietly at the first syntax error or at the end of head.
+func firstLineKeys(head []byte) (top, meta []string) {
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil
+	}
+	for {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return top, meta
+		}
+		top = append(top, key)
+		if key == "metadata" {
+			meta, err = objectKeys(dec)
+		} else {
+			err = skipValue(dec)
+		}
+		if err != nil {
+			return top, meta
+		}
+	}
+}
+
+// objectKeys reads an object value from dec and returns its keys, skipping
+// their values. A non-object value yields no keys.
+func objectKeys(dec *json.Decoder) ([]string, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t != json.Delim('{') {
+		return nil, skipRest(dec, t)
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys, err
+		}
+		if k, ok := t.(string); ok {
+			keys = append(keys, k)
+		}
+		if err := skipValue(dec); err != nil {
+			return keys, err
+		}
+	}
+	_, err = dec.Token()
+	return keys, err
+}
+
+// skipValue reads and discards one JSON value from dec.
+func skipValue(dec *json.Decoder) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	return skipRest(dec, t)
+}
+
+// skipRest discards the rest of a value whose first token was t.
+func skipRest(dec *json.Decoder, t json.Token) error {
+	d, ok := t.(json.Delim)
+	if !ok || d == '}' || d == ']' {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
+const headSize = 64 << 10
+
+// readHead returns the first headSize bytes of path.
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, headSize)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// summaryPaths returns the JSON and CSV summaries that belong to the JSONL
+// file path, each "" when it does not exist.
+func summaryPaths(path string) (jsonPath, csvPath string) {
+	stem := strings.TrimSuffix(path, ".jsonl")
+	if p := stem + summaryJSONSuffix; exists(p) {
+		jsonPath = p
+	}
+	if p := stem + summaryCSVSuffix; exists(p) {
+		csvPath = p
+	}
+	return jsonPath, csvPath
+}
+
+// csvBeside returns the CSV summary beside the JSON summary path, or "".
+func csvBeside(path string) string {
+	stem, ok := strings.CutSuffix(path, summaryJSONSuffix)
+	if p := stem + summaryCSVSuffix; ok && exists(p) {
+		return p
+	}
+	return ""
+}
+
+// hasRawBeside reports whether the summary path has its <stem>.jsonl beside it.
+func hasRawBeside(path string) bool {
+	for _, suf := range []string{summaryJSONSuffix, summaryCSVSuffix} {
+		if strings.HasSuffix(path, suf) {
+			return exists(strings.TrimSuffix(path, suf) + ".jsonl")
+		}
+	}
+	return false
+}
+
+func exists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(list, wanted []string) bool {
+	for _, w := range wanted {
+		if contains(list, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,410 @@
+package aiperf
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// MaxLineBytes is the longest JSONL line the importer accepts. A record's
+// line grows with its inter_chunk_latency list (about 20 bytes per chunk),
+// so 64 MiB allows some three million chunks.
+const MaxLineBytes = 64 << 20
+
+// Notes that state AIPerf's definitions, added to every imported run with
+// records (sources: research note genai-perf-aiperf.md 1.3 and 2.2).
+const (
+	noteEvents = "events rebuilt from time_to_first_token and inter_chunk_latency: one event per response AIPerf kept (non-empty content or reasoning; role-only, usage and [DONE] messages are not in the export), so message_count counts token-carrying messages only; text, bytes and per-message token counts are unknown"
+	noteEnd    = "stream_end_offset_ns = request_end_ns − request_start_ns: AIPerf's end is the last raw chunk (usage and [DONE] included) or the error time, not the latency end"
+	noteTTFT   = "AIPerf's time_to_first_token counts reasoning chunks; time_to_first_output_token (0.8+) is the first non-reasoning chunk"
+
+	noteSummaryOnly = "summary only: nothing to recompute"
+)
+
+// importRaw imports a profile_export.jsonl and its summary.
+//
+// The JSONL is streamed line by line through ingest.OpenHashed (lines up to
+// MaxLineBytes; blank lines are skipped). Each record is sent to sink as it
+// is read, except warmup records (see package doc), which are held until the
+// profiling run is done. A last line without its newline that ends
+// mid-value is a file cut short: every complete line before it is imported,
+// Run.Truncated is set, and the run gets the note "line N is incomplete
+// (file cut)". Any other undecodable line is an error, positioned
+// "file: line N: …". A companion summary that cannot be read is reported
+// in a note and otherwise ignored.
+func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
+	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats()}
+	w.readSummaries()
+	hf, err := ingest.OpenHashed(path)
+	if err != nil {
+		return err
+	}
+	defer hf.Close()
+	if err := w.readLines(bufio.NewReaderSize(hf, 1<<20)); err != nil {
+		return err
+	}
+	src, err := hf.SourceFile("raw")
+	if err != nil {
+		return err
+	}
+	return w.finish(src)
+}
+
+// readSummaries reads the run's summaries (see loadSummaries); a summary
+// that cannot be read becomes a warning.
+func (w *runWriter) readSummaries() {
+	jsonPath, csvPath := summaryPaths(w.path)
+	w.sum, _ = loadSummaries(jsonPath, csvPath, w.warn)
+}
+
+// loadSummaries reads the JSON summary if jsonPath is set, checking the
+// CSV one against it when csvPath is set too; else the CSV summary. A CSV
+// that cannot be read beside a good JSON is passed to warn; any other
+// failure is returned (and passed to warn).
+func loadSummaries(jsonPath, csvPath string, warn func(string)) (*summary, error) {
+	read := func(p string) (*summary, error) {
+		s, err := readSummary(p)
+		if err != nil {
+			warn(err.Error())
+		}
+		return s, err
+	}
+	if jsonPath == "" {
+		if csvPath == "" {
+			return nil, nil
+		}
+		return read(csvPath)
+	}
+	s, err := read(jsonPath)
+	if err != nil || csvPath == "" {
+		return s, err
+	}
+	if c, err := read(csvPath); err == nil {
+		s.also = append(s.also, c.src)
+		s.notes = append(s.notes, compareCSV(s, c))
+	}
+	return s, nil
+}
+
+// runWriter converts records and sends them on.
+type runWriter struct {
+	path, label string
+	opt         ingest.Options
+	sink        formats.Sink
+	sum         *summary
+	st          *stats
+	notes       []string
+	truncated   bool
+	keys        int64 // next profiling request key
+	warmup      []heldRequest
+	warmupSt    *stats
+	phases      map[string]int
+	events      []formats.Event
+}
+
+// heldRequest is a warmup record kept until the profiling run is written.
+type heldRequest struct {
+	req    formats.Request
+	events []formats.Event
+}
+
+// warn records a note and passes it to opt.Warn.
+func (w *runWriter) warn(msg string) {
+	w.notes = append(w.notes, msg)
+	if w.opt.Warn != nil {
+		w.opt.Warn(msg)
+	}
+}
+
+// readLines reads and converts every line.
+func (w *runWriter) readLines(br *bufio.Reader) error {
+	sawRecord := false
+	for lineNo := 1; ; lineNo++ {
+		line, complete, err := readLine(br, MaxLineBytes)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
+		}
+		line = jsonTrim(line)
+		if len(line) == 0 {
+			continue
+		}
+		sawRecord = true
+		rec, err := decodeRecord(line)
+		if err != nil {
+			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
+				w.truncated = true
+				w.warn(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
+				break
+			}
+			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
+		}
+		if err := w.add(rec); err != nil {
+			return err
+		}
+	}
+	if !sawRecord {
+		return ingest.Errorf(w.path, "", "empty file: no records")
+	}
+	return nil
+}
+
+func (w *runWriter) warmupCount() int {
+	if w.warmupSt == nil {
+		return 0
+	}
+	return w.warmupSt.records
+}
+
+// errCutLine is the cause of a line that ends inside a JSON value.
+var errCutLine = fmt.Errorf("the line ends inside a JSON value (%w)", io.ErrUnexpectedEOF)
+
+// decodeRecord decodes one line. An error that wraps io.ErrUnexpectedEOF
+// means the line ends inside a value (a cut, if it is the file's last line).
+func decodeRecord(line []byte) (*record, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var rec record
+	if err := dec.Decode(&rec); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errCutLine
+		}
+		return nil, fmt.Errorf("not a JSON record: %w", err)
+	}
+	if dec.InputOffset() != int64(len(line)) {
+		return nil, errors.New("data after the JSON record")
+	}
+	if rec.Metadata == nil {
+		return nil, errors.New(`record has no "metadata" object`)
+	}
+	return &rec, nil
+}
+
+// add converts one record and sends (or, for warmup, holds) it.
+func (w *runWriter) add(rec *record) error {
+	var streaming *bool
+	if w.sum != nil {
+		streaming = w.sum.streaming
+	}
+	if ph := rec.Metadata.phase(); ph != "" && ph != "profiling" {
+		if w.warmupSt == nil {
+			w.warmupSt, w.phases = newStats(), map[string]int{}
+		}
+		w.phases[ph]++
+		req, ev := convert(rec, ingest.RunLabel(w.label, 1), int64(len(w.warmup)), streaming, w.warmupSt, nil)
+		w.warmup = append(w.warmup, heldRequest{req, ev})
+		return nil
+	}
+	req, ev := convert(rec, w.label, w.keys, streaming, w.st, w.events)
+	w.events = ev
+	w.keys++
+	return w.sink.Request(&req, ev)
+}
+
+// finish sends the profiling Run row, then the held warmup requests and
+// their Run row.
+func (w *runWriter) finish(raw formats.SourceFile) error {
+	run := w.baseRun(w.label, raw)
+	run.RequestCount = int64(w.st.records)
+	run.Truncated = w.truncated
+	run.Notes = append(append(run.Notes, w.notes...), statNotes(w.st)...)
+	if w.warmupSt != nil {
+		run.Notes = append(run.Notes, fmt.Sprintf("records of phase(s) %s imported into run %q, not this one: %d", phaseList(w.phases), ingest.RunLabel(w.label, 1), w.warmupSt.records))
+	}
+	if err := w.sink.Run(&run); err != nil {
+		return err
+	}
+	if w.warmupSt == nil {
+		return nil
+	}
+	for i := range w.warmup {
+		if err := w.sink.Request(&w.warmup[i].req, w.warmup[i].events); err != nil {
+			return err
+		}
+	}
+	wr := w.baseRun(ingest.RunLabel(w.label, 1), raw)
+	wr.Reported = nil
+	wr.RequestCount = int64(w.warmupSt.records)
+	wr.Truncated = w.truncated
+	wr.Notes = append([]string{fmt.Sprintf("records of phase(s) %s from %s (run %q holds the profiling records); AIPerf excludes them from its statistics, and the summary's values belong to run %q", phaseList(w.phases), w.path, w.label, w.label)}, statNotes(w.warmupSt)...)
+	return w.sink.Run(&wr)
+}
+
+// baseRun is the Run row both runs of a file share.
+func (w *runWriter) baseRun(id string, raw formats.SourceFile) formats.Run {
+	run := formats.Run{
+		RunID:             id,
+		Tool:              Name,
+		Convention:        "aiperf",
+		ClockDomain:       formats.ClockUnix,
+		SourceFiles:       []formats.SourceFile{raw},
+		TokentraceVersion: formats.Version,
+		SchemaVersion:     formats.SchemaVersion,
+	}
+	if s := w.sum; s != nil {
+		applySummary(&run, s)
+	}
+	return run
+}
+
+// applySummary copies what the summary says into run.
+func applySummary(run *formats.Run, s *summary) {
+	run.ToolVersion = s.version
+	run.Model = s.model
+	run.Endpoint = s.endpoint
+	run.Streaming = s.streaming
+	run.LoadMode = s.loadMode
+	run.Concurrency = s.conc
+	run.RequestRateRPS = s.rate
+	run.Tokenizer = s.tokenizer
+	run.ConfigJSON = s.configJSON
+	run.Reported = s.reported
+	run.SourceFiles = append(append(run.SourceFiles, s.src), s.also...)
+	run.Notes = append(run.Notes, s.notes...)
+}
+
+// statNotes turns the conversion counters into notes.
+func statNotes(st *stats) []string {
+	if st.records == 0 {
+		return nil
+	}
+	notes := []string{fmt.Sprintf("records: %d (%s)", st.records, statusList(st.byStatus))}
+	if st.rebuilt > 0 {
+		notes = append(notes, noteEvents, noteTTFT)
+	}
+	if st.direct > 0 {
+		notes = append(notes, fmt.Sprintf("records with time_to_first_token but no inter_chunk_latency (fewer than two content responses): %d; their offsets come from the reported metrics, they have no events, and token_message_count is 0 (unknown)", st.direct))
+	}
+	if st.noTiming > 0 {
+		notes = append(notes, fmt.Sprintf("records without error and without time_to_first_token: %d; token offsets left null", st.noTiming))
+	}
+	if st.latencyMismatch > 0 {
+		notes = append(notes, fmt.Sprintf("records whose last rebuilt event is off request_latency by more than the rounding tolerance: %d (largest difference %d ns)", st.latencyMismatch, st.maxMismatchNs))
+	}
+	if st.reasoningSplit > 0 {
+		notes = append(notes, fmt.Sprintf("records whose events before time_to_first_output_token are marked reasoning: %d", st.reasoningSplit))
+	}
+	if st.reasoningOnly > 0 {
+		notes = append(notes, fmt.Sprintf("records with reasoning tokens only (output_token_count 0), every event marked reasoning: %d", st.reasoningOnly))
+	}
+	if st.reasoningBlind > 0 {
+		notes = append(notes, fmt.Sprintf("records with reasoning tokens but no time_to_first_output_token (AIPerf < 0.8): %d; their events are all marked content, so first_content_offset_ns is the first reasoning or content chunk", st.reasoningBlind))
+	}
+	if st.endKnown > 0 {
+		notes = append(notes, noteEnd)
+	} else {
+		notes = append(notes, "no record has request_end_ns (AIPerf 0.1.x): stream_end_offset_ns left null")
+	}
+	if st.endNotAfter > 0 {
+		notes = append(notes, fmt.Sprintf("records with request_end_ns not after request_start_ns: %d; stream_end_offset_ns left null", st.endNotAfter))
+	}
+	if st.endBeforeLast > 0 {
+		notes = append(notes, fmt.Sprintf("records with request_end_ns before their last rebuilt event: %d; stream_end_offset_ns raised to that event", st.endBeforeLast))
+	}
+	if st.outServer > 0 || st.outTool > 0 {
+		notes = append(notes, fmt.Sprintf("output_tokens from usage_completion_tokens (server_usage) in %d records, from output_sequence_length (tool_reported: AIPerf's re-tokenized content + reasoning) in %d", st.outServer, st.outTool))
+	}
+	if len(st.badUnits) > 0 {
+		notes = append(notes, badUnitNote(st.badUnits))
+	}
+	return notes
+}
+
+// badUnitNote describes time metrics skipped for an unknown unit.
+func badUnitNote(units map[string]int) string {
+	var parts []string
+	for u, n := range units {
+		parts = append(parts, fmt.Sprintf("%d with unit %q", n, u))
+	}
+	sort.Strings(parts)
+	return "inter_chunk_latency lists ignored for an unknown time unit: " + strings.Join(parts, ", ")
+}
+
+// statusList renders status counts in a fixed order.
+func statusList(by map[string]int) string {
+	var parts []string
+	for _, s := range []string{formats.StatusOK, formats.StatusEmpty, formats.StatusError, formats.StatusCancelled} {
+		if by[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", by[s], s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// phaseList renders phase counts sorted by name.
+func phaseList(ph map[string]int) string {
+	var parts []string
+	for p, n := range ph {
+		parts = append(parts, fmt.Sprintf("%q (%d)", p, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// importSummaryOnly imports a summary with no JSONL beside it: a Run row
+// with Reported and the configuration, no requests.
+func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink) error {
+	var notes []string
+	warn := func(msg string) {
+		notes = append(notes, msg)
+		if opt.Warn != nil {
+			opt.Warn(msg)
+		}
+	}
+	jsonPath, csvPath := "", path
+	if !strings.HasSuffix(path, ".csv") {
+		jsonPath, csvPath = path, csvBeside(path)
+	}
+	s, err := loadSummaries(jsonPath, csvPath, warn)
+	if err != nil {
+		return err
+	}
+	run := formats.Run{
+		RunID:             label,
+		Tool:              Name,
+		Convention:        "aiperf",
+		TokentraceVersion: formats.Version,
+		SchemaVersion:     formats.SchemaVersion,
+	}
+	applySummary(&run, s)
+	run.Notes = append(append([]string{noteSummaryOnly}, run.Notes...), notes...)
+	if opt.Warn != nil {
+		opt.Warn(path + ": " + noteSummaryOnly)
+	}
+	return sink.Run(&run)
+}
+
+// readLine returns the next line of br without its '\n', and whether the
+// newline was there (false only for a last line at end of file). It returns
+// io.EOF when nothing is left, and an error for a line longer than max.
+func readLine(br *bufio.Reader, max int) (line []byte, complete bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, false, fmt.Errorf("line longer than %d bytes", max)
+		}
+		switch {
+		case err == nil:
+			return append(line, chunk[:len(chunk)-1]...), true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			line = append(line, chunk...)
+		case errors.Is(err, io.EOF):
+			line = append(line, chunk...)
+			if len(line) == 0 {
+				return nil, false, io.EOF
+			}
+			return line, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}

@@ -1,0 +1,627 @@
+package aiperf
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// record is one line of profile_export.jsonl (AIPerf MetricRecordInfo,
+// common/models/record_models.py 61-135 at ai-dynamo/aiperf db4f639).
+type record struct {
+	Metadata *recordMeta       `json:"metadata"`
+	Metrics  map[string]metric `json:"metrics"`
+	Error    *recordError      `json:"error"`
+}
+
+// recordMeta is a record's "metadata" object. Every field may be absent.
+type recordMeta struct {
+	SessionNum     *int64 `json:"session_num"`
+	XRequestID     string `json:"x_request_id"`
+	XCorrelationID string `json:"x_correlation_id"`
+	ConversationID string `json:"conversation_id"`
+	TurnIndex      *int64 `json:"turn_index"`
+	// RequestStartNs is the wall-clock send time (time.time_ns()).
+	RequestStartNs *int64 `json:"request_start_ns"`
+	// TimestampNs is AIPerf 0.1.x's name for the send time.
+	TimestampNs *int64 `json:"timestamp_ns"`
+	// RequestEndNs is the wall-clock time of the last raw response chunk
+	// (usage chunk and [DONE] included) or of the error.
+	RequestEndNs   *int64 `json:"request_end_ns"`
+	BenchmarkPhase string `json:"benchmark_phase"`
+	// CreditPhase is AIPerf 0.1.x's name for BenchmarkPhase.
+	CreditPhase  string `json:"credit_phase"`
+	WasCancelled bool   `json:"was_cancelled"`
+}
+
+// metric is one entry of a record's "metrics": a value in display units
+// (a number, or a list for inter_chunk_latency) and its unit.
+type metric struct {
+	Value json.RawMessage `json:"value"`
+	Unit  string          `json:"unit"`
+}
+
+// recordError is a record's "error" object ({code?, type, message, cause?,
+// cause_chain?}); code is an HTTP status when there was one.
+type recordError struct {
+	Code    json.RawMessage `json:"code"`
+	Type    string          `json:"type"`
+	Message json.RawMessage `json:"message"`
+}
+
+// Metric tags read from records (AIPerf metrics/types/*.py). The 0.1.x
+// export used "ttft" and "ttst" for the first two.
+const (
+	tagTTFT       = "time_to_first_token"
+	tagTTFTOld    = "ttft"
+	tagTTST       = "time_to_second_token"
+	tagTTSTOld    = "ttst"
+	tagTTFO       = "time_to_first_output_token"
+	tagLatency    = "request_latency"
+	tagICL        = "inter_chunk_latency"
+	tagITL        = "inter_token_latency"
+	tagOSL        = "output_sequence_length"
+	tagISL        = "input_sequence_length"
+	tagOutCount   = "output_token_count"
+	tagReasoning  = "reasoning_token_count"
+	tagUsageOut   = "usage_completion_tokens"
+	tagUsageIn    = "usage_prompt_tokens"
+	tagErrorISL   = "error_isl"
+	tagPerUserTPS = "output_token_throughput_per_user"
+)
+
+// scalar returns the numeric value of metric tag (the first of tags
+// present) and its unit; ok is false when absent, null or not a number.
+func (r *record) scalar(tags ...string) (v float64, unit string, ok bool) {
+	for _, tag := range tags {
+		m, found := r.Metrics[tag]
+		if !found {
+			continue
+		}
+		if string(m.Value) == "null" || json.Unmarshal(m.Value, &v) != nil {
+			return 0, "", false
+		}
+		return v, m.Unit, true
+	}
+	return 0, "", false
+}
+
+// list returns the list value of metric tag and its unit; ok is false when
+// the metric is absent or not a list of numbers.
+func (r *record) list(tag string) (v []float64, unit string, ok bool) {
+	m, found := r.Metrics[tag]
+	if !found {
+		return nil, "", false
+	}
+	if v, ok = floatList(m.Value); !ok {
+		return nil, "", false
+	}
+	return v, m.Unit, true
+}
+
+// floatList parses a JSON array of numbers. The fast path splits on commas
+// and calls strconv.ParseFloat (correctly rounded, as encoding/json is); any
+// element it does not take as a plain number (null, a string, a nested
+// value) sends the whole array through json.Unmarshal instead, which is
+// the reference: TestFloatListMatchesJSON and FuzzFloatList hold the two to
+// the same results. An inter_chunk_latency list is most of a record's bytes.
+func floatList(raw []byte) ([]float64, bool) {
+	t := jsonTrim(raw)
+	if len(t) < 2 || t[0] != '[' || t[len(t)-1] != ']' {
+		return nil, false
+	}
+	body := jsonTrim(t[1 : len(t)-1])
+	out := make([]float64, 0, bytes.Count(body, []byte(","))+1)
+	for len(body) > 0 {
+		elem := body
+		if i := bytes.IndexByte(body, ','); i >= 0 {
+			elem, body = body[:i], body[i+1:]
+			if len(jsonTrim(body)) == 0 {
+				return slowFloatList(t) // trailing comma: let the reference reject it
+			}
+		} else {
+			body = nil
+		}
+		f, ok := plainNumber(jsonTrim(elem))
+		if !ok {
+			return slowFloatList(t)
+		}
+		out = append(out, f)
+	}
+	return out, true
+}
+
+// jsonTrim trims JSON whitespace (space, tab, CR, LF; not the other
+// Unicode spaces bytes.TrimSpace would take).
+func jsonTrim(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
+// plainNumber parses b when it is a JSON number (-?digits[.digits][e±digits]).
+func plainNumber(b []byte) (float64, bool) {
+	if len(b) == 0 || !validNumber(b) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	return f, err == nil
+}
+
+// validNumber reports whether b follows JSON's number grammar.
+func validNumber(b []byte) bool {
+	i := 0
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	start := i
+	if n := digits(); n == 0 || (n > 1 && b[start] == '0') {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// slowFloatList is floatList's reference: encoding/json.
+func slowFloatList(raw []byte) ([]float64, bool) {
+	var v []float64
+	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// durationNs converts a time value in unit to integer nanoseconds
+// (math.Round(v·scale)). ok is false for a unit that is not a time unit.
+// AIPerf writes display units (MetricTimeUnit: "ms" for every latency).
+func durationNs(v float64, unit string) (int64, bool) {
+	scale, ok := nsPerUnit[unit]
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v*scale) > math.MaxInt64/2 {
+		return 0, false
+	}
+	return int64(math.Round(v * scale)), true
+}
+
+// durationMs converts a time value in unit to milliseconds.
+func durationMs(v float64, unit string) (float64, bool) {
+	scale, ok := nsPerUnit[unit]
+	if !ok {
+		return 0, false
+	}
+	if unit == "ms" {
+		return v, true
+	}
+	return v * scale / 1e6, true
+}
+
+// nsPerUnit maps AIPerf's MetricTimeUnit display strings to nanoseconds.
+var nsPerUnit = map[string]float64{"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9}
+
+// count returns a token-count metric as an int64 (rounded).
+func (r *record) count(tag string) (int64, bool) {
+	v, _, ok := r.scalar(tag)
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
+		return 0, false
+	}
+	return int64(math.Round(v)), true
+}
+
+// ms returns a time metric (the first of tags present) in milliseconds.
+func (r *record) ms(tags ...string) (float64, bool) {
+	v, unit, ok := r.scalar(tags...)
+	if !ok {
+		return 0, false
+	}
+	return durationMs(v, unit)
+}
+
+// ns returns a time metric (the first of tags present) in nanoseconds.
+func (r *record) ns(tags ...string) (int64, bool) {
+	v, unit, ok := r.scalar(tags...)
+	if !ok {
+		return 0, false
+	}
+	return durationNs(v, unit)
+}
+
+// phase is the record's benchmark phase; "" counts as profiling.
+func (m *recordMeta) phase() string {
+	if m.BenchmarkPhase != "" {
+		return m.BenchmarkPhase
+	}
+	return m.CreditPhase
+}
+
+// sourceID is conversation_id + "/" + turn_index, or the conversation id
+// alone, or the session number when there is no conversation id.
+func (m *recordMeta) sourceID() string {
+	switch {
+	case m.ConversationID != "" && m.TurnIndex != nil:
+		return m.ConversationID + "/" + strconv.FormatInt(*m.TurnIndex, 10)
+	case m.ConversationID != "":
+		return m.ConversationID
+	case m.SessionNum != nil:
+		return strconv.FormatInt(*m.SessionNum, 10)
+	}
+	return ""
+}
+
+// start is the record's wall-clock start (request_start_ns, or 0.1.x
+// timestamp_ns).
+func (m *recordMeta) start() *int64 {
+	if m.RequestStartNs != nil {
+		return m.RequestStartNs
+	}
+	return m.TimestampNs
+}
+
+// stats counts what the conversions saw, for the run's notes.
+type stats struct {
+	records         int
+	rebuilt         int   // records whose events were rebuilt from ICL
+	direct          int   // records with TTFT but no ICL: offsets set directly
+	noTiming        int   // non-error records with no TTFT at all
+	latencyMismatch int   // rebuilt last event ≠ request_latency beyond tolerance
+	maxMismatchNs   int64 // largest such difference
+	endKnown        int   // records with request_end_ns
+	endNotAfter     int   // request_end_ns ≤ request_start_ns: stream end left null
+	endBeforeLast   int   // request_end_ns before the last rebuilt event: raised to it
+	reasoningSplit  int   // records with TTFO later than TTFT (reasoning events)
+	reasoningOnly   int   // records with reasoning tokens, no TTFO and no output tokens
+	reasoningBlind  int   // records with reasoning tokens but no TTFO to place them
+	outServer       int   // output tokens from usage_completion_tokens
+	outTool         int   // output tokens from output_sequence_length
+	badUnits        map[string]int
+	byStatus        map[string]int
+}
+
+func newStats() *stats {
+	return &stats{badUnits: map[string]int{}, byStatus: map[string]int{}}
+}
+
+// convert turns one record into a Request and its rebuilt events (appended
+// to events[:0]). runID and key place the request; streaming is the run's
+// endpoint.streaming when known.
+func convert(rec *record, runID string, key int64, streaming *bool, st *stats, events []formats.Event) (formats.Request, []formats.Event) {
+	md := rec.Metadata
+	req := formats.Request{
+		RunID:      runID,
+		RequestKey: key,
+		SourceID:   md.sourceID(),
+		XRequestID: md.XRequestID,
+		TraceID:    md.XCorrelationID,
+	}
+	if s := md.start(); s != nil {
+		req.StartNs = ingest.Ptr(*s)
+		req.ClockDomain = formats.ClockUnix
+	}
+	setStatus(&req, rec)
+	setStreamEnd(&req, md, st)
+	setTokens(&req, rec, st)
+	setReported(&req, rec)
+	events = events[:0]
+	events = setTiming(&req, rec, streaming, st, events)
+	st.records++
+	st.byStatus[req.Status]++
+	return req, events
+}
+
+// noErrorType is AIPerf's placeholder type for an error without a class
+// (the HTTP 524 records of the corpus); it becomes ErrorType "".
+const noErrorType = "<none>"
+
+// setStatus applies the record's error and cancellation: error non-null →
+// "error" (code, type, message kept); metadata.was_cancelled, or an error of
+// type RequestCancellationError (AIPerf --request-cancellation-rate,
+// code 499), → "cancelled". Other statuses are decided by setTiming.
+func setStatus(req *formats.Request, rec *record) {
+	if e := rec.Error; e != nil {
+		req.Status = formats.StatusError
+		if e.Type != noErrorType {
+			req.ErrorType = e.Type
+		}
+		req.ErrorText = rawText(e.Message)
+		if c, ok := rawInt(e.Code); ok {
+			req.ErrorCode = ingest.Ptr(c)
+		}
+	}
+	if rec.Metadata.WasCancelled || (rec.Error != nil && rec.Error.Type == "RequestCancellationError") {
+		req.Status = formats.StatusCancelled
+	}
+}
+
+// setStreamEnd sets StreamEndOffsetNs = request_end_ns − request_start_ns:
+// AIPerf's request_end_ns is the last raw chunk (usage chunk and [DONE]
+// included) or the error time, not the latency end (research 1.3, 5). An
+// end not after the start (the 524 records of the corpus have end == start)
+// carries no information and leaves the offset null.
+func setStreamEnd(req *formats.Request, md *recordMeta, st *stats) {
+	start := md.start()
+	if start == nil || md.RequestEndNs == nil {
+		return
+	}
+	st.endKnown++
+	if d := *md.RequestEndNs - *start; d > 0 {
+		req.StreamEndOffsetNs = ingest.Ptr(d)
+	} else {
+		st.endNotAfter++
+	}
+}
+
+// setTokens fills the token counts: output from usage_completion_tokens
+// (server_usage) else output_sequence_length (tool_reported: AIPerf's
+// re-tokenized content + reasoning, add_special_tokens=False); input from
+// usage_prompt_tokens (server_usage) else input_sequence_length, else, for
+// failed records, error_isl (both tool_reported).
+func setTokens(req *formats.Request, rec *record, st *stats) {
+	if n, ok := rec.count(tagUsageOut); ok {
+		req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceServerUsage
+		st.outServer++
+	} else if n, ok := rec.count(tagOSL); ok {
+		req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceToolReported
+		st.outTool++
+	}
+	if n, ok := rec.count(tagReasoning); ok {
+		req.ReasoningTokens = ingest.Ptr(n)
+	}
+	for _, src := range []struct{ tag, source string }{
+		{tagUsageIn, formats.SourceServerUsage},
+		{tagISL, formats.SourceToolReported},
+		{tagErrorISL, formats.SourceToolReported},
+	} {
+		if n, ok := rec.count(src.tag); ok {
+			req.InputTokens, req.InputTokensSource = ingest.Ptr(n), src.source
+			break
+		}
+	}
+}
+
+// setReported copies AIPerf's own per-record values (its definitions, in
+// ms, tokens and tokens/s).
+func setReported(req *formats.Request, rec *record) {
+	msPtr := func(tags ...string) *float64 {
+		if v, ok := rec.ms(tags...); ok {
+			return ingest.Ptr(v)
+		}
+		return nil
+	}
+	numPtr := func(tag string) *float64 {
+		if v, _, ok := rec.scalar(tag); ok {
+			return ingest.Ptr(v)
+		}
+		return nil
+	}
+	req.ReportedTTFTMs = msPtr(tagTTFT, tagTTFTOld)
+	req.ReportedTTFOMs = msPtr(tagTTFO)
+	req.ReportedTTSTMs = msPtr(tagTTST, tagTTSTOld)
+	req.ReportedE2EMs = msPtr(tagLatency)
+	req.ReportedITLMs = msPtr(tagITL)
+	req.ReportedOutputTokens = numPtr(tagOSL)
+	req.ReportedInputTokens = numPtr(tagISL)
+	req.ReportedOutputTokensPS = numPtr(tagPerUserTPS)
+}
+
+// setTiming sets the key offsets and, where inter_chunk_latency allows, the
+// rebuilt events; it also settles the status of records that are neither
+// failed nor cancelled.
+//
+//   - inter_chunk_latency present: events rebuilt (rebuildEvents), then
+//     ingest.FillFromEvents derives offsets, counts and status. Without
+//     request_end_ns the stream end stays null rather than becoming the
+//     last rebuilt event; an end before that event is raised to it.
+//   - time_to_first_token present but no inter_chunk_latency (AIPerf omits
+//     the list when fewer than two content responses arrived, e.g. a
+//     one-token reply): no events are invented; first-token = TTFT,
+//     first-content = TTFO (else TTFT), second-token = TTFT + TTST,
+//     last-token = request_latency, straight from the metrics; the
+//     token-message count stays 0 (unknown).
+//   - neither (non-streaming runs, failures): for a run known to be
+//     non-streaming the whole body arrived at request_latency, which becomes
+//     the first-token, first-content and last-token offset.
+func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, events []formats.Event) []formats.Event {
+	ttft, hasTTFT := rec.ns(tagTTFT, tagTTFTOld)
+	latency, hasLatency := rec.ns(tagLatency)
+	icl, iclUnit, hasICL := rec.list(tagICL)
+	if hasICL && hasTTFT {
+		if _, ok := nsPerUnit[iclUnit]; !ok {
+			st.badUnits[iclUnit]++
+			hasICL = false
+		}
+	}
+	switch {
+	case hasTTFT && hasICL:
+		events = rebuildEvents(rec, req, ttft, icl, iclUnit, st, events)
+		end := req.StreamEndOffsetNs
+		ingest.FillFromEvents(req, events)
+		switch {
+		case end == nil:
+			// No request_end_ns (0.1.x): the stream's end is unknown, and
+			// the last rebuilt event is not it (usage and [DONE] follow).
+			req.StreamEndOffsetNs = nil
+		case *req.StreamEndOffsetNs != *end:
+			st.endBeforeLast++
+		}
+		st.rebuilt++
+		if hasLatency {
+			checkLatency(events, latency, len(icl), st)
+		}
+	case hasTTFT:
+		req.FirstTokenOffsetNs = ingest.Ptr(ttft)
+		if ttfo, ok := rec.ns(tagTTFO); ok {
+			req.FirstContentOffsetNs = ingest.Ptr(ttfo)
+		} else if !reasoningOnly(rec) {
+			req.FirstContentOffsetNs = ingest.Ptr(ttft)
+		}
+		if ttst, ok := rec.ns(tagTTST, tagTTSTOld); ok {
+			req.SecondTokenOffsetNs = ingest.Ptr(ttft + ttst)
+		}
+		if hasLatency {
+			req.LastTokenOffsetNs = ingest.Ptr(latency)
+		}
+		st.direct++
+		settle(req, rec)
+	default:
+		if streaming != nil && !*streaming && hasLatency && req.Status == "" {
+			req.FirstTokenOffsetNs = ingest.Ptr(latency)
+			req.FirstContentOffsetNs = ingest.Ptr(latency)
+			req.LastTokenOffsetNs = ingest.Ptr(latency)
+		} else if req.Status == "" {
+			st.noTiming++
+		}
+		settle(req, rec)
+	}
+	return events
+}
+
+// settle gives a record without events its status when it has none yet:
+// "empty" when AIPerf counted zero output tokens, else "ok" (AIPerf exports a
+// record without error only when at least one response carried text;
+// record_models.py 582-599).
+func settle(req *formats.Request, rec *record) {
+	if req.Status != "" {
+		return
+	}
+	if req.OutputTokens != nil && *req.OutputTokens == 0 {
+		req.Status = formats.StatusEmpty
+		return
+	}
+	req.Status = formats.StatusOK
+}
+
+// rebuildEvents rebuilds one event per kept response: the first at TTFT,
+// the k-th at offset_{k-1} + round(ICL_k·1e6) (ICL in ms). Events before
+// time_to_first_output_token, when that is later than TTFT, are reasoning
+// events (AIPerf TTFT counts reasoning chunks, TTFO does not:
+// time_to_first_output_token_metric.py); without TTFO, a record with
+// reasoning tokens and no output tokens is reasoning throughout, any other
+// record content throughout (its reasoning/content split is unknown and is
+// counted in the notes). Text, byte sizes and token counts are unknown
+// (nil, 0, nil); HasChoices is true since every kept response was a chat or
+// completions chunk.
+func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64, unit string, st *stats, events []formats.Event) []formats.Event {
+	tol := tolerance(len(icl))
+	kind, reasoningUntil := formats.KindContent, int64(math.MinInt64)
+	if ttfo, ok := rec.ns(tagTTFO); ok {
+		if ttfo > ttft+tol {
+			reasoningUntil = ttfo - tol
+			st.reasoningSplit++
+		}
+	} else if reasoningOnly(rec) {
+		kind = formats.KindReasoning
+		st.reasoningOnly++
+	} else if n, ok := rec.count(tagReasoning); ok && n > 0 {
+		st.reasoningBlind++
+	}
+	off := ttft
+	for i := 0; i <= len(icl); i++ {
+		if i > 0 {
+			gap, ok := durationNs(icl[i-1], unit)
+			if !ok {
+				gap = 0
+			}
+			off += gap
+		}
+		k := kind
+		if off < reasoningUntil {
+			k = formats.KindReasoning
+		}
+		events = append(events, formats.Event{
+			RunID:      req.RunID,
+			RequestKey: req.RequestKey,
+			Index:      int32(i),
+			ReadIndex:  int32(i),
+			OffsetNs:   off,
+			Kind:       k,
+			HasChoices: true,
+		})
+	}
+	return events
+}
+
+// reasoningOnly reports whether the record's output was all reasoning: it
+// has reasoning tokens and AIPerf counted zero output (content) tokens.
+func reasoningOnly(rec *record) bool {
+	r, okR := rec.count(tagReasoning)
+	o, okO := rec.count(tagOutCount)
+	return okR && okO && r > 0 && o == 0
+}
+
+// tolerance is how far (ns) the last rebuilt offset may be from
+// round(request_latency·1e6): each of the n rounded gaps and the rounded
+// TTFT and latency may be off by half a nanosecond.
+func tolerance(n int) int64 { return int64(n/2) + 2 }
+
+// checkLatency compares the last rebuilt event with request_latency (the
+// last kept response; request_latency_metric.py 35-39).
+func checkLatency(events []formats.Event, latency int64, n int, st *stats) {
+	if len(events) == 0 {
+		return
+	}
+	d := events[len(events)-1].OffsetNs - latency
+	if d < 0 {
+		d = -d
+	}
+	if d > tolerance(n) {
+		st.latencyMismatch++
+		st.maxMismatchNs = max(st.maxMismatchNs, d)
+	}
+}
+
+// rawText renders a JSON value as text: a string as itself, null as "",
+// anything else as its JSON.
+func rawText(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	t := strings.TrimSpace(string(raw))
+	if t == "null" {
+		return ""
+	}
+	return t
+}
+
+// rawInt reads an integral JSON number, or a string holding one; null and
+// absent values are not numbers.
+func rawInt(raw json.RawMessage) (int64, bool) {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return 0, false
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return 0, false
+		}
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1e15 {
+		return 0, false
+	}
+	return int64(f), true
+}
