@@ -1,0 +1,52 @@
+# tokentrace — the two commands a newcomer needs:
+#   make demo   analyze bundled real benchmark runs and print the report
+#   make test   run every test (installs the DuckDB reader check via npm)
+GO      ?= go
+OUT     ?= out
+BIN     := bin/tokentrace
+DUCKDB  := tools/duckdb-check/node_modules/@duckdb/node-api/package.json
+
+# Real runs bundled in testdata/ (see each SOURCE.md): one per importer.
+DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
+               testdata/llmperf/leaderboard-bedrock-70b \
+               testdata/genai-perf/openrouter-llama31-8b-c1-nonstream
+DEMO_SLO    := ttft<=500ms,e2e<=15s
+
+.PHONY: all build demo test test-go vet fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/tokentrace
+
+demo: build
+	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'
+
+test: vet $(DUCKDB)
+	$(GO) test ./...
+
+# Tests without the DuckDB reader check (no npm needed).
+test-go: vet
+	$(GO) test ./...
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+$(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
+	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error
+
+# Short runs of every fuzz target (FUZZTIME each).
+FUZZTIME ?= 10s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin $(OUT)

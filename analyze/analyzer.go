@@ -1,0 +1,536 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"gonum.org/v1/gonum/stat"
+)
+
+// DefaultOSLEdges are the output-length bucket edges of e2e_by_osl:
+// [0,64) [64,128) … [2048,∞).
+var DefaultOSLEdges = []float64{0, 64, 128, 256, 512, 1024, 2048, math.Inf(1)}
+
+// DefaultISLEdges are the input-length bucket edges of ttft_by_isl.
+var DefaultISLEdges = []float64{0, 128, 256, 512, 1024, 2048, 4096, 8192, math.Inf(1)}
+
+// Options control report building.
+type Options struct {
+	// SLO defines a good request for goodput; empty: no goodput section.
+	SLO SLO
+	// Pool adds a report over all runs pooled.
+	Pool bool
+	// OSLEdges and ISLEdges override the bucket edges (ascending; the last
+	// may be +Inf). Nil: the defaults.
+	OSLEdges, ISLEdges []float64
+}
+
+// Analyzer is a formats.Sink that computes every request's metrics under a
+// Convention as rows stream by, keeping per request only its metrics and
+// per token gap one number. Report builds the run reports.
+type Analyzer struct {
+	conv Convention
+	runs []*runAcc
+	byID map[string]*runAcc
+	last *runAcc
+}
+
+type runAcc struct {
+	id   string
+	run  *formats.Run
+	reqs []RequestMetrics
+	itl  []float64
+}
+
+// NewAnalyzer returns an Analyzer computing under c.
+func NewAnalyzer(c Convention) *Analyzer {
+	return &Analyzer{conv: c, byID: map[string]*runAcc{}}
+}
+
+func (a *Analyzer) acc(id string) *runAcc {
+	if a.last != nil && a.last.id == id {
+		return a.last
+	}
+	r := a.byID[id]
+	if r == nil {
+		r = &runAcc{id: id}
+		a.byID[id] = r
+		a.runs = append(a.runs, r)
+	}
+	a.last = r
+	return r
+}
+
+// Request implements formats.Sink.
+func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
+	acc := a.acc(r.RunID)
+	var m RequestMetrics
+	m, acc.itl = ComputeRequest(a.conv, r, events, acc.itl)
+	acc.reqs = append(acc.reqs, m)
+	return nil
+}
+
+// Run implements formats.Sink.
+func (a *Analyzer) Run(r *formats.Run) error {
+	cp := *r
+	a.acc(r.RunID).run = &cp
+	return nil
+}
+
+// Report builds the report of every run seen, in order of first
+// appearance. It fails when an SLO constrains a metric a run cannot measure
+// at all (TPOT on a non-streaming run), naming the constraint and the run,
+// or when a run's Run row never arrived.
+func (a *Analyzer) Report(opt Options) (*Report, error) {
+	rep := &Report{SchemaVersion: ReportSchemaVersion, Runs: []*RunReport{}}
+	for _, acc := range a.runs {
+		if acc.run == nil {
+			return nil, fmt.Errorf("run %q: requests without a run row", acc.id)
+		}
+		rr, err := a.runReport(acc.run, acc.reqs, acc.itl, opt)
+		if err != nil {
+			return nil, err
+		}
+		rep.Runs = append(rep.Runs, rr)
+	}
+	if opt.Pool && len(a.runs) > 0 {
+		rr, err := a.pooled(opt)
+		if err != nil {
+			return nil, err
+		}
+		rep.Pooled = rr
+	}
+	return rep, nil
+}
+
+func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
+	var reqs []RequestMetrics
+	var itl []float64
+	tools, models := []string{}, []string{}
+	pool := &formats.Run{RunID: "pooled", ClockDomain: ""}
+	var durations float64
+	stream := true
+	for _, acc := range a.runs {
+		reqs = append(reqs, acc.reqs...)
+		itl = append(itl, acc.itl...)
+		tools = appendUnique(tools, acc.run.Tool)
+		models = appendUnique(models, acc.run.Model)
+		if acc.run.Streaming != nil && !*acc.run.Streaming {
+			stream = false
+		}
+		d, _, _ := a.duration(acc.run, acc.reqs)
+		durations += d
+	}
+	pool.Tool = strings.Join(tools, "+")
+	pool.Model = strings.Join(models, "+")
+	pool.Streaming = &stream
+	rr, err := a.runReport(pool, reqs, itl, opt)
+	if err != nil {
+		return nil, err
+	}
+	// Pooled throughput: Σ over runs of their own durations (runs of a
+	// sweep are sequential and their clocks need not agree).
+	rr.Throughput = a.throughput(reqs, durations)
+	if rr.Goodput != nil {
+		rr.Goodput.RequestsPerS = F(div(float64(rr.Goodput.Good), durations))
+	}
+	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; duration is the sum of the runs' durations", len(a.runs))})
+	return rr, nil
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func (a *Analyzer) runReport(run *formats.Run, reqs []RequestMetrics, itl []float64, opt Options) (*RunReport, error) {
+	c := a.conv
+	rr := &RunReport{
+		RunID:            run.RunID,
+		Tool:             run.Tool,
+		ToolVersion:      run.ToolVersion,
+		Model:            run.Model,
+		Streaming:        run.Streaming,
+		Convention:       ConventionInfo{Name: c.Name, Choices: c.Choices()},
+		PercentileMethod: string(c.Percentile),
+		OSLSource:        map[string]int{},
+		Reported:         reportedOf(run),
+		Warnings:         []Warning{},
+		E2EByOSL:         []Bucket{},
+		TTFTByISL:        []Bucket{},
+	}
+	streaming := isStreaming(run, reqs)
+	if rr.Streaming == nil {
+		rr.Streaming = &streaming
+	}
+
+	var ttft, ttfo, ttst, tpot, e2e, osl, isl []float64
+	anyReasoning := false
+	knownTokens := true
+	var sumN, sumMsgs float64
+	for i := range reqs {
+		m := &reqs[i]
+		rr.Requests.Total++
+		switch m.Status {
+		case formats.StatusOK:
+			rr.Requests.Completed++
+		case formats.StatusEmpty:
+			rr.Requests.Empty++
+		case formats.StatusCancelled:
+			rr.Requests.Cancelled++
+		default:
+			rr.Requests.Failed++
+		}
+		if m.Status != formats.StatusOK {
+			continue
+		}
+		if !streaming {
+			m.TPOTMs, m.TTSTMs = math.NaN(), math.NaN()
+		}
+		if m.HasReasoning {
+			anyReasoning = true
+		}
+		if !m.TokensPerMessageKnown {
+			knownTokens = false
+		}
+		if !math.IsNaN(m.OutputTokens) && m.TokenMessages > 0 {
+			sumN += m.OutputTokens
+			sumMsgs += float64(m.TokenMessages)
+		}
+		if streaming && math.IsNaN(m.TPOTMs) {
+			rr.Requests.TPOTUndefined++
+		}
+		rr.OSLSource[orUnknown(m.OutputSource)]++
+		ttft = append(ttft, m.TTFTMs)
+		ttfo = append(ttfo, m.TTFOMs)
+		ttst = append(ttst, m.TTSTMs)
+		tpot = append(tpot, m.TPOTMs)
+		e2e = append(e2e, m.E2EMs)
+		osl = append(osl, m.OutputTokens)
+		isl = append(isl, m.InputTokens)
+	}
+	rr.Requests.ErrorRate = F(div(float64(rr.Requests.Failed+rr.Requests.Cancelled), float64(rr.Requests.Total)))
+
+	sum := func(xs []float64) Summary { return Summarize(xs, c.Percentile, c.StdDDOF) }
+	rr.Metrics = Metrics{
+		TTFTMs: sum(ttft), TTFOMs: sum(nil), TTSTMs: sum(ttst), TPOTMs: sum(tpot),
+		ITLMs: sum(nil), E2EMs: sum(e2e), OSLTokens: sum(osl), ISLTokens: sum(isl),
+	}
+	if anyReasoning {
+		rr.Metrics.TTFOMs = sum(ttfo)
+	}
+	if streaming {
+		rr.Metrics.ITLMs = sum(itl)
+	}
+
+	// Throughput.
+	dur, hasStarts, _ := a.duration(run, reqs)
+	if hasStarts {
+		rr.Throughput = a.throughput(reqs, dur)
+	} else {
+		rr.Throughput = reportedThroughput(run)
+		if rr.Throughput.Reported {
+			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_reported", Message: "the source has no request start times: throughput is the tool's own reported value, not recomputed"})
+		} else if rr.Requests.Total > 0 {
+			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_unavailable", Message: "the source has no request start times and the tool reported no throughput"})
+		}
+	}
+
+	// Goodput.
+	if len(opt.SLO.Constraints) > 0 {
+		g, err := goodput(opt.SLO, run, reqs, streaming, dur)
+		if err != nil {
+			return nil, err
+		}
+		rr.Goodput = g
+	}
+
+	// Conditioning on length.
+	oslEdges, islEdges := opt.OSLEdges, opt.ISLEdges
+	if oslEdges == nil {
+		oslEdges = DefaultOSLEdges
+	}
+	if islEdges == nil {
+		islEdges = DefaultISLEdges
+	}
+	rr.E2EByOSL = buckets(osl, e2e, oslEdges, "osl", c.Percentile)
+	rr.E2EOSLFit = fit(osl, e2e)
+	rr.TTFTByISL = buckets(isl, ttft, islEdges, "isl", c.Percentile)
+	rr.TTFTISLFit = fit(isl, ttft)
+
+	rr.Warnings = append(rr.Warnings, a.warnings(run, rr, streaming, knownTokens, sumN, sumMsgs)...)
+	return rr, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// isStreaming is the run's Streaming flag, or — when the source does not
+// say — whether any completed request received more than one token message.
+func isStreaming(run *formats.Run, reqs []RequestMetrics) bool {
+	if run.Streaming != nil {
+		return *run.Streaming
+	}
+	for i := range reqs {
+		if reqs[i].TokenMessages > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// duration is the run's span in seconds by the convention's rule; hasStarts
+// is false when no request has a start time.
+func (a *Analyzer) duration(run *formats.Run, reqs []RequestMetrics) (d float64, hasStarts bool, err error) {
+	var first, last int64
+	haveFirst, haveLast := false, false
+	for i := range reqs {
+		m := &reqs[i]
+		if !m.HasStart {
+			continue
+		}
+		if !haveFirst || m.StartNs < first {
+			first, haveFirst = m.StartNs, true
+		}
+		if m.Status != formats.StatusOK || math.IsNaN(m.E2EMs) {
+			continue
+		}
+		end := m.StartNs + int64(math.Round(m.E2EMs*1e6))
+		if !haveLast || end > last {
+			last, haveLast = end, true
+		}
+	}
+	if !haveFirst {
+		return math.NaN(), false, nil
+	}
+	if !haveLast {
+		return math.NaN(), true, nil
+	}
+	return float64(last-first) / 1e9, true, nil
+}
+
+func (a *Analyzer) throughput(reqs []RequestMetrics, dur float64) Throughput {
+	var done, outTok, inTok float64
+	for i := range reqs {
+		m := &reqs[i]
+		if m.Status != formats.StatusOK {
+			continue
+		}
+		done++
+		if !math.IsNaN(m.OutputTokens) {
+			outTok += m.OutputTokens
+		}
+		if !math.IsNaN(m.InputTokens) {
+			inTok += m.InputTokens
+		}
+	}
+	return Throughput{
+		DurationS:        F(dur),
+		RequestsPerS:     F(div(done, dur)),
+		OutputTokensPerS: F(div(outTok, dur)),
+		TotalTokensPerS:  F(div(outTok+inTok, dur)),
+	}
+}
+
+func div(a, b float64) float64 {
+	if b == 0 || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, dur float64) (*Goodput, error) {
+	for _, c := range slo.Constraints {
+		if c.Metric == "tpot" && !streaming {
+			return nil, fmt.Errorf("slo constraint %q: run %q is not streaming, so TPOT cannot be measured", c.Text, run.RunID)
+		}
+	}
+	g := &Goodput{SLO: slo.Text, Total: len(reqs)}
+	for i := range reqs {
+		m := &reqs[i]
+		if m.Status != formats.StatusOK {
+			continue
+		}
+		good, vacuous := true, false
+		for _, c := range slo.Constraints {
+			v := c.Value(m)
+			if math.IsNaN(v) {
+				if c.Metric == "tpot" && !(m.OutputTokens > 1) && !math.IsNaN(m.OutputTokens) {
+					vacuous = true // N ≤ 1: no decode to constrain
+					continue
+				}
+				good = false // a value the request should have but lacks
+				break
+			}
+			if !c.Met(v) {
+				good = false
+				break
+			}
+		}
+		if good {
+			g.Good++
+			if vacuous {
+				g.TPOTVacuous++
+			}
+		}
+	}
+	g.Fraction = F(div(float64(g.Good), float64(g.Total)))
+	g.RequestsPerS = F(div(float64(g.Good), dur))
+	return g, nil
+}
+
+// buckets groups y by x into [edges[i], edges[i+1]).
+func buckets(x, y, edges []float64, key string, m PercentileMethod) []Bucket {
+	out := []Bucket{}
+	for i := 0; i+1 < len(edges); i++ {
+		var ys []float64
+		for j := range x {
+			if math.IsNaN(x[j]) || math.IsNaN(y[j]) {
+				continue
+			}
+			if x[j] >= edges[i] && x[j] < edges[i+1] {
+				ys = append(ys, y[j])
+			}
+		}
+		s := sortedCopy(ys)
+		out = append(out, Bucket{
+			Min: edges[i], Max: edges[i+1], N: len(s), keyX: key,
+			P50: Percentile(s, 0.5, m), P90: Percentile(s, 0.9, m), P99: Percentile(s, 0.99, m),
+		})
+	}
+	return out
+}
+
+// fit is the least-squares line y ≈ a + b·x over points where both are
+// defined; nil with fewer than two distinct x.
+func fit(x, y []float64) *Fit {
+	var xs, ys []float64
+	for i := range x {
+		if !math.IsNaN(x[i]) && !math.IsNaN(y[i]) {
+			xs = append(xs, x[i])
+			ys = append(ys, y[i])
+		}
+	}
+	distinct := map[float64]bool{}
+	for _, v := range xs {
+		distinct[v] = true
+	}
+	if len(distinct) < 2 {
+		return nil
+	}
+	a, b := stat.LinearRegression(xs, ys, nil, false)
+	return &Fit{InterceptMs: F(a), SlopeMsPerToken: F(b), R2: F(stat.RSquared(xs, ys, nil, a, b)), N: len(xs)}
+}
+
+// reportedOf groups the run's reported statistics by metric.
+func reportedOf(run *formats.Run) map[string]Reported {
+	out := map[string]Reported{}
+	for _, s := range run.Reported {
+		r := out[s.Metric]
+		if r == nil {
+			r = Reported{}
+			out[s.Metric] = r
+		}
+		if s.Unit != "" {
+			r["unit"] = s.Unit
+		}
+		if s.Value != nil {
+			r[s.Stat] = F(*s.Value)
+		} else {
+			r[s.Stat] = s.Text
+		}
+	}
+	return out
+}
+
+// reportedThroughputKeys maps a tool to its summary's throughput entries:
+// output tokens/s, completed requests/s (with a scale: LLMPerf reports
+// requests per minute).
+var reportedThroughputKeys = map[string]struct {
+	outMetric, outStat string
+	reqMetric, reqStat string
+	reqScale           float64
+}{
+	"llmperf":    {"mean_output_throughput_token_per_s", "value", "num_completed_requests_per_min", "value", 1.0 / 60},
+	"genai-perf": {"output_token_throughput", "avg", "request_throughput", "avg", 1},
+	"aiperf":     {"output_token_throughput", "avg", "request_throughput", "avg", 1},
+}
+
+func reportedThroughput(run *formats.Run) Throughput {
+	t := Throughput{DurationS: F(math.NaN()), RequestsPerS: F(math.NaN()), OutputTokensPerS: F(math.NaN()), TotalTokensPerS: F(math.NaN())}
+	keys, ok := reportedThroughputKeys[run.Tool]
+	if !ok {
+		return t
+	}
+	for _, s := range run.Reported {
+		if s.Value == nil {
+			continue
+		}
+		switch {
+		case s.Metric == keys.outMetric && s.Stat == keys.outStat:
+			t.OutputTokensPerS, t.Reported = F(*s.Value), true
+		case s.Metric == keys.reqMetric && s.Stat == keys.reqStat:
+			t.RequestsPerS, t.Reported = F(*s.Value*keys.reqScale), true
+		}
+	}
+	return t
+}
+
+func (a *Analyzer) warnings(run *formats.Run, rr *RunReport, streaming, knownTokens bool, sumN, sumMsgs float64) []Warning {
+	var w []Warning
+	if run.Truncated {
+		w = append(w, Warning{Code: "truncated_input", Message: "an input file was cut short; every complete request was imported (see the run's notes)"})
+	}
+	if rr.Requests.Total > 0 && rr.Requests.Completed == 0 {
+		w = append(w, Warning{Code: "no_completed_requests", Message: fmt.Sprintf("none of the %d requests completed: latency statistics are empty", rr.Requests.Total)})
+	}
+	named := []struct {
+		name string
+		s    Summary
+	}{
+		{"ttft_ms", rr.Metrics.TTFTMs}, {"tpot_ms", rr.Metrics.TPOTMs}, {"itl_ms", rr.Metrics.ITLMs}, {"e2e_ms", rr.Metrics.E2EMs},
+	}
+	for _, m := range named {
+		if m.s.N > 0 && m.s.N < 100 {
+			w = append(w, Warning{Code: "few_samples", Metric: m.name, Message: fmt.Sprintf("P99 rests on %d samples (fewer than 100): it is close to the maximum, not a 1-in-100 tail", m.s.N)})
+		}
+	}
+	if streaming && rr.Requests.Completed > 0 {
+		switch {
+		case rr.Metrics.ITLMs.N == 0 && rr.Metrics.TTFTMs.N > 0:
+			w = append(w, Warning{Code: "itl_unavailable", Metric: "itl_ms", Message: "the source has no per-message arrival times, so no inter-token gaps"})
+		case !knownTokens:
+			msg := "tokens per message unknown: each message counts as one ITL sample"
+			if sumMsgs > 0 && sumN > 0 {
+				msg += fmt.Sprintf(" (mean %.3g tokens per message)", sumN/sumMsgs)
+			}
+			w = append(w, Warning{Code: "itl_per_message", Metric: "itl_ms", Message: msg})
+		}
+	}
+	if missing := rr.Requests.Completed - rr.Metrics.E2EMs.N; rr.Requests.Completed > 0 && missing > 0 {
+		w = append(w, Warning{Code: "e2e_unavailable", Metric: "e2e_ms", Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, rr.Requests.Completed)})
+	}
+	if len(rr.OSLSource) > 1 {
+		keys := make([]string, 0, len(rr.OSLSource))
+		for k := range rr.OSLSource {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w = append(w, Warning{Code: "mixed_osl_sources", Metric: "osl_tokens", Message: "output token counts come from several sources: " + strings.Join(keys, ", ")})
+	}
+	if run.Streaming != nil && !*run.Streaming {
+		w = append(w, Warning{Code: "non_streaming", Message: "non-streaming run: TTFT equals E2E as the client saw it; TPOT, TTST and ITL are undefined"})
+	}
+	return w
+}

@@ -1,0 +1,273 @@
+package analyze
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+const ms = int64(1e6)
+
+// stream builds a request from (offset, kind) pairs through the same
+// derivation the importers use.
+type ev struct {
+	off  int64
+	kind string
+	tok  *int32
+}
+
+func mkRequest(key int64, start int64, events []ev, usage *int64) (formats.Request, []formats.Event) {
+	r := formats.Request{RunID: "r", RequestKey: key, StartNs: &start, ClockDomain: formats.ClockUnix}
+	out := make([]formats.Event, len(events))
+	for i, e := range events {
+		out[i] = formats.Event{RunID: "r", RequestKey: key, Index: int32(i), ReadIndex: int32(i), OffsetNs: e.off, Kind: e.kind,
+			HasChoices: e.kind != formats.KindUsage && e.kind != formats.KindDone, Tokens: e.tok}
+	}
+	ingest.FillFromEvents(&r, out)
+	if usage != nil {
+		r.OutputTokens, r.OutputTokensSource = usage, formats.SourceServerUsage
+	} else if r.TokenMessageCount > 0 {
+		r.OutputTokens, r.OutputTokensSource = ingest.Ptr(r.TokenMessageCount), formats.SourceChunkCount
+	}
+	return r, out
+}
+
+// classic: TTFT 500 ms, 100 one-token content messages, last at 1200 ms,
+// behind a role-only first chunk and followed by a usage chunk and [DONE].
+func classic(key, start int64) (formats.Request, []formats.Event) {
+	evs := []ev{{400 * ms, formats.KindRole, nil}}
+	for i := int64(0); i < 100; i++ {
+		evs = append(evs, ev{500*ms + i*700*ms/99, formats.KindContent, nil})
+	}
+	evs = append(evs, ev{1201 * ms, formats.KindUsage, nil}, ev{1202 * ms, formats.KindDone, nil})
+	return mkRequest(key, start, evs, ingest.Ptr(int64(100)))
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.IsNaN(want) {
+		if !math.IsNaN(got) {
+			t.Errorf("%s = %v, want undefined", what, got)
+		}
+		return
+	}
+	if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s = %.12g, want %.12g", what, got, want)
+	}
+}
+
+func TestClassicExample(t *testing.T) {
+	r, evs := classic(0, 1_000_000_000)
+	m, itl := ComputeRequest(Canonical, &r, evs, nil)
+	near(t, "TTFT", m.TTFTMs, 500)                    // the role-only chunk at 400 ms does not count
+	near(t, "E2E", m.E2EMs, 1200)                     // usage and [DONE] do not extend E2E
+	near(t, "TPOT", m.TPOTMs, 700.0/99)               // 7.0707… ms
+	near(t, "N", m.OutputTokens, 100)                 // server usage
+	near(t, "TTST", m.TTSTMs, float64(700*ms/99)/1e6) // second − first token message (whole ns)
+	if len(itl) != 99 {
+		t.Fatalf("ITL samples %d, want 99", len(itl))
+	}
+	s := Summarize(itl, PercentileLinear, 1)
+	near(t, "ITL mean", s.Mean, 700.0/99)
+	// E2E ≈ TTFT + TPOT·(N−1), exactly for this request.
+	near(t, "identity", m.TTFTMs+m.TPOTMs*(m.OutputTokens-1), m.E2EMs)
+	if m.OutputSource != "server_usage" {
+		t.Errorf("source %q", m.OutputSource)
+	}
+	if r.StreamEndOffsetNs == nil || *r.StreamEndOffsetNs != 1202*ms {
+		t.Errorf("stream end %v, want the [DONE] at 1202 ms", r.StreamEndOffsetNs)
+	}
+}
+
+func TestEdgeCases(t *testing.T) {
+	t.Run("N=1", func(t *testing.T) {
+		r, evs := mkRequest(0, 0, []ev{{300 * ms, formats.KindContent, nil}, {310 * ms, formats.KindDone, nil}}, ingest.Ptr(int64(1)))
+		m, itl := ComputeRequest(Canonical, &r, evs, nil)
+		near(t, "TTFT", m.TTFTMs, 300)
+		near(t, "E2E", m.E2EMs, 300)
+		near(t, "TPOT", m.TPOTMs, math.NaN())
+		near(t, "TTST", m.TTSTMs, math.NaN())
+		if len(itl) != 0 || m.Status != formats.StatusOK {
+			t.Fatalf("itl %v status %s", itl, m.Status)
+		}
+	})
+	t.Run("N=0 role and usage only", func(t *testing.T) {
+		r, evs := mkRequest(0, 0, []ev{{100 * ms, formats.KindRole, nil}, {120 * ms, formats.KindUsage, nil}, {121 * ms, formats.KindDone, nil}}, ingest.Ptr(int64(0)))
+		m, _ := ComputeRequest(Canonical, &r, evs, nil)
+		if m.Status != formats.StatusEmpty {
+			t.Fatalf("status %s, want empty", m.Status)
+		}
+		near(t, "TTFT", m.TTFTMs, math.NaN())
+		near(t, "TPOT", m.TPOTMs, math.NaN())
+	})
+	t.Run("multi-token chunks split gaps", func(t *testing.T) {
+		three := int32(3)
+		r, evs := mkRequest(0, 0, []ev{{100 * ms, formats.KindContent, &three}, {130 * ms, formats.KindContent, &three}}, ingest.Ptr(int64(6)))
+		m, itl := ComputeRequest(Canonical, &r, evs, nil)
+		if len(itl) != 3 {
+			t.Fatalf("a 30 ms gap before a 3-token message is 3 samples, got %v", itl)
+		}
+		near(t, "ITL sample", itl[0], 10)
+		near(t, "TPOT", m.TPOTMs, 30.0/5)
+		if !m.TokensPerMessageKnown {
+			t.Error("tokens per message were known")
+		}
+	})
+	t.Run("reasoning first: TTFT vs TTFO", func(t *testing.T) {
+		r, evs := mkRequest(0, 0, []ev{{50 * ms, formats.KindReasoning, nil}, {80 * ms, formats.KindReasoning, nil}, {200 * ms, formats.KindContent, nil}}, nil)
+		m, _ := ComputeRequest(Canonical, &r, evs, nil)
+		near(t, "TTFT", m.TTFTMs, 50)
+		near(t, "TTFO", m.TTFOMs, 200)
+		if !m.HasReasoning {
+			t.Error("reasoning not seen")
+		}
+	})
+}
+
+func analyzeRows(t *testing.T, run formats.Run, rows ...func() (formats.Request, []formats.Event)) *RunReport {
+	t.Helper()
+	rep := analyzeWith(t, Options{}, run, rows...)
+	return rep.Runs[0]
+}
+
+func analyzeWith(t *testing.T, opt Options, run formats.Run, rows ...func() (formats.Request, []formats.Event)) *Report {
+	t.Helper()
+	a := NewAnalyzer(Canonical)
+	for _, f := range rows {
+		r, evs := f()
+		if err := a.Request(&r, evs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Run(&run); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Report(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestRunReportClassicTwoRequests(t *testing.T) {
+	yes := true
+	slo, _ := ParseSLO("ttft<=500ms,tpot<=7.1ms")
+	rep := analyzeWith(t, Options{SLO: slo}, formats.Run{RunID: "r", Tool: "x", Streaming: &yes},
+		func() (formats.Request, []formats.Event) { return classic(0, 1_000*ms) },
+		func() (formats.Request, []formats.Event) { return classic(1, 2_000*ms) },
+		func() (formats.Request, []formats.Event) {
+			r := formats.Request{RunID: "r", RequestKey: 2, StartNs: ingest.Ptr(2_500 * ms), Status: formats.StatusError, ErrorText: "HTTP 429"}
+			return r, nil
+		},
+	).Runs[0]
+	if rep.Requests.Total != 3 || rep.Requests.Completed != 2 || rep.Requests.Failed != 1 {
+		t.Fatalf("counts %+v", rep.Requests)
+	}
+	near(t, "error rate", float64(rep.Requests.ErrorRate), 1.0/3)
+	near(t, "TTFT p50", rep.Metrics.TTFTMs.P50, 500)
+	near(t, "TPOT mean", rep.Metrics.TPOTMs.Mean, 700.0/99)
+	if rep.Metrics.ITLMs.N != 198 {
+		t.Errorf("pooled ITL n = %d, want 198", rep.Metrics.ITLMs.N)
+	}
+	// Duration: first start (1.0 s) → last token of the second request
+	// (2.0 s + 1.2 s) = 2.2 s; the failed request's start counts only if
+	// earlier.
+	near(t, "duration", float64(rep.Throughput.DurationS), 2.2)
+	near(t, "req/s", float64(rep.Throughput.RequestsPerS), 2/2.2)
+	near(t, "out tok/s", float64(rep.Throughput.OutputTokensPerS), 200/2.2)
+	// Goodput: both completed requests meet TTFT 500 ms (inclusive) and
+	// TPOT 7.07 ≤ 7.1; the failed one is not good: 2 of 3.
+	if rep.Goodput.Good != 2 || rep.Goodput.Total != 3 {
+		t.Fatalf("goodput %+v", rep.Goodput)
+	}
+	near(t, "goodput fraction", float64(rep.Goodput.Fraction), 2.0/3)
+	near(t, "goodput rate", float64(rep.Goodput.RequestsPerS), 2/2.2)
+}
+
+func TestAllRequestsFailed(t *testing.T) {
+	yes := true
+	rep := analyzeRows(t, formats.Run{RunID: "r", Streaming: &yes},
+		func() (formats.Request, []formats.Event) {
+			return formats.Request{RunID: "r", Status: formats.StatusError, StartNs: ingest.Ptr(int64(0))}, nil
+		},
+		func() (formats.Request, []formats.Event) {
+			return formats.Request{RunID: "r", RequestKey: 1, Status: formats.StatusError, StartNs: ingest.Ptr(int64(5))}, nil
+		},
+	)
+	if rep.Requests.Completed != 0 || rep.Metrics.TTFTMs.N != 0 || !math.IsNaN(rep.Metrics.TTFTMs.P99) {
+		t.Fatalf("%+v", rep.Metrics.TTFTMs)
+	}
+	if !math.IsNaN(float64(rep.Throughput.DurationS)) {
+		t.Errorf("duration %v: no completed request, no duration", rep.Throughput.DurationS)
+	}
+	found := false
+	for _, w := range rep.Warnings {
+		found = found || w.Code == "no_completed_requests"
+	}
+	if !found {
+		t.Errorf("warnings %+v", rep.Warnings)
+	}
+	near(t, "error rate", float64(rep.Requests.ErrorRate), 1)
+}
+
+func TestNonStreaming(t *testing.T) {
+	no := false
+	body := func() (formats.Request, []formats.Event) {
+		return mkRequest(0, 0, []ev{{2 * 1000 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(135)))
+	}
+	rep := analyzeRows(t, formats.Run{RunID: "r", Streaming: &no}, body)
+	near(t, "TTFT", rep.Metrics.TTFTMs.Mean, 2000)
+	near(t, "E2E", rep.Metrics.E2EMs.Mean, 2000)
+	if rep.Metrics.TPOTMs.N != 0 || rep.Metrics.ITLMs.N != 0 || rep.Metrics.TTSTMs.N != 0 {
+		t.Fatalf("non-streaming must leave TPOT/ITL/TTST undefined: %+v", rep.Metrics)
+	}
+	if rep.Requests.TPOTUndefined != 0 {
+		t.Errorf("tpot_undefined counts streaming requests only")
+	}
+	// A TPOT constraint on a non-streaming run is an error naming it.
+	a := NewAnalyzer(Canonical)
+	r, evs := body()
+	_ = a.Request(&r, evs)
+	_ = a.Run(&formats.Run{RunID: "r", Streaming: &no})
+	slo, _ := ParseSLO("ttft<=1s,tpot<=20ms")
+	if _, err := a.Report(Options{SLO: slo}); err == nil || !contains(err.Error(), "tpot<=20ms") {
+		t.Fatalf("error %v must name the constraint", err)
+	}
+}
+
+func TestGoodputTPOTVacuousForOneToken(t *testing.T) {
+	yes := true
+	slo, _ := ParseSLO("tpot<=1ms")
+	rep := analyzeWith(t, Options{SLO: slo}, formats.Run{RunID: "r", Streaming: &yes},
+		func() (formats.Request, []formats.Event) {
+			return mkRequest(0, 0, []ev{{300 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(1)))
+		},
+	).Runs[0]
+	if rep.Goodput.Good != 1 || rep.Goodput.TPOTVacuous != 1 || rep.Requests.TPOTUndefined != 1 {
+		t.Fatalf("goodput %+v counts %+v", rep.Goodput, rep.Requests)
+	}
+}
+
+func TestBucketsAndFit(t *testing.T) {
+	// E2E = 100 + 10·N exactly: the fit must recover a=100, b=10, R²=1.
+	x := []float64{10, 20, 70, 100, 300}
+	y := []float64{200, 300, 800, 1100, 3100}
+	f := fit(x, y)
+	near(t, "intercept", float64(f.InterceptMs), 100)
+	near(t, "slope", float64(f.SlopeMsPerToken), 10)
+	near(t, "r2", float64(f.R2), 1)
+	b := buckets(x, y, DefaultOSLEdges, "osl", PercentileLinear)
+	if b[0].N != 2 || b[1].N != 2 || b[2].N != 0 || b[3].N != 1 {
+		t.Fatalf("bucket counts %+v", b)
+	}
+	near(t, "bucket0 p50", b[0].P50, 250)
+	if fit([]float64{5, 5}, []float64{1, 2}) != nil {
+		t.Error("one distinct x: no fit")
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
+}

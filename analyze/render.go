@@ -1,0 +1,267 @@
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the report as indented JSON (the versioned contract).
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report as aligned plain-text tables, one block per
+// run (and the pooled block last).
+func WriteText(w io.Writer, r *Report) error { return writeHuman(w, r, false) }
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown (for a CI
+// job summary).
+func WriteMarkdown(w io.Writer, r *Report) error { return writeHuman(w, r, true) }
+
+func writeHuman(w io.Writer, r *Report, md bool) error {
+	runs := r.Runs
+	if r.Pooled != nil {
+		runs = append(append([]*RunReport{}, runs...), r.Pooled)
+	}
+	for i, rr := range runs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := writeRun(w, rr, md); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// num formats a value with 4 significant digits for ms-scale numbers and
+// "–" for undefined.
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.3f", v)
+	}
+}
+
+type table struct {
+	md   bool
+	rows [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// write prints the table; a table with only its header row is not printed.
+func (t *table) write(w io.Writer) {
+	if len(t.rows) < 2 {
+		return
+	}
+	if t.md {
+		for i, row := range t.rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			if i == 0 {
+				seps := make([]string, len(row))
+				for j := range seps {
+					seps[j] = "---"
+					if j > 0 {
+						seps[j] = "--:"
+					}
+				}
+				fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+			}
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range t.rows {
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
+	}
+	tw.Flush()
+}
+
+func writeRun(w io.Writer, rr *RunReport, md bool) error {
+	head := func(s string) {
+		if md {
+			fmt.Fprintf(w, "### %s\n\n", s)
+		} else {
+			fmt.Fprintf(w, "== %s ==\n", s)
+		}
+	}
+	line := func(format string, a ...any) {
+		fmt.Fprintf(w, format, a...)
+		if md {
+			fmt.Fprint(w, "  ")
+		}
+		fmt.Fprintln(w)
+	}
+	streaming := "streaming unknown"
+	if rr.Streaming != nil {
+		streaming = map[bool]string{true: "streaming", false: "non-streaming"}[*rr.Streaming]
+	}
+	head(fmt.Sprintf("run %s", rr.RunID))
+	line("tool %s %s · model %s · %s", orDash(rr.Tool), rr.ToolVersion, orDash(rr.Model), streaming)
+	line("convention %s (percentiles %s, std %s, N from %s)", rr.Convention.Name, rr.PercentileMethod,
+		rr.Convention.Choices["std"], rr.Convention.Choices["output_count"])
+	q := rr.Requests
+	line("requests %d: %d completed, %d empty, %d failed, %d cancelled (error rate %s%%)",
+		q.Total, q.Completed, q.Empty, q.Failed, q.Cancelled, num(100*float64(q.ErrorRate)))
+	if md {
+		fmt.Fprintln(w)
+	}
+
+	t := &table{md: md}
+	t.add("metric", "n", "mean", "std", "min", "P50", "P90", "P95", "P99", "max")
+	for _, m := range []struct {
+		name string
+		s    Summary
+	}{
+		{"TTFT ms", rr.Metrics.TTFTMs}, {"TTFO ms", rr.Metrics.TTFOMs}, {"TTST ms", rr.Metrics.TTSTMs},
+		{"TPOT ms", rr.Metrics.TPOTMs}, {"ITL ms", rr.Metrics.ITLMs}, {"E2E ms", rr.Metrics.E2EMs},
+		{"OSL tokens", rr.Metrics.OSLTokens}, {"ISL tokens", rr.Metrics.ISLTokens},
+	} {
+		if m.s.N == 0 {
+			continue
+		}
+		s := m.s
+		t.add(m.name, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.Min), num(s.P50), num(s.P90), num(s.P95), num(s.P99), num(s.Max))
+	}
+	t.write(w)
+
+	tp := rr.Throughput
+	tag := ""
+	if tp.Reported {
+		tag = " (reported by the tool)"
+	}
+	line("throughput%s: duration %s s · %s req/s · %s output tok/s · %s total tok/s",
+		tag, num(float64(tp.DurationS)), num(float64(tp.RequestsPerS)), num(float64(tp.OutputTokensPerS)), num(float64(tp.TotalTokensPerS)))
+	if len(rr.OSLSource) > 0 {
+		keys := make([]string, 0, len(rr.OSLSource))
+		for k := range rr.OSLSource {
+			keys = append(keys, fmt.Sprintf("%s %d", k, rr.OSLSource[k]))
+		}
+		sort.Strings(keys)
+		line("output tokens from: %s", strings.Join(keys, ", "))
+	}
+	if g := rr.Goodput; g != nil {
+		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s (TPOT vacuous for %d)",
+			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), g.TPOTVacuous)
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
+	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms + %s ms × N (R² %s, n %d)")
+	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms + %s ms × ISL (R² %s, n %d)")
+
+	if len(rr.Reported) > 0 {
+		keys := make([]string, 0, len(rr.Reported))
+		for k := range rr.Reported {
+			if headlineReported[k] {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		t := &table{md: md}
+		t.add(fmt.Sprintf("reported by %s (%d of %d metrics; all in JSON)", orDash(rr.Tool), len(keys), len(rr.Reported)), "unit", "avg/mean", "P50", "P90", "P99")
+		for _, k := range keys {
+			r := rr.Reported[k]
+			t.add(k, fmt.Sprint(orEmpty(r["unit"])), rep(r, "avg", "mean", "value"), rep(r, "p50"), rep(r, "p90"), rep(r, "p99"))
+		}
+		t.write(w)
+	}
+	for _, wn := range rr.Warnings {
+		m := ""
+		if wn.Metric != "" {
+			m = " [" + wn.Metric + "]"
+		}
+		line("warning %s%s: %s", wn.Code, m, wn.Message)
+	}
+	return nil
+}
+
+// headlineReported are the tool summary metrics the text and Markdown
+// reports show (the JSON report has every one): latency, length and
+// throughput headlines under the tools' own names.
+var headlineReported = map[string]bool{
+	// GenAI-Perf and AIPerf
+	"time_to_first_token": true, "time_to_first_output_token": true, "time_to_second_token": true,
+	"inter_token_latency": true, "inter_chunk_latency": true, "request_latency": true,
+	"output_sequence_length": true, "input_sequence_length": true, "request_throughput": true,
+	"output_token_throughput": true, "request_count": true, "error_request_count": true,
+	"request_goodput": true, "goodput": true, "benchmark_duration": true,
+	// LLMPerf
+	"ttft_s": true, "end_to_end_latency_s": true, "inter_token_latency_s": true,
+	"number_output_tokens": true, "number_input_tokens": true, "mean_output_throughput_token_per_s": true,
+	"num_completed_requests": true, "num_completed_requests_per_min": true, "error_rate": true,
+	"num_requests_started": true,
+}
+
+func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFmt string) {
+	t := &table{md: md}
+	t.add(title, "n", "P50 ms", "P90 ms", "P99 ms")
+	for _, b := range bs {
+		if b.N == 0 {
+			continue
+		}
+		hi := fmt.Sprintf("%g", b.Max)
+		if math.IsInf(b.Max, 1) {
+			hi = "∞"
+		}
+		t.add(fmt.Sprintf("[%g, %s)", b.Min, hi), fmt.Sprint(b.N), num(b.P50), num(b.P90), num(b.P99))
+	}
+	if len(t.rows) < 2 {
+		return
+	}
+	t.write(w)
+	if f != nil {
+		fmt.Fprintf(w, fitFmt+"\n", num(float64(f.InterceptMs)), num(float64(f.SlopeMsPerToken)), num(float64(f.R2)), f.N)
+		if md {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func rep(r Reported, keys ...string) string {
+	for _, k := range keys {
+		if v, ok := r[k]; ok {
+			if f, ok := v.(F); ok {
+				return num(float64(f))
+			}
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
+}

@@ -1,0 +1,187 @@
+package analyze
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// ReportSchemaVersion is the version of the JSON report contract
+// (report.json, `report --format json`). It changes when a key is removed,
+// renamed or changes meaning; adding keys does not change it.
+const ReportSchemaVersion = 1
+
+// Report is the analysis of one or more runs: the JSON contract documented
+// in analyze/REPORT.md. Undefined statistics are null.
+type Report struct {
+	SchemaVersion int          `json:"schema_version"`
+	Runs          []*RunReport `json:"runs"`
+	// Pooled is one report over all runs together (with --pool).
+	Pooled *RunReport `json:"pooled,omitempty"`
+}
+
+// RunReport is the analysis of one run under one convention.
+type RunReport struct {
+	RunID            string              `json:"run_id"`
+	Tool             string              `json:"tool"`
+	ToolVersion      string              `json:"tool_version"`
+	Model            string              `json:"model"`
+	Streaming        *bool               `json:"streaming"`
+	Convention       ConventionInfo      `json:"convention"`
+	PercentileMethod string              `json:"percentile_method"`
+	Requests         RequestCounts       `json:"requests"`
+	Metrics          Metrics             `json:"metrics"`
+	OSLSource        map[string]int      `json:"osl_source"`
+	Throughput       Throughput          `json:"throughput"`
+	Goodput          *Goodput            `json:"goodput"`
+	E2EByOSL         []Bucket            `json:"e2e_by_osl"`
+	E2EOSLFit        *Fit                `json:"e2e_osl_fit"`
+	TTFTByISL        []Bucket            `json:"ttft_by_isl"`
+	TTFTISLFit       *Fit                `json:"ttft_isl_fit"`
+	Reported         map[string]Reported `json:"reported"`
+	Warnings         []Warning           `json:"warnings"`
+}
+
+// ConventionInfo names the convention a report was computed under and lists
+// its choices.
+type ConventionInfo struct {
+	Name    string            `json:"name"`
+	Choices map[string]string `json:"choices"`
+}
+
+// RequestCounts counts a run's requests by status. Failed counts status
+// "error". TPOTUndefined counts completed requests whose TPOT is undefined
+// (N ≤ 1 or N unknown). ErrorRate = (failed + cancelled) / total.
+type RequestCounts struct {
+	Total         int `json:"total"`
+	Completed     int `json:"completed"`
+	Empty         int `json:"empty"`
+	Failed        int `json:"failed"`
+	Cancelled     int `json:"cancelled"`
+	TPOTUndefined int `json:"tpot_undefined"`
+	ErrorRate     F   `json:"error_rate"`
+}
+
+// Metrics are the distributions of a run's completed requests. Times in
+// ms, token counts in tokens. ITL is pooled over all gaps of all requests.
+type Metrics struct {
+	TTFTMs    Summary `json:"ttft_ms"`
+	TTFOMs    Summary `json:"ttfo_ms"`
+	TTSTMs    Summary `json:"ttst_ms"`
+	TPOTMs    Summary `json:"tpot_ms"`
+	ITLMs     Summary `json:"itl_ms"`
+	E2EMs     Summary `json:"e2e_ms"`
+	OSLTokens Summary `json:"osl_tokens"`
+	ISLTokens Summary `json:"isl_tokens"`
+}
+
+// Throughput is measured over DurationS (the convention's duration rule).
+// Reported is true when the values are the tool's own (the source has no
+// start times to recompute them from).
+type Throughput struct {
+	DurationS        F    `json:"duration_s"`
+	RequestsPerS     F    `json:"requests_per_s"`
+	OutputTokensPerS F    `json:"output_tokens_per_s"`
+	TotalTokensPerS  F    `json:"total_tokens_per_s"`
+	Reported         bool `json:"reported"`
+}
+
+// Goodput is the share of all requests that met every SLO constraint at
+// once (non-ok requests are never good), and good requests per second over
+// the run's duration. TPOTVacuous counts good requests whose TPOT
+// constraint was vacuously met (N ≤ 1).
+type Goodput struct {
+	SLO          string `json:"slo"`
+	Good         int    `json:"good"`
+	Total        int    `json:"total"`
+	Fraction     F      `json:"fraction"`
+	RequestsPerS F      `json:"requests_per_s"`
+	TPOTVacuous  int    `json:"tpot_vacuous"`
+}
+
+// Bucket is one length bucket [Min, Max) of a conditional distribution;
+// Max is null for the open last bucket. For e2e_by_osl the keys are
+// osl_min/osl_max, for ttft_by_isl isl_min/isl_max.
+type Bucket struct {
+	Min  float64
+	Max  float64 // +Inf for the last bucket
+	N    int
+	P50  float64
+	P90  float64
+	P99  float64
+	keyX string // "osl" or "isl"
+}
+
+// MarshalJSON writes the bucket with its length-kind keys.
+func (b Bucket) MarshalJSON() ([]byte, error) {
+	type kv struct {
+		k string
+		v any
+	}
+	fields := []kv{
+		{b.keyX + "_min", F(b.Min)}, {b.keyX + "_max", F(b.Max)}, {"n", b.N},
+		{"p50_ms", F(b.P50)}, {"p90_ms", F(b.P90)}, {"p99_ms", F(b.P99)},
+	}
+	out := []byte{'{'}
+	for i, f := range fields {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, f.k)
+		out = append(out, ':')
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
+}
+
+// Fit is the least-squares line y ≈ Intercept + Slope·x with its R² over N
+// points (E2E in ms against output tokens; TTFT against input tokens).
+type Fit struct {
+	InterceptMs     F   `json:"intercept_ms"`
+	SlopeMsPerToken F   `json:"slope_ms_per_token"`
+	R2              F   `json:"r2"`
+	N               int `json:"n"`
+}
+
+// Reported is one metric of the tool's own summary: stat → value (numbers,
+// or strings where the tool wrote text), plus "unit".
+type Reported map[string]any
+
+// Warning is a caveat attached to a report: a statistic resting on too few
+// samples, a definition the data forced, an input problem.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Metric  string `json:"metric,omitempty"`
+}
+
+// F is a float64 that marshals NaN and ±Inf as JSON null.
+type F float64
+
+// MarshalJSON implements json.Marshaler.
+func (f F) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+// MarshalJSON writes the summary with NaN as null.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		N    int `json:"n"`
+		Mean F   `json:"mean"`
+		Std  F   `json:"std"`
+		Min  F   `json:"min"`
+		P50  F   `json:"p50"`
+		P90  F   `json:"p90"`
+		P95  F   `json:"p95"`
+		P99  F   `json:"p99"`
+		Max  F   `json:"max"`
+	}{s.N, F(s.Mean), F(s.Std), F(s.Min), F(s.P50), F(s.P90), F(s.P95), F(s.P99), F(s.Max)})
+}

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/registry"
+)
+
+// inputFlags are the flags every importing command shares.
+type inputFlags struct {
+	from   string
+	labels []string
+	noText bool
+}
+
+func (f *inputFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.from, "from", "", "force the input format ("+strings.Join(registry.Names(), ", ")+")")
+	c.Flags().StringArrayVar(&f.labels, "label", nil, "run label for each input file, in order (default: the file's directory name)")
+	c.Flags().BoolVar(&f.noText, "no-text", false, "drop generated text from the events table")
+}
+
+// reportFlags are the flags of the commands that print a report.
+type reportFlags struct {
+	slo      string
+	pool     bool
+	format   string
+	oslEdges string
+	islEdges string
+}
+
+func (f *reportFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (metrics ttft, ttfo, tpot, e2e; units required)")
+	c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
+	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
+	c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")
+	c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
+}
+
+// options validates the report flags before any data is read.
+func (f *reportFlags) options() (analyze.Options, error) {
+	var opt analyze.Options
+	var err error
+	if opt.SLO, err = analyze.ParseSLO(f.slo); err != nil {
+		return opt, usageError{err}
+	}
+	switch f.format {
+	case "text", "json", "markdown", "md":
+	default:
+		return opt, usageError{fmt.Errorf("--format %q: want text, json or markdown", f.format)}
+	}
+	opt.Pool = f.pool
+	if opt.OSLEdges, err = parseEdges("--osl-buckets", f.oslEdges); err != nil {
+		return opt, err
+	}
+	if opt.ISLEdges, err = parseEdges("--isl-buckets", f.islEdges); err != nil {
+		return opt, err
+	}
+	return opt, nil
+}
+
+func parseEdges(flag, s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || (len(out) > 0 && v <= out[len(out)-1]) {
+			return nil, usageError{fmt.Errorf("%s %q: want ascending numbers (inf allowed last)", flag, s)}
+		}
+		out = append(out, v)
+	}
+	if len(out) < 2 {
+		return nil, usageError{fmt.Errorf("%s %q: need at least two edges", flag, s)}
+	}
+	return out, nil
+}
+
+func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
+	switch f.format {
+	case "json":
+		return analyze.WriteJSON(w, rep)
+	case "markdown", "md":
+		return analyze.WriteMarkdown(w, rep)
+	}
+	return analyze.WriteText(w, rep)
+}
+
+// importInputs resolves inputs and streams them into sink. Directories
+// holding tokentrace tables (runs.parquet) are read back as tables when
+// tables is true.
+func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink) error {
+	var files []string
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err == nil && st.IsDir() && tables {
+			if _, err := os.Stat(filepath.Join(in, "runs.parquet")); err == nil {
+				if err := formats.ReadTables(in, sink); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		files = append(files, in)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	jobs, skipped, err := registry.Resolve(files, f.from)
+	if err != nil {
+		return err
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(os.Stderr, "tokentrace: skipped %d unrecognized file(s) in the given directories (%s)\n", len(skipped), summarizePaths(skipped))
+	}
+	if len(jobs) == 0 {
+		return fmt.Errorf("no recognized trace files in %s", strings.Join(files, ", "))
+	}
+	stop := startProgress(jobs)
+	defer stop()
+	opt := ingest.Options{NoText: f.noText, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
+	return registry.Import(jobs, f.labels, opt, sink)
+}
+
+// summarizePaths names up to three paths' base names.
+func summarizePaths(paths []string) string {
+	var names []string
+	for i, p := range paths {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(paths)-3))
+			break
+		}
+		names = append(names, filepath.Base(p))
+	}
+	return strings.Join(names, ", ")
+}
+
+// startProgress shows a byte progress bar on stderr when it is a terminal
+// and the inputs are large enough to wait for.
+func startProgress(jobs []registry.Job) (stop func()) {
+	var total int64
+	for _, j := range jobs {
+		if st, err := os.Stat(j.Path); err == nil {
+			total += st.Size()
+		}
+	}
+	if total < 64<<20 || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return func() {}
+	}
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowBytes(true),
+		progressbar.OptionSetDescription("importing"), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+	base := ingest.BytesRead()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = bar.Set64(ingest.BytesRead() - base)
+			}
+		}
+	}()
+	return func() { close(done); _ = bar.Finish() }
+}
+
+func newAnalyze() *cobra.Command {
+	var in inputFlags
+	var rf reportFlags
+	var out string
+	c := &cobra.Command{
+		Use:   "analyze INPUT... -o DIR",
+		Short: "Import traces, write events/requests/runs Parquet tables and report.json to DIR, print the report",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("analyze needs -o DIR")}
+			}
+			opt, err := rf.options()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			pw, err := formats.NewParquetWriter(out, formats.WriteOptions{NoText: in.noText})
+			if err != nil {
+				return err
+			}
+			an := analyze.NewAnalyzer(analyze.Canonical)
+			if err := importInputs(args, in, true, formats.Tee(pw, an)); err != nil {
+				pw.Abort()
+				return err
+			}
+			rep, err := an.Report(opt)
+			if err != nil {
+				pw.Abort()
+				return err
+			}
+			if err := pw.Close(); err != nil {
+				return err
+			}
+			if err := formats.WriteFileAtomic(filepath.Join(out, "report.json"), func(f *os.File) error { return analyze.WriteJSON(f, rep) }); err != nil {
+				return err
+			}
+			if err := rf.write(cmd.OutOrStdout(), rep); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", out)
+			return nil
+		},
+	}
+	in.register(c)
+	rf.register(c)
+	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the tables and report.json")
+	return c
+}
+
+func newImport() *cobra.Command {
+	var in inputFlags
+	var out string
+	var arrow bool
+	c := &cobra.Command{
+		Use:   "import INPUT... -o DIR",
+		Short: "Import traces into events/requests/runs tables (Parquet; Arrow IPC with --arrow)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("import needs -o DIR")}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			pw, err := formats.NewParquetWriter(out, formats.WriteOptions{NoText: in.noText})
+			if err != nil {
+				return err
+			}
+			sinks := []formats.Sink{pw}
+			var aw *formats.ArrowIPCWriter
+			if arrow {
+				if aw, err = formats.NewArrowIPCWriterWithOptions(out, formats.WriteOptions{NoText: in.noText}); err != nil {
+					pw.Abort()
+					return err
+				}
+				sinks = append(sinks, aw)
+			}
+			counter := &countSink{}
+			sinks = append(sinks, counter)
+			if err := importInputs(args, in, false, formats.Tee(sinks...)); err != nil {
+				pw.Abort()
+				if aw != nil {
+					aw.Abort()
+				}
+				return err
+			}
+			if err := pw.Close(); err != nil {
+				return err
+			}
+			if aw != nil {
+				if err := aw.Close(); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %d runs, %d requests, %d events into %s\n", counter.runs, counter.requests, counter.events, out)
+			return nil
+		},
+	}
+	in.register(c)
+	c.Flags().StringVarP(&out, "out", "o", "", "output directory")
+	c.Flags().BoolVar(&arrow, "arrow", false, "also write events.arrow, requests.arrow, runs.arrow (Arrow IPC files)")
+	return c
+}
+
+type countSink struct{ runs, requests, events int }
+
+func (c *countSink) Request(r *formats.Request, ev []formats.Event) error {
+	c.requests++
+	c.events += len(ev)
+	return nil
+}
+
+func (c *countSink) Run(r *formats.Run) error { c.runs++; return nil }
+
+func newReport() *cobra.Command {
+	var in inputFlags
+	var rf reportFlags
+	c := &cobra.Command{
+		Use:   "report INPUT_OR_DIR...",
+		Short: "Print the report of traces, or of tables written by analyze/import",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := rf.options()
+			if err != nil {
+				return err
+			}
+			an := analyze.NewAnalyzer(analyze.Canonical)
+			if err := importInputs(args, in, true, an); err != nil {
+				return err
+			}
+			rep, err := an.Report(opt)
+			if err != nil {
+				return err
+			}
+			return rf.write(cmd.OutOrStdout(), rep)
+		},
+	}
+	in.register(c)
+	rf.register(c)
+	return c
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print tokentrace's version and table schema version",
+		Run: func(cmd *cobra.Command, args []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "tokentrace %s (table schema %d, report schema %d)\n", formats.Version, formats.SchemaVersion, analyze.ReportSchemaVersion)
+		},
+	}
+}

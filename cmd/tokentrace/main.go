@@ -1,0 +1,47 @@
+// Command tokentrace imports LLM-inference benchmark traces (GenAI-Perf,
+// AIPerf, LLMPerf) into Parquet token-event, request and run tables and
+// reports TTFT, TPOT, ITL, E2E, throughput and goodput under one documented
+// convention.
+//
+//	tokentrace analyze INPUT... -o DIR   import, write tables + report.json, print the report
+//	tokentrace import  INPUT... -o DIR   import and write the tables only
+//	tokentrace report  INPUT_OR_DIR...   print the report (inputs or written tables)
+//
+// INPUT is a tool's file or a directory holding them; summaries beside a raw
+// file are picked up automatically. Exit status: 0 on success, 1 on error,
+// 2 on a usage error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	root := newRoot()
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "tokentrace:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "tokentrace",
+		Short:         "Latency traces of LLM inference: import, tables, one-convention reports",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newAnalyze(), newImport(), newReport(), newVersion())
+	return root
+}

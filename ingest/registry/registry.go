@@ -1,0 +1,192 @@
+// Package registry lists tokentrace's importers and turns command-line
+// inputs (files and directories) into import jobs: which importer reads
+// which file, with the tool's companion files (summaries) attached to their
+// raw file rather than imported twice.
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/aiperf"
+	"github.com/tokentrace/tokentrace/ingest/genaiperf"
+	"github.com/tokentrace/tokentrace/ingest/llmperf"
+)
+
+// HeadSize is how many leading bytes of a file Detect sees.
+const HeadSize = 64 << 10
+
+// All returns every importer, in detection order.
+func All() []ingest.Importer {
+	return []ingest.Importer{genaiperf.New(), aiperf.New(), llmperf.New()}
+}
+
+// Names returns the importers' names (the values --from accepts).
+func Names() []string {
+	var out []string
+	for _, im := range All() {
+		out = append(out, im.Name())
+	}
+	return out
+}
+
+// Lookup returns the importer called name.
+func Lookup(name string) (ingest.Importer, error) {
+	for _, im := range All() {
+		if im.Name() == name {
+			return im, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown format %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Job is one primary input file and the importer that reads it.
+type Job struct {
+	Path     string
+	Importer ingest.Importer
+}
+
+// ErrUnrecognized is returned (wrapped, with the path) for an explicitly
+// named file that no importer recognizes.
+var ErrUnrecognized = errors.New("not a recognized trace format")
+
+// Resolve turns inputs into jobs. A file is detected (or read by the
+// importer named from, when from is not ""); a directory contributes every
+// recognized file below it, in lexical order, and skipped lists the files
+// in directories that were not recognized. Companion files of a primary
+// file (e.g. profile_export_genai_perf.json beside profile_export.json) are
+// not jobs of their own.
+func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err error) {
+	var forced ingest.Importer
+	if from != "" {
+		if forced, err = Lookup(from); err != nil {
+			return nil, nil, err
+		}
+	}
+	type cand struct {
+		path     string
+		explicit bool
+	}
+	var cands []cand
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !st.IsDir() {
+			cands = append(cands, cand{in, true})
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != in {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			cands = append(cands, cand{f, false})
+		}
+	}
+	companion := map[string]bool{}
+	for _, c := range cands {
+		im := forced
+		if im == nil {
+			if im, err = detect(c.path); err != nil {
+				return nil, nil, err
+			}
+		}
+		if im == nil {
+			if c.explicit {
+				return nil, nil, fmt.Errorf("%s: %w (known: %s; force one with --from)", c.path, ErrUnrecognized, strings.Join(Names(), ", "))
+			}
+			skipped = append(skipped, c.path)
+			continue
+		}
+		jobs = append(jobs, Job{Path: c.path, Importer: im})
+		for _, comp := range im.Companions(c.path) {
+			companion[filepath.Clean(comp)] = true
+		}
+	}
+	// Drop jobs that are another job's companion (a summary beside its raw
+	// file), wherever they appeared in the order.
+	out := jobs[:0]
+	for _, j := range jobs {
+		if !companion[filepath.Clean(j.Path)] {
+			out = append(out, j)
+		}
+	}
+	var skippedOut []string
+	for _, s := range skipped {
+		if !companion[filepath.Clean(s)] {
+			skippedOut = append(skippedOut, s)
+		}
+	}
+	return out, skippedOut, nil
+}
+
+// detect returns the importer that recognizes path, or nil.
+func detect(path string) (ingest.Importer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	head = head[:n]
+	for _, im := range All() {
+		if im.Detect(path, head) {
+			return im, nil
+		}
+	}
+	return nil, nil
+}
+
+// Import runs every job into sink. labels, when not empty, name the jobs'
+// runs in order (one per job); otherwise each run is labelled by
+// ingest.DefaultLabel, made unique with "-2", "-3", … suffixes when two
+// jobs share a directory name.
+func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) error {
+	if len(labels) > 0 && len(labels) != len(jobs) {
+		return fmt.Errorf("%d --label values for %d inputs: give one per input file", len(labels), len(jobs))
+	}
+	used := map[string]int{}
+	for i, j := range jobs {
+		o := opt
+		if len(labels) > 0 {
+			o.Label = labels[i]
+		} else {
+			o.Label = ingest.DefaultLabel(j.Path)
+		}
+		used[o.Label]++
+		if n := used[o.Label]; n > 1 {
+			o.Label = fmt.Sprintf("%s-%d", o.Label, n)
+		}
+		if err := j.Importer.Import(j.Path, o, sink); err != nil {
+			return err
+		}
+	}
+	return nil
+}

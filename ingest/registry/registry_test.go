@@ -1,0 +1,69 @@
+package registry
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestResolveDirectoriesAndCompanions(t *testing.T) {
+	jobs, skipped, err := Resolve([]string{"../../testdata"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, j := range jobs {
+		got[filepath.ToSlash(j.Path)] = j.Importer.Name()
+	}
+	// 2 GenAI-Perf + 8 AIPerf + 5 LLMPerf raw files; their summaries are
+	// companions, not jobs.
+	if len(jobs) != 15 {
+		t.Fatalf("%d jobs: %v", len(jobs), got)
+	}
+	for p, name := range map[string]string{
+		"../../testdata/genai-perf/openrouter-gpt4omini-c1-nonstream/profile_export.json": "genai-perf",
+		"../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl":            "aiperf",
+		"../../testdata/llmperf/leaderboard-groq-70b/individual_responses.json":           "llmperf",
+	} {
+		if got[p] != name {
+			t.Errorf("%s → %q, want %q", p, got[p], name)
+		}
+	}
+	for p := range got {
+		if filepath.Base(p) == "summary.json" || filepath.Ext(p) == ".csv" || filepath.Base(p) == "profile_export_aiperf.json" {
+			t.Errorf("companion %s imported as its own job", p)
+		}
+	}
+	for _, s := range skipped {
+		switch filepath.Base(s) {
+		case "SOURCE.md", "inputs.json":
+		default:
+			t.Errorf("skipped %s", s)
+		}
+	}
+}
+
+func TestResolveUnrecognizedExplicitFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Resolve([]string{p}, "")
+	if !errors.Is(err, ErrUnrecognized) {
+		t.Fatalf("err = %v, want ErrUnrecognized", err)
+	}
+	if _, _, err := Resolve([]string{p}, "nosuchtool"); err == nil {
+		t.Fatal("unknown --from accepted")
+	}
+}
+
+func TestImportLabelsMustMatchJobs(t *testing.T) {
+	jobs, _, err := Resolve([]string{"../../testdata/llmperf/leaderboard-groq-70b"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Import(jobs, []string{"a", "b"}, ingestOptions(), nil); err == nil {
+		t.Fatal("2 labels for 1 input accepted")
+	}
+}
