@@ -694,6 +694,9 @@ func ReadTables(dir string, sink Sink) error {
 				return fmt.Errorf("formats: %s row %d: requests of run %q are not contiguous", reqT.path, row, r.RunID)
 			}
 			cur = ri
+			if err := StartRun(sink, &runs[ri]); err != nil {
+				return err
+			}
 		} else if r.RequestKey <= prevKey {
 			return fmt.Errorf("formats: %s row %d: run %q request_key %d after %d; keys must increase within a run",
 				reqT.path, row, r.RunID, r.RequestKey, prevKey)
@@ -903,4 +906,26 @@ func (t *parquetReader[T]) next() (*T, int64, error) {
 func (t *parquetReader[T]) close() {
 	t.r.Close()
 	t.f.Close()
+}
+
+// ReadRuns returns the rows of dir/runs.parquet (small: one per run), for
+// callers that must know the runs before streaming their requests.
+func ReadRuns(dir string) ([]Run, error) {
+	runsT, err := openParquetTable[Run](dir, TableRuns)
+	if err != nil {
+		return nil, err
+	}
+	defer runsT.close()
+	var runs []Run
+	for {
+		r, _, err := runsT.next()
+		if err == io.EOF {
+			return runs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, *r)
+		nilIfEmpty(&runs[len(runs)-1])
+	}
 }

@@ -17,6 +17,23 @@ type Sink interface {
 	Run(r *Run) error
 }
 
+// RunStarter is an optional Sink extension. A producer that knows some of a
+// run's metadata before its first request (the tool, the tokenizer it
+// counted with, whether it streamed) passes it to StartRun before that
+// request; the complete row still arrives through Run. Analyzers use it to
+// prepare per-run state, such as opening the tokenizer a run recorded.
+type RunStarter interface {
+	StartRun(r *Run) error
+}
+
+// StartRun calls s.StartRun when s implements RunStarter.
+func StartRun(s Sink, r *Run) error {
+	if rs, ok := s.(RunStarter); ok {
+		return rs.StartRun(r)
+	}
+	return nil
+}
+
 // Tee returns a Sink that forwards every row to each of sinks in order,
 // stopping at the first error.
 func Tee(sinks ...Sink) Sink { return tee(sinks) }
@@ -26,6 +43,15 @@ type tee []Sink
 func (t tee) Request(r *Request, ev []Event) error {
 	for _, s := range t {
 		if err := s.Request(r, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t tee) StartRun(r *Run) error {
+	for _, s := range t {
+		if err := StartRun(s, r); err != nil {
 			return err
 		}
 	}

@@ -343,7 +343,7 @@ func setStatus(req *formats.Request, rec *record) {
 		if e.Type != noErrorType {
 			req.ErrorType = e.Type
 		}
-		req.ErrorText = rawText(e.Message)
+		req.ErrorText = ingest.RawText(e.Message)
 		if c, ok := rawInt(e.Code); ok {
 			req.ErrorCode = ingest.Ptr(c)
 		}
@@ -588,20 +588,6 @@ func checkLatency(events []formats.Event, latency int64, n int, st *stats) {
 		st.latencyMismatch++
 		st.maxMismatchNs = max(st.maxMismatchNs, d)
 	}
-}
-
-// rawText renders a JSON value as text: a string as itself, null as "",
-// anything else as its JSON.
-func rawText(raw json.RawMessage) string {
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s
-	}
-	t := strings.TrimSpace(string(raw))
-	if t == "null" {
-		return ""
-	}
-	return t
 }
 
 // rawInt reads an integral JSON number, or a string holding one; null and

@@ -112,37 +112,37 @@ func readSummary(path string) (*summary, error) {
 // {"records": {tag: {...}}} layout with nulls for absent statistics. Stats
 // keep the file's order; nulls are skipped.
 func parseSummaryJSON(file string, raw []byte) (*summary, error) {
-	entries, err := objectEntries(raw)
+	entries, err := ingest.ObjectEntries(raw)
 	if err != nil {
 		return nil, err
 	}
 	s := &summary{}
 	for _, e := range entries {
-		switch e.key {
+		switch e.Key {
 		case "aiperf_version":
-			s.version = rawText(e.value)
+			s.version = ingest.RawText(e.Value)
 		case "schema_version":
-			s.notes = append(s.notes, fmt.Sprintf("%s: schema_version %s", file, rawText(e.value)))
+			s.notes = append(s.notes, fmt.Sprintf("%s: schema_version %s", file, ingest.RawText(e.Value)))
 		case "input_config":
-			s.applyConfig(e.value)
+			s.applyConfig(e.Value)
 		case "error_summary":
-			s.notes = append(s.notes, errorSummaryNotes(file, e.value)...)
+			s.notes = append(s.notes, errorSummaryNotes(file, e.Value)...)
 		case "was_cancelled":
-			if strings.TrimSpace(string(e.value)) == "true" {
+			if strings.TrimSpace(string(e.Value)) == "true" {
 				s.notes = append(s.notes, file+": was_cancelled is true (AIPerf stopped the run early)")
 			}
 		case "start_time", "end_time":
-			if t := rawText(e.value); t != "" {
-				s.reported = append(s.reported, formats.ReportedStat{Metric: e.key, Stat: "value", Text: t, File: file})
+			if t := ingest.RawText(e.Value); t != "" {
+				s.reported = append(s.reported, formats.ReportedStat{Metric: e.Key, Stat: "value", Text: t, File: file})
 			}
 		case "records":
-			if inner, err := objectEntries(e.value); err == nil {
+			if inner, err := ingest.ObjectEntries(e.Value); err == nil {
 				for _, m := range inner {
-					s.addMetric(file, m.key, m.value)
+					s.addMetric(file, m.Key, m.Value)
 				}
 			}
 		default:
-			s.addMetric(file, e.key, e.value)
+			s.addMetric(file, e.Key, e.Value)
 		}
 	}
 	return s, nil
@@ -153,30 +153,30 @@ func parseSummaryJSON(file string, raw []byte) (*summary, error) {
 // ignored. Numbers become Value, strings Text; "unit", "tag" and "header"
 // are labels, not statistics.
 func (s *summary) addMetric(file, tag string, value json.RawMessage) {
-	stats, err := objectEntries(value)
+	stats, err := ingest.ObjectEntries(value)
 	if err != nil {
 		return
 	}
 	unit, isMetric := "", false
 	for _, st := range stats {
-		if st.key == "unit" {
-			unit, isMetric = rawText(st.value), true
+		if st.Key == "unit" {
+			unit, isMetric = ingest.RawText(st.Value), true
 		}
 	}
 	if !isMetric {
 		return
 	}
 	for _, st := range stats {
-		switch st.key {
+		switch st.Key {
 		case "unit", "tag", "header":
 			continue
 		}
-		rs, ok := reportedValue(st.value)
+		rs, ok := reportedValue(st.Value)
 		if !ok {
 			continue
 		}
-		rs.Metric, rs.Stat, rs.Unit, rs.File = tag, st.key, unit, file
-		if st.key == "count" {
+		rs.Metric, rs.Stat, rs.Unit, rs.File = tag, st.Key, unit, file
+		if st.Key == "count" {
 			rs.Unit = "" // a number of samples, not a value in the metric's unit
 		}
 		s.reported = append(s.reported, rs)
@@ -191,7 +191,7 @@ func reportedValue(raw json.RawMessage) (formats.ReportedStat, bool) {
 		return formats.ReportedStat{}, false
 	}
 	if t[0] == '"' {
-		return formats.ReportedStat{Text: rawText(t)}, true
+		return formats.ReportedStat{Text: ingest.RawText(t)}, true
 	}
 	if f, err := strconv.ParseFloat(string(t), 64); err == nil {
 		return formats.ReportedStat{Value: ingest.Ptr(f)}, true
@@ -313,13 +313,13 @@ func errorSummaryNotes(file string, raw json.RawMessage) []string {
 	byKey := map[string]*agg{}
 	var order []string
 	for _, g := range groups {
-		key := strings.TrimSpace(rawText(g.Details.Code) + " " + g.Details.Type)
+		key := strings.TrimSpace(ingest.RawText(g.Details.Code) + " " + g.Details.Type)
 		if key == "" {
 			key = "(no code or type)"
 		}
 		a := byKey[key]
 		if a == nil {
-			a = &agg{msg: rawText(g.Details.Message)}
+			a = &agg{msg: ingest.RawText(g.Details.Message)}
 			byKey[key] = a
 			order = append(order, key)
 		}
@@ -340,39 +340,4 @@ func cut(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n]) + "…"
-}
-
-// entry is one key/value pair of a JSON object, in file order.
-type entry struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectEntries returns the members of the JSON object raw in file order.
-func objectEntries(raw []byte) ([]entry, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []entry
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, entry{key, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }

@@ -34,6 +34,9 @@ type rawReader struct {
 	dec  *json.Decoder
 	conv converter
 	sink formats.Sink
+	// label and sum describe the runs, for formats.StartRun.
+	label string
+	sum   *summary
 
 	exps                           []*experiment
 	version, serviceKind, endpoint string
@@ -69,7 +72,7 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 		return err
 	}
 	defer hf.Close()
-	r := &rawReader{path: path, dec: json.NewDecoder(hf), sink: sink}
+	r := &rawReader{path: path, dec: json.NewDecoder(hf), sink: sink, label: label, sum: sum}
 	r.conv = converter{label: label, noText: opt.NoText}
 	err = r.read()
 	truncated := errors.Is(err, errTruncated)
@@ -196,6 +199,14 @@ func (r *rawReader) requests(x *experiment) error {
 		return err
 	}
 	r.inRequests = true
+	// Tell the sink what is known of the run before its first request: the
+	// tokenizer and streaming flag come from the summary read above.
+	if x.requests == 0 {
+		start := r.baseRun(r.label, r.exp, x, r.sum)
+		if err := formats.StartRun(r.sink, &start); err != nil {
+			return &sinkError{err}
+		}
+	}
 	for r.dec.More() {
 		var rr rawRequest
 		if err := r.dec.Decode(&rr); err != nil {

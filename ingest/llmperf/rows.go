@@ -63,7 +63,7 @@ func parseRow(fields map[string]json.RawMessage) (row, error) {
 	if f.err != nil {
 		return r, f.err
 	}
-	r.errorMsg = text(fields["error_msg"])
+	r.errorMsg = ingest.RawText(fields["error_msg"])
 	r.parseErrorCode(fields["error_code"])
 	for k := range fields {
 		switch {
@@ -114,7 +114,7 @@ func (r *row) parseErrorCode(raw json.RawMessage) {
 		r.errorCode = ingest.Ptr(int64(*v))
 		return
 	}
-	r.errorType = text(t)
+	r.errorType = ingest.RawText(t)
 }
 
 // number reads a JSON number, or a string holding one; null and absent are
@@ -150,20 +150,6 @@ func toInt(v *float64) *int64 {
 		return nil
 	}
 	return ingest.Ptr(int64(math.Round(*v)))
-}
-
-// text renders a JSON value as text: a string as itself, null as "",
-// anything else as its JSON.
-func text(raw json.RawMessage) string {
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s
-	}
-	t := strings.TrimSpace(string(raw))
-	if t == "null" {
-		return ""
-	}
-	return t
 }
 
 // seconds converts a positive duration in seconds to nanoseconds; zero,

@@ -64,20 +64,20 @@ func readSummary(path string) (*summary, error) {
 //
 // Every other key is configuration: ConfigJSON (redacted).
 func parseSummary(file string, raw []byte) (*summary, error) {
-	entries, err := objectEntries(pythonNonFinite(raw))
+	entries, err := ingest.ObjectEntries(pythonNonFinite(raw))
 	if err != nil {
 		return nil, err
 	}
 	bases := map[string]bool{}
 	for _, e := range entries {
-		if m := quantileKey.FindStringSubmatch(e.key); m != nil {
+		if m := quantileKey.FindStringSubmatch(e.Key); m != nil {
 			bases[m[1]] = true
 		}
 	}
 	s := &summary{}
-	var config []entry
+	var config []ingest.Entry
 	for _, e := range entries {
-		if !strings.HasPrefix(e.key, "results_") {
+		if !strings.HasPrefix(e.Key, "results_") {
 			config = append(config, e)
 			s.applyConfig(e)
 			continue
@@ -92,25 +92,25 @@ func parseSummary(file string, raw []byte) (*summary, error) {
 }
 
 // applyConfig reads the Run fields among the configuration keys.
-func (s *summary) applyConfig(e entry) {
-	switch e.key {
+func (s *summary) applyConfig(e ingest.Entry) {
+	switch e.Key {
 	case "version":
-		s.version = text(e.value)
+		s.version = ingest.RawText(e.Value)
 	case "model":
-		s.model = text(e.value)
+		s.model = ingest.RawText(e.Value)
 	case "num_concurrent_requests":
-		s.conc, _ = number(e.value)
+		s.conc, _ = number(e.Value)
 	case "timestamp":
-		if v, _ := number(e.value); v != nil {
+		if v, _ := number(e.Value); v != nil {
 			s.timestamp = toInt(v)
 		}
 	}
 }
 
 // addResult adds one results_* key to Reported.
-func (s *summary) addResult(file string, e entry, bases map[string]bool) {
-	metric, stat := strings.TrimPrefix(e.key, "results_"), "value"
-	if m := quantileKey.FindStringSubmatch(e.key); m != nil {
+func (s *summary) addResult(file string, e ingest.Entry, bases map[string]bool) {
+	metric, stat := strings.TrimPrefix(e.Key, "results_"), "value"
+	if m := quantileKey.FindStringSubmatch(e.Key); m != nil {
 		metric, stat = m[1], m[2]
 	} else {
 		for _, suf := range statSuffixes {
@@ -121,9 +121,9 @@ func (s *summary) addResult(file string, e entry, bases map[string]bool) {
 		}
 	}
 	rs := formats.ReportedStat{Metric: metric, Stat: stat, Unit: unitOf(metric), File: file}
-	if v, err := number(e.value); err == nil && v != nil {
+	if v, err := number(e.Value); err == nil && v != nil {
 		rs.Value = v
-	} else if t := text(e.value); t != "" {
+	} else if t := ingest.RawText(e.Value); t != "" {
 		rs.Text = t
 	} else {
 		return
@@ -192,57 +192,22 @@ func unwrap(s string) string {
 
 // configJSON renders the configuration entries as one object, in file
 // order, redacted.
-func configJSON(config []entry) (string, error) {
+func configJSON(config []ingest.Entry) (string, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, e := range config {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(e.key)
+		k, _ := json.Marshal(e.Key)
 		b.Write(k)
 		b.WriteByte(':')
-		b.Write(e.value)
+		b.Write(e.Value)
 	}
 	b.WriteByte('}')
 	out, _ := ingest.RedactJSON(b.Bytes(), "summary")
 	if out == "" {
 		return "", errors.New("configuration keys do not form valid JSON")
-	}
-	return out, nil
-}
-
-// entry is one key/value pair of a JSON object, in file order.
-type entry struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectEntries returns the members of the JSON object raw in file order.
-func objectEntries(raw []byte) ([]entry, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []entry
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, entry{key, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

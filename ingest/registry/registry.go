@@ -108,8 +108,19 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 	}
 	companion := map[string]bool{}
 	for _, c := range cands {
-		im := forced
-		if im == nil {
+		var im ingest.Importer
+		switch {
+		case forced != nil && c.explicit:
+			im = forced // a named file is read as told
+		case forced != nil:
+			// in a directory, --from picks the format but files of other
+			// kinds (SOURCE.md, inputs.json) are still skipped
+			if ok, err := detectWith(c.path, forced); err != nil {
+				return nil, nil, err
+			} else if ok {
+				im = forced
+			}
+		default:
 			if im, err = detect(c.path); err != nil {
 				return nil, nil, err
 			}
@@ -143,8 +154,16 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 	return out, skippedOut, nil
 }
 
-// detect returns the importer that recognizes path, or nil.
-func detect(path string) (ingest.Importer, error) {
+// detectWith reports whether im recognizes path.
+func detectWith(path string, im ingest.Importer) (bool, error) {
+	head, err := readHead(path)
+	if err != nil {
+		return false, err
+	}
+	return im.Detect(path, head), nil
+}
+
+func readHead(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -155,7 +174,15 @@ func detect(path string) (ingest.Importer, error) {
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	head = head[:n]
+	return head[:n], nil
+}
+
+// detect returns the importer that recognizes path, or nil.
+func detect(path string) (ingest.Importer, error) {
+	head, err := readHead(path)
+	if err != nil {
+		return nil, err
+	}
 	for _, im := range All() {
 		if im.Detect(path, head) {
 			return im, nil
@@ -164,13 +191,16 @@ func detect(path string) (ingest.Importer, error) {
 	return nil, nil
 }
 
+// ErrLabels is returned (wrapped) when the labels do not match the jobs.
+var ErrLabels = errors.New("labels do not match the inputs")
+
 // Import runs every job into sink. labels, when not empty, name the jobs'
 // runs in order (one per job); otherwise each run is labelled by
 // ingest.DefaultLabel, made unique with "-2", "-3", … suffixes when two
 // jobs share a directory name.
 func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) error {
 	if len(labels) > 0 && len(labels) != len(jobs) {
-		return fmt.Errorf("%d --label values for %d inputs: give one per input file", len(labels), len(jobs))
+		return fmt.Errorf("%w: %d --label values for %d input files: give one per file", ErrLabels, len(labels), len(jobs))
 	}
 	used := map[string]int{}
 	for i, j := range jobs {
