@@ -4,11 +4,15 @@ go 1.26
 
 require (
 	github.com/apache/arrow/go/v17 v17.0.0
+	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
+	github.com/tiktoken-go/tokenizer v0.10.0
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.23.0
 	gonum.org/v1/gonum v0.17.0
+	google.golang.org/protobuf v1.34.2
 )
 
 require (
@@ -25,6 +29,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/stretchr/testify v1.10.0 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	github.com/zeebo/xxh3 v1.0.2 // indirect
 	golang.org/x/exp v0.0.0-20240222234643-814bf88cf225 // indirect
@@ -33,5 +38,4 @@ require (
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/tools v0.36.0 // indirect
 	golang.org/x/xerrors v0.0.0-20231012003039-104605ab7028 // indirect
-	google.golang.org/protobuf v1.34.2 // indirect
 )
