@@ -12,7 +12,7 @@ DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
                testdata/genai-perf/openrouter-llama31-8b-c1-nonstream
 DEMO_SLO    := ttft<=500ms,e2e<=15s
 
-.PHONY: all build demo test test-go vet fuzz bench clean
+.PHONY: all build demo test test-go vet fuzz bench fidelity clean
 
 all: build
 
@@ -44,6 +44,11 @@ fuzz:
 	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# Per tool: how many of the statistics each corpus run's own summary reports
+# are reproduced by recomputing under that tool's convention.
+fidelity:
+	@$(GO) test ./analyze -run '^TestFidelity$$' -count=1 -v | grep -E 'fidelity |reproduced|^(ok|FAIL|---)' | sed 's/^ *fidelity_test.go:[0-9]*: //'
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -3,7 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -26,29 +25,61 @@ type Options struct {
 	// OSLEdges and ISLEdges override the bucket edges (ascending; the last
 	// may be +Inf). Nil: the defaults.
 	OSLEdges, ISLEdges []float64
+	// Convention picks the convention each run is reported under (one the
+	// Analyzer computed); nil: the Analyzer's first convention.
+	Convention func(run *formats.Run) Convention
 }
 
-// Analyzer is a formats.Sink that computes every request's metrics under a
-// Convention as rows stream by, keeping per request only its metrics and
-// per token gap one number. Report builds the run reports.
+// Analyzer is a formats.Sink that computes every request's metrics under
+// one or more Conventions as rows stream by, keeping per request and
+// convention only its metrics, and per token gap one number. Report builds
+// the run reports.
 type Analyzer struct {
-	conv Convention
-	runs []*runAcc
-	byID map[string]*runAcc
-	last *runAcc
+	convs []Convention
+	runs  []*runAcc
+	byID  map[string]*runAcc
+	last  *runAcc
+	// tokenizer counts re-tokenized N; openTokenizer opens the tokenizer a
+	// run recorded (Run.Tokenizer) when no explicit one is set.
+	tokenizer     TokenCounter
+	openTokenizer func(name string) (TokenCounter, error)
 }
 
 type runAcc struct {
-	id   string
-	run  *formats.Run
+	id     string
+	run    *formats.Run
+	tok    TokenCounter
+	tokErr string
+	per    []convAcc // one per Analyzer convention
+}
+
+type convAcc struct {
 	reqs []RequestMetrics
 	itl  []float64
 }
 
-// NewAnalyzer returns an Analyzer computing under c.
-func NewAnalyzer(c Convention) *Analyzer {
-	return &Analyzer{conv: c, byID: map[string]*runAcc{}}
+// NewAnalyzer returns an Analyzer computing under each of convs (at least
+// one; reports use the first unless Options.Convention picks another).
+func NewAnalyzer(convs ...Convention) *Analyzer {
+	if len(convs) == 0 {
+		convs = []Convention{Canonical}
+	}
+	return &Analyzer{convs: convs, byID: map[string]*runAcc{}}
 }
+
+// SetTokenizer makes every run count re-tokenized N with tok.
+func (a *Analyzer) SetTokenizer(tok TokenCounter) { a.tokenizer = tok }
+
+// SetTokenizerOpener lets runs that recorded their tokenizer (Run.Tokenizer,
+// known before their first request through formats.RunStarter) use it when
+// no explicit tokenizer is set; open returns an error for names it cannot
+// load offline.
+func (a *Analyzer) SetTokenizerOpener(open func(name string) (TokenCounter, error)) {
+	a.openTokenizer = open
+}
+
+// Conventions returns the conventions the Analyzer computes under.
+func (a *Analyzer) Conventions() []Convention { return a.convs }
 
 func (a *Analyzer) acc(id string) *runAcc {
 	if a.last != nil && a.last.id == id {
@@ -56,7 +87,7 @@ func (a *Analyzer) acc(id string) *runAcc {
 	}
 	r := a.byID[id]
 	if r == nil {
-		r = &runAcc{id: id}
+		r = &runAcc{id: id, per: make([]convAcc, len(a.convs)), tok: a.tokenizer}
 		a.byID[id] = r
 		a.runs = append(a.runs, r)
 	}
@@ -64,12 +95,30 @@ func (a *Analyzer) acc(id string) *runAcc {
 	return r
 }
 
+// StartRun implements formats.RunStarter: it opens the tokenizer the run
+// recorded, when there is no explicit one.
+func (a *Analyzer) StartRun(r *formats.Run) error {
+	acc := a.acc(r.RunID)
+	if acc.tok == nil && a.openTokenizer != nil && r.Tokenizer != "" {
+		tok, err := a.openTokenizer(r.Tokenizer)
+		if err != nil {
+			acc.tokErr = fmt.Sprintf("tokenizer %q recorded by the run is not available: %v", r.Tokenizer, err)
+		} else {
+			acc.tok = tok
+		}
+	}
+	return nil
+}
+
 // Request implements formats.Sink.
 func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 	acc := a.acc(r.RunID)
-	var m RequestMetrics
-	m, acc.itl = ComputeRequest(a.conv, r, events, acc.itl)
-	acc.reqs = append(acc.reqs, m)
+	for i, c := range a.convs {
+		var m RequestMetrics
+		p := &acc.per[i]
+		m, p.itl = ComputeRequest(c, r, events, acc.tok, p.itl)
+		p.reqs = append(p.reqs, m)
+	}
 	return nil
 }
 
@@ -80,17 +129,32 @@ func (a *Analyzer) Run(r *formats.Run) error {
 	return nil
 }
 
+// index returns the position of the convention named name.
+func (a *Analyzer) index(name string) int {
+	for i, c := range a.convs {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // Report builds the report of every run seen, in order of first
 // appearance. It fails when an SLO constrains a metric a run cannot measure
 // at all (TPOT on a non-streaming run), naming the constraint and the run,
-// or when a run's Run row never arrived.
+// when a run's Run row never arrived, or when Options.Convention picks a
+// convention the Analyzer did not compute.
 func (a *Analyzer) Report(opt Options) (*Report, error) {
 	rep := &Report{SchemaVersion: ReportSchemaVersion, Runs: []*RunReport{}}
 	for _, acc := range a.runs {
 		if acc.run == nil {
 			return nil, fmt.Errorf("run %q: requests without a run row", acc.id)
 		}
-		rr, err := a.runReport(acc.run, acc.reqs, acc.itl, opt)
+		ci, err := a.pick(opt, acc.run)
+		if err != nil {
+			return nil, err
+		}
+		rr, err := a.runReport(a.convs[ci], acc, ci, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -106,38 +170,65 @@ func (a *Analyzer) Report(opt Options) (*Report, error) {
 	return rep, nil
 }
 
+func (a *Analyzer) pick(opt Options, run *formats.Run) (int, error) {
+	if opt.Convention == nil {
+		return 0, nil
+	}
+	c := opt.Convention(run)
+	i := a.index(c.Name)
+	if i < 0 {
+		return 0, fmt.Errorf("run %q: convention %q was not computed", run.RunID, c.Name)
+	}
+	return i, nil
+}
+
 func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
-	var reqs []RequestMetrics
-	var itl []float64
+	ci, err := a.pick(opt, a.runs[0].run)
+	if err != nil {
+		return nil, err
+	}
+	pool := &runAcc{id: "pooled", per: make([]convAcc, len(a.convs))}
 	tools, models := []string{}, []string{}
-	pool := &formats.Run{RunID: "pooled", ClockDomain: ""}
+	run := &formats.Run{RunID: "pooled"}
 	var durations float64
-	stream := true
+	withDuration := 0
+	stream := false
 	for _, acc := range a.runs {
-		reqs = append(reqs, acc.reqs...)
-		itl = append(itl, acc.itl...)
+		p := &pool.per[ci]
+		runStreams := isStreaming(acc.run, acc.per[ci].reqs)
+		stream = stream || runStreams
+		for _, m := range acc.per[ci].reqs {
+			m.NonStreaming = !runStreams
+			p.reqs = append(p.reqs, m)
+		}
+		if runStreams {
+			p.itl = append(p.itl, acc.per[ci].itl...)
+		}
 		tools = appendUnique(tools, acc.run.Tool)
 		models = appendUnique(models, acc.run.Model)
-		if acc.run.Streaming != nil && !*acc.run.Streaming {
-			stream = false
+		if d, _ := duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
+			durations += d
+			withDuration++
 		}
-		d, _, _ := a.duration(acc.run, acc.reqs)
-		durations += d
 	}
-	pool.Tool = strings.Join(tools, "+")
-	pool.Model = strings.Join(models, "+")
-	pool.Streaming = &stream
-	rr, err := a.runReport(pool, reqs, itl, opt)
+	if withDuration == 0 {
+		durations = math.NaN()
+	}
+	run.Tool = strings.Join(tools, "+")
+	run.Model = strings.Join(models, "+")
+	run.Streaming = &stream
+	pool.run = run
+	rr, err := a.runReport(a.convs[ci], pool, ci, opt)
 	if err != nil {
 		return nil, err
 	}
 	// Pooled throughput: Σ over runs of their own durations (runs of a
 	// sweep are sequential and their clocks need not agree).
-	rr.Throughput = a.throughput(reqs, durations)
+	rr.Throughput = throughput(a.convs[ci], pool.per[ci].reqs, durations)
 	if rr.Goodput != nil {
 		rr.Goodput.RequestsPerS = F(div(float64(rr.Goodput.Good), durations))
 	}
-	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; duration is the sum of the runs' durations", len(a.runs))})
+	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; duration is the sum of the durations of the %d runs with start times; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
 	return rr, nil
 }
 
@@ -150,8 +241,9 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-func (a *Analyzer) runReport(run *formats.Run, reqs []RequestMetrics, itl []float64, opt Options) (*RunReport, error) {
-	c := a.conv
+func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*RunReport, error) {
+	run := acc.run
+	reqs, itl := acc.per[ci].reqs, acc.per[ci].itl
 	rr := &RunReport{
 		RunID:            run.RunID,
 		Tool:             run.Tool,
@@ -170,11 +262,7 @@ func (a *Analyzer) runReport(run *formats.Run, reqs []RequestMetrics, itl []floa
 	if rr.Streaming == nil {
 		rr.Streaming = &streaming
 	}
-
-	var ttft, ttfo, ttst, tpot, e2e, osl, isl []float64
-	anyReasoning := false
-	knownTokens := true
-	var sumN, sumMsgs float64
+	s := samplesOf(c, reqs, itl, streaming)
 	for i := range reqs {
 		m := &reqs[i]
 		rr.Requests.Total++
@@ -188,58 +276,39 @@ func (a *Analyzer) runReport(run *formats.Run, reqs []RequestMetrics, itl []floa
 		default:
 			rr.Requests.Failed++
 		}
-		if m.Status != formats.StatusOK {
+		if !m.Counted {
 			continue
-		}
-		if !streaming {
-			m.TPOTMs, m.TTSTMs = math.NaN(), math.NaN()
-		}
-		if m.HasReasoning {
-			anyReasoning = true
-		}
-		if !m.TokensPerMessageKnown {
-			knownTokens = false
-		}
-		if !math.IsNaN(m.OutputTokens) && m.TokenMessages > 0 {
-			sumN += m.OutputTokens
-			sumMsgs += float64(m.TokenMessages)
 		}
 		if streaming && math.IsNaN(m.TPOTMs) {
 			rr.Requests.TPOTUndefined++
 		}
 		rr.OSLSource[orUnknown(m.OutputSource)]++
-		ttft = append(ttft, m.TTFTMs)
-		ttfo = append(ttfo, m.TTFOMs)
-		ttst = append(ttst, m.TTSTMs)
-		tpot = append(tpot, m.TPOTMs)
-		e2e = append(e2e, m.E2EMs)
-		osl = append(osl, m.OutputTokens)
-		isl = append(isl, m.InputTokens)
 	}
 	rr.Requests.ErrorRate = F(div(float64(rr.Requests.Failed+rr.Requests.Cancelled), float64(rr.Requests.Total)))
 
-	sum := func(xs []float64) Summary { return Summarize(xs, c.Percentile, c.StdDDOF) }
+	sum := func(q string) Summary { return s.summary(q, c) }
 	rr.Metrics = Metrics{
-		TTFTMs: sum(ttft), TTFOMs: sum(nil), TTSTMs: sum(ttst), TPOTMs: sum(tpot),
-		ITLMs: sum(nil), E2EMs: sum(e2e), OSLTokens: sum(osl), ISLTokens: sum(isl),
+		TTFTMs: sum("ttft"), TTFOMs: Summarize(nil, c.Percentile, c.StdDDOF), TTSTMs: sum("ttst"), TPOTMs: sum("tpot"),
+		ITLMs: sum("itl"), E2EMs: sum("e2e"), OSLTokens: sum("osl"), ISLTokens: sum("isl"),
 	}
-	if anyReasoning {
-		rr.Metrics.TTFOMs = sum(ttfo)
-	}
-	if streaming {
-		rr.Metrics.ITLMs = sum(itl)
+	if s.anyReasoning {
+		rr.Metrics.TTFOMs = sum("ttfo")
 	}
 
 	// Throughput.
-	dur, hasStarts, _ := a.duration(run, reqs)
-	if hasStarts {
-		rr.Throughput = a.throughput(reqs, dur)
-	} else {
+	dur, hasStarts := duration(c, reqs)
+	switch {
+	case hasStarts && c.Duration != DurationNotRecorded:
+		rr.Throughput = throughput(c, reqs, dur)
+	default:
 		rr.Throughput = reportedThroughput(run)
-		if rr.Throughput.Reported {
+		switch {
+		case rr.Throughput.Reported && !hasStarts:
 			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_reported", Message: "the source has no request start times: throughput is the tool's own reported value, not recomputed"})
-		} else if rr.Requests.Total > 0 {
-			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_unavailable", Message: "the source has no request start times and the tool reported no throughput"})
+		case rr.Throughput.Reported:
+			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_reported", Message: "this convention's duration (" + string(c.Duration) + ") is not in the files: throughput is the tool's own reported value"})
+		case rr.Requests.Total > 0:
+			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_unavailable", Message: "throughput cannot be recomputed under this convention and the tool reported none"})
 		}
 	}
 
@@ -260,12 +329,15 @@ func (a *Analyzer) runReport(run *formats.Run, reqs []RequestMetrics, itl []floa
 	if islEdges == nil {
 		islEdges = DefaultISLEdges
 	}
-	rr.E2EByOSL = buckets(osl, e2e, oslEdges, "osl", c.Percentile)
-	rr.E2EOSLFit = fit(osl, e2e)
-	rr.TTFTByISL = buckets(isl, ttft, islEdges, "isl", c.Percentile)
-	rr.TTFTISLFit = fit(isl, ttft)
+	rr.E2EByOSL = buckets(s.pairOSL, s.pairE2E, oslEdges, "osl", c.Percentile)
+	rr.E2EOSLFit = fit(s.pairOSL, s.pairE2E)
+	rr.TTFTByISL = buckets(s.pairISL, s.pairTTFT, islEdges, "isl", c.Percentile)
+	rr.TTFTISLFit = fit(s.pairISL, s.pairTTFT)
 
-	rr.Warnings = append(rr.Warnings, a.warnings(run, rr, streaming, knownTokens, sumN, sumMsgs)...)
+	if c.Tool != "" && c.Tool == run.Tool {
+		rr.Reproduction = reproduce(c, run, reqs, s)
+	}
+	rr.Warnings = append(rr.Warnings, a.warnings(c, run, acc, rr, streaming, s)...)
 	return rr, nil
 }
 
@@ -277,13 +349,13 @@ func orUnknown(s string) string {
 }
 
 // isStreaming is the run's Streaming flag, or — when the source does not
-// say — whether any completed request received more than one token message.
+// say — whether any request received more than one response.
 func isStreaming(run *formats.Run, reqs []RequestMetrics) bool {
 	if run.Streaming != nil {
 		return *run.Streaming
 	}
 	for i := range reqs {
-		if reqs[i].TokenMessages > 1 {
+		if reqs[i].Responses > 1 {
 			return true
 		}
 	}
@@ -291,8 +363,9 @@ func isStreaming(run *formats.Run, reqs []RequestMetrics) bool {
 }
 
 // duration is the run's span in seconds by the convention's rule; hasStarts
-// is false when no request has a start time.
-func (a *Analyzer) duration(run *formats.Run, reqs []RequestMetrics) (d float64, hasStarts bool, err error) {
+// is false when no request has a start time. DurationNotRecorded gives the
+// canonical span (for goodput per second) — callers check the rule.
+func duration(c Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
 	var first, last int64
 	haveFirst, haveLast := false, false
 	for i := range reqs {
@@ -300,31 +373,50 @@ func (a *Analyzer) duration(run *formats.Run, reqs []RequestMetrics) (d float64,
 		if !m.HasStart {
 			continue
 		}
+		hasStarts = true
+		endMs := m.LastResponseMs
+		switch c.Duration {
+		case DurationCompletedSpan:
+			if !m.Counted || math.IsNaN(endMs) {
+				continue
+			}
+		case DurationAllSpan:
+			endMs = m.StreamEndMs
+			if math.IsNaN(endMs) {
+				endMs = m.LastResponseMs
+			}
+		default:
+			// first start of any request; end of counted requests
+			if !haveFirst || m.StartNs < first {
+				first, haveFirst = m.StartNs, true
+			}
+			if !m.Counted || math.IsNaN(endMs) {
+				continue
+			}
+		}
 		if !haveFirst || m.StartNs < first {
 			first, haveFirst = m.StartNs, true
 		}
-		if m.Status != formats.StatusOK || math.IsNaN(m.E2EMs) {
+		if math.IsNaN(endMs) {
 			continue
 		}
-		end := m.StartNs + int64(math.Round(m.E2EMs*1e6))
+		end := m.StartNs + int64(math.Round(endMs*1e6))
 		if !haveLast || end > last {
 			last, haveLast = end, true
 		}
 	}
-	if !haveFirst {
-		return math.NaN(), false, nil
+	if !haveFirst || !haveLast {
+		return math.NaN(), hasStarts
 	}
-	if !haveLast {
-		return math.NaN(), true, nil
-	}
-	return float64(last-first) / 1e9, true, nil
+	return float64(last-first) / 1e9, true
 }
 
-func (a *Analyzer) throughput(reqs []RequestMetrics, dur float64) Throughput {
-	var done, outTok, inTok float64
+func throughput(c Convention, reqs []RequestMetrics, dur float64) Throughput {
+	var done, all, outTok, inTok float64
 	for i := range reqs {
 		m := &reqs[i]
-		if m.Status != formats.StatusOK {
+		all++
+		if !m.Counted {
 			continue
 		}
 		done++
@@ -335,9 +427,13 @@ func (a *Analyzer) throughput(reqs []RequestMetrics, dur float64) Throughput {
 			inTok += m.InputTokens
 		}
 	}
+	n := done
+	if c.ThroughputRequests == ThroughputAllRequests {
+		n = all
+	}
 	return Throughput{
 		DurationS:        F(dur),
-		RequestsPerS:     F(div(done, dur)),
+		RequestsPerS:     F(div(n, dur)),
 		OutputTokensPerS: F(div(outTok, dur)),
 		TotalTokensPerS:  F(div(outTok+inTok, dur)),
 	}
@@ -487,7 +583,7 @@ func reportedThroughput(run *formats.Run) Throughput {
 	return t
 }
 
-func (a *Analyzer) warnings(run *formats.Run, rr *RunReport, streaming, knownTokens bool, sumN, sumMsgs float64) []Warning {
+func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *RunReport, streaming bool, s *samples) []Warning {
 	var w []Warning
 	if run.Truncated {
 		w = append(w, Warning{Code: "truncated_input", Message: "an input file was cut short; every complete request was imported (see the run's notes)"})
@@ -506,27 +602,31 @@ func (a *Analyzer) warnings(run *formats.Run, rr *RunReport, streaming, knownTok
 			w = append(w, Warning{Code: "few_samples", Metric: m.name, Message: fmt.Sprintf("P99 rests on %d samples (fewer than 100): it is close to the maximum, not a 1-in-100 tail", m.s.N)})
 		}
 	}
-	if streaming && rr.Requests.Completed > 0 {
+	counted := rr.Metrics.TTFTMs.N
+	if streaming && counted > 0 {
 		switch {
-		case rr.Metrics.ITLMs.N == 0 && rr.Metrics.TTFTMs.N > 0:
+		case rr.Metrics.ITLMs.N == 0 && s.noEvents:
 			w = append(w, Warning{Code: "itl_unavailable", Metric: "itl_ms", Message: "the source has no per-message arrival times, so no inter-token gaps"})
-		case !knownTokens:
+		case !s.tokensKnown && c.ITL != ITLPerRequestMean:
 			msg := "tokens per message unknown: each message counts as one ITL sample"
-			if sumMsgs > 0 && sumN > 0 {
-				msg += fmt.Sprintf(" (mean %.3g tokens per message)", sumN/sumMsgs)
+			if s.sumMsgs > 0 && s.sumN > 0 {
+				msg += fmt.Sprintf(" (mean %.3g tokens per message)", s.sumN/s.sumMsgs)
 			}
 			w = append(w, Warning{Code: "itl_per_message", Metric: "itl_ms", Message: msg})
 		}
 	}
-	if missing := rr.Requests.Completed - rr.Metrics.E2EMs.N; rr.Requests.Completed > 0 && missing > 0 {
-		w = append(w, Warning{Code: "e2e_unavailable", Metric: "e2e_ms", Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, rr.Requests.Completed)})
+	if missing := s.counted - rr.Metrics.E2EMs.N; s.counted > 0 && missing > 0 {
+		w = append(w, Warning{Code: "e2e_unavailable", Metric: "e2e_ms", Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.counted)})
+	}
+	if s.tokErr != "" {
+		msg := "re-tokenized output counts unavailable: " + s.tokErr
+		if acc.tokErr != "" {
+			msg = acc.tokErr
+		}
+		w = append(w, Warning{Code: "tokenizer_unavailable", Metric: "osl_tokens", Message: msg})
 	}
 	if len(rr.OSLSource) > 1 {
-		keys := make([]string, 0, len(rr.OSLSource))
-		for k := range rr.OSLSource {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(rr.OSLSource)
 		w = append(w, Warning{Code: "mixed_osl_sources", Metric: "osl_tokens", Message: "output token counts come from several sources: " + strings.Join(keys, ", ")})
 	}
 	if run.Streaming != nil && !*run.Streaming {

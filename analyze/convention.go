@@ -1,30 +1,60 @@
 package analyze
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
 // A Convention is a named set of explicit metric-definition choices: which
-// message starts TTFT and ends E2E, where the output-token count N comes
-// from, how TPOT and ITL are formed, how percentiles and the standard
-// deviation are computed, what the run's duration is, and how goodput is
-// expressed. Every metric tokentrace reports is computed under one
-// Convention; reproducing a peer tool's numbers is computing under that
-// tool's Convention. Conventions are plain values: compare them, copy them,
-// change one field to see what that choice is worth.
+// requests count, which messages are the "responses" that start TTFT and
+// delimit ITL gaps, where E2E ends, where the output-token count N comes
+// from, how TPOT is formed, how percentiles and the standard deviation are
+// computed and what the run's duration is. Every metric tokentrace reports
+// is computed under one Convention; reproducing a peer tool's numbers is
+// computing under that tool's Convention (profiles.go), and reconciling two
+// numbers is changing one choice at a time (Reconcile).
 //
-// CONVENTIONS.md in this directory states each choice of each convention
-// with its source.
+// Conventions are plain values: copy one, change a field, compare. Each
+// choice's source (tool, file, version) is in Sources, keyed by the choice
+// names of Choices; CONVENTIONS.md tabulates them.
 type Convention struct {
-	// Name identifies the convention ("tokentrace", "genai-perf",
-	// "llmperf@2023-12").
+	// Name identifies the convention: "tokentrace", "genai-perf",
+	// "llmperf@2023-12", …
 	Name string
-	// TTFTStart is the message whose arrival ends TTFT.
-	TTFTStart TTFTRule
-	// E2EEnd is the message whose arrival ends E2E.
+	// Tool is the tool whose definitions these are ("" for tokentrace).
+	Tool string
+	// Completed selects the requests latency statistics are computed over.
+	Completed RequestFilter
+	// Responses selects the messages that count as responses: TTFT is the
+	// first, TTST the gap from first to second, ITL samples the gaps
+	// between consecutive ones, and (with E2ELastResponse) E2E the last.
+	Responses ResponseRule
+	// ResponseUnit says whether a response is one SSE message or one network
+	// read (GenAI-Perf merges the events of one read into one response).
+	ResponseUnit ResponseUnit
+	// E2EEnd is where E2E ends.
 	E2EEnd E2ERule
-	// OutputTokens lists the sources of N in order of preference; the first
-	// one the request has is used.
+	// OutputTokens lists the sources of N in order of preference.
 	OutputTokens []CountSource
-	// TPOT is the per-request time-per-output-token formula.
-	TPOT TPOTRule
-	// ITL is how inter-token latency samples are formed.
+	// TokenizeReasoning: a re-tokenized N counts reasoning text as well as
+	// content.
+	TokenizeReasoning bool
+	// SpecialTokens: a re-tokenized N adds the tokenizer's special tokens
+	// (BOS), as HF add_special_tokens=True does.
+	SpecialTokens bool
+	// TPOTFrom is where the TPOT numerator starts (it ends at the last
+	// response).
+	TPOTFrom TPOTStart
+	// TPOTDivisor is N − 1 or N.
+	TPOTDivisor TPOTDivisor
+	// TPOTCount lists the sources of the TPOT divisor's N, when they differ
+	// from OutputTokens (LLMPerf 2024-12 divides by its chunk count); nil:
+	// OutputTokens.
+	TPOTCount []CountSource
+	// TPOTRounding rounds per-request TPOT.
+	TPOTRounding Rounding
+	// ITL is how inter-token-latency samples are formed.
 	ITL ITLRule
 	// Percentile is the percentile method.
 	Percentile PercentileMethod
@@ -33,35 +63,62 @@ type Convention struct {
 	StdDDOF int
 	// Duration is the span throughput is measured over.
 	Duration DurationRule
-	// Sources gives, per choice name (the JSON keys of Choices), where the
-	// choice comes from: tool, file, version, reason.
+	// ThroughputRequests is which requests request throughput counts.
+	ThroughputRequests ThroughputCount
+	// Goodput is how goodput is expressed.
+	Goodput GoodputForm
+	// Sources gives, per choice name, where the choice comes from.
 	Sources map[string]string
 }
 
-// TTFTRule chooses the message that ends TTFT.
-type TTFTRule string
+// RequestFilter selects the requests latency statistics are computed over.
+type RequestFilter string
 
 const (
-	// TTFTFirstToken: the first message carrying generated tokens, content
-	// or reasoning (canonical; AIPerf).
-	TTFTFirstToken TTFTRule = "first_token_message"
-	// TTFTFirstContent: the first message carrying non-empty content text
-	// (GenAI-Perf, LLMPerf, SGLang).
-	TTFTFirstContent TTFTRule = "first_content_message"
-	// TTFTFirstChoices: the first message with a non-empty choices array,
-	// even a role-only one (vLLM bench serve).
-	TTFTFirstChoices TTFTRule = "first_choices_message"
+	// CompletedOK: status ok (no error, at least one token message).
+	CompletedOK RequestFilter = "status_ok"
+	// CompletedWithContent: status ok with at least one content message
+	// (reasoning-only replies are left out: GenAI-Perf, SGLang).
+	CompletedWithContent RequestFilter = "ok_with_content"
+	// CompletedNoError: every request without an error, empty ones included
+	// (LLMPerf: rows whose error_code is null).
+	CompletedNoError RequestFilter = "no_error"
 )
 
-// E2ERule chooses the message that ends E2E.
+// ResponseRule selects which received messages count as responses.
+type ResponseRule string
+
+const (
+	// ResponsesTokens: messages carrying generated tokens, content or
+	// reasoning (canonical, AIPerf).
+	ResponsesTokens ResponseRule = "token_messages"
+	// ResponsesContent: messages with non-empty content (GenAI-Perf,
+	// LLMPerf, SGLang).
+	ResponsesContent ResponseRule = "content_messages"
+	// ResponsesChoices: messages with a non-empty choices array, role-only
+	// and finish chunks included (vLLM bench serve).
+	ResponsesChoices ResponseRule = "choices_messages"
+)
+
+// ResponseUnit is what one response is.
+type ResponseUnit string
+
+const (
+	// UnitMessage: one SSE message.
+	UnitMessage ResponseUnit = "sse_message"
+	// UnitRead: one network read; the qualifying messages of a read are one
+	// response at the read's time (perf_analyzer/GenAI-Perf).
+	UnitRead ResponseUnit = "network_read"
+)
+
+// E2ERule chooses where E2E ends.
 type E2ERule string
 
 const (
-	// E2ELastToken: the last message carrying generated tokens (canonical,
-	// GenAI-Perf, AIPerf).
-	E2ELastToken E2ERule = "last_token_message"
-	// E2EStreamEnd: the last message of any kind or the stream's close
-	// (LLMPerf, SGLang).
+	// E2ELastResponse: the last response (canonical: the last token).
+	E2ELastResponse E2ERule = "last_response"
+	// E2EStreamEnd: the last message of any kind, or the stream's close as
+	// the tool recorded it (LLMPerf, SGLang).
 	E2EStreamEnd E2ERule = "stream_end"
 )
 
@@ -71,31 +128,60 @@ type CountSource string
 const (
 	// CountServerUsage: the server's usage.completion_tokens.
 	CountServerUsage CountSource = "server_usage"
-	// CountToolReported: the benchmark tool's own count (LLMPerf's without
-	// its BOS token).
+	// CountToolReported: the tool's count as tokentrace normalizes it
+	// (LLMPerf's without its BOS token).
 	CountToolReported CountSource = "tool_reported"
-	// CountTokenizer: the generated text re-tokenized by tokentrace.
+	// CountToolRaw: the tool's per-request count exactly as written
+	// (reported_output_tokens: LLMPerf's with BOS, AIPerf's
+	// output_sequence_length).
+	CountToolRaw CountSource = "tool_reported_raw"
+	// CountTokenizer: the responses' text re-tokenized by tokentrace.
 	CountTokenizer CountSource = "tokenizer"
-	// CountMessages: the number of messages carrying generated tokens.
-	CountMessages CountSource = "chunk_count"
+	// CountResponses: the number of responses (chunk count).
+	CountResponses CountSource = "chunk_count"
+	// CountSSEMessages: every message except [DONE] and SSE comments
+	// (LLMPerf's client counter tokens_received).
+	CountSSEMessages CountSource = "sse_messages"
+	// CountRequested: the request's max_tokens (SGLang OpenAI backends when
+	// usage is missing).
+	CountRequested CountSource = "requested_max_tokens"
 )
 
-// TPOTRule is a per-request TPOT formula.
-type TPOTRule string
+// TPOTStart is where the TPOT numerator starts.
+type TPOTStart string
 
 const (
-	// TPOTExcludeFirst: (E2E − TTFT) / (N − 1), undefined for N ≤ 1
-	// (canonical, GenAI-Perf, AIPerf, vLLM, SGLang).
-	TPOTExcludeFirst TPOTRule = "(e2e-ttft)/(n-1)"
+	TPOTFromFirstResponse TPOTStart = "first_response"
+	TPOTFromRequestStart  TPOTStart = "request_start"
+)
+
+// TPOTDivisor is the TPOT denominator.
+type TPOTDivisor string
+
+const (
+	DivideNMinus1 TPOTDivisor = "n-1"
+	DivideN       TPOTDivisor = "n"
+)
+
+// Rounding of per-request values.
+type Rounding string
+
+const (
+	RoundNone Rounding = "none"
+	// RoundWholeNs: to whole nanoseconds, half to even (Python round()).
+	RoundWholeNs Rounding = "whole_ns_half_even"
 )
 
 // ITLRule is how inter-token-latency samples are formed.
 type ITLRule string
 
 const (
-	// ITLPooledTokenSplit: every gap between consecutive token-carrying
-	// messages of every request, pooled; a gap before a message known to
-	// carry k tokens counts as k samples of gap/k (canonical).
+	// ITLPooledGaps: every gap between consecutive responses, pooled over
+	// requests, one sample per gap (vLLM, SGLang OpenAI backends, AIPerf
+	// inter_chunk_latency).
+	ITLPooledGaps ITLRule = "pooled_response_gaps"
+	// ITLPooledTokenSplit: the same, but a gap before a response known to
+	// carry k tokens counts as k samples of gap/k (canonical, SGLang native).
 	ITLPooledTokenSplit ITLRule = "pooled_token_split_gaps"
 )
 
@@ -103,56 +189,126 @@ const (
 type DurationRule string
 
 const (
-	// DurationFirstStartToLastToken: the earliest request start to the
-	// latest last-token arrival of a completed request (canonical).
-	DurationFirstStartToLastToken DurationRule = "first_start_to_last_token"
+	// DurationFirstStartToLastResponse: earliest start of any request →
+	// latest last response of a completed request (canonical).
+	DurationFirstStartToLastResponse DurationRule = "first_start_to_last_response"
+	// DurationCompletedSpan: earliest start → latest last response, both over
+	// completed requests (GenAI-Perf, AIPerf).
+	DurationCompletedSpan DurationRule = "completed_span"
+	// DurationNotRecorded: the tool measured a span its files do not record
+	// (LLMPerf's request loop, vLLM's dispatch loop): throughput cannot be
+	// recomputed, only read from the summary.
+	DurationNotRecorded DurationRule = "not_recorded"
 )
 
-// Choices returns the convention's choices by name, as shown in reports
-// ("convention": {"choices": {...}}).
-func (c Convention) Choices() map[string]string {
-	out := map[string]string{
-		"ttft_start":   string(c.TTFTStart),
-		"e2e_end":      string(c.E2EEnd),
-		"tpot":         string(c.TPOT),
-		"itl":          string(c.ITL),
-		"percentile":   string(c.Percentile),
-		"std":          map[int]string{0: "population (n)", 1: "sample (n-1)"}[c.StdDDOF],
-		"duration":     string(c.Duration),
-		"completed":    "status ok",
-		"goodput":      "fraction of all requests meeting every SLO; good requests per second",
-		"output_count": "",
+// ThroughputCount is which requests request throughput counts.
+type ThroughputCount string
+
+const (
+	ThroughputCompleted   ThroughputCount = "completed"
+	ThroughputAllRequests ThroughputCount = "all_requests"
+)
+
+// GoodputForm is how goodput is expressed.
+type GoodputForm string
+
+const (
+	// GoodputFractionAndRate: fraction of all requests and good requests/s
+	// (canonical).
+	GoodputFractionAndRate GoodputForm = "fraction_and_per_second"
+	// GoodputPerSecond: good requests per second only, -1 for an invalid SLO
+	// (GenAI-Perf), or null (vLLM).
+	GoodputPerSecond GoodputForm = "per_second"
+	// GoodputNone: the tool reports no goodput.
+	GoodputNone GoodputForm = "none"
+)
+
+// choice is one named choice of a Convention: how to show it and how to
+// copy it from another convention (the steps of a reconciliation).
+type choice struct {
+	name string
+	get  func(c *Convention) string
+	set  func(dst, src *Convention)
+}
+
+func joinSources(s []CountSource) string {
+	if s == nil {
+		return "(output count)"
 	}
-	for i, s := range c.OutputTokens {
-		if i > 0 {
-			out["output_count"] += " > "
-		}
-		out["output_count"] += string(s)
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = string(x)
+	}
+	return strings.Join(parts, " > ")
+}
+
+// choices lists every choice in reconciliation order: which requests,
+// which messages, where E2E ends, how tokens are counted, the TPOT formula,
+// ITL, then the statistics and the run-level rules.
+var choices = []choice{
+	{"completed", func(c *Convention) string { return string(c.Completed) }, func(d, s *Convention) { d.Completed = s.Completed }},
+	{"responses", func(c *Convention) string { return string(c.Responses) }, func(d, s *Convention) { d.Responses = s.Responses }},
+	{"response_unit", func(c *Convention) string { return string(c.ResponseUnit) }, func(d, s *Convention) { d.ResponseUnit = s.ResponseUnit }},
+	{"e2e_end", func(c *Convention) string { return string(c.E2EEnd) }, func(d, s *Convention) { d.E2EEnd = s.E2EEnd }},
+	{"output_count", func(c *Convention) string { return joinSources(c.OutputTokens) }, func(d, s *Convention) { d.OutputTokens = s.OutputTokens }},
+	{"tokenize_reasoning", func(c *Convention) string { return fmt.Sprint(c.TokenizeReasoning) }, func(d, s *Convention) { d.TokenizeReasoning = s.TokenizeReasoning }},
+	{"special_tokens", func(c *Convention) string { return fmt.Sprint(c.SpecialTokens) }, func(d, s *Convention) { d.SpecialTokens = s.SpecialTokens }},
+	{"tpot_from", func(c *Convention) string { return string(c.TPOTFrom) }, func(d, s *Convention) { d.TPOTFrom = s.TPOTFrom }},
+	{"tpot_divisor", func(c *Convention) string { return string(c.TPOTDivisor) }, func(d, s *Convention) { d.TPOTDivisor = s.TPOTDivisor }},
+	{"tpot_count", func(c *Convention) string { return joinSources(c.TPOTCount) }, func(d, s *Convention) { d.TPOTCount = s.TPOTCount }},
+	{"tpot_rounding", func(c *Convention) string { return string(c.TPOTRounding) }, func(d, s *Convention) { d.TPOTRounding = s.TPOTRounding }},
+	{"itl", func(c *Convention) string { return string(c.ITL) }, func(d, s *Convention) { d.ITL = s.ITL }},
+	{"percentile", func(c *Convention) string { return string(c.Percentile) }, func(d, s *Convention) { d.Percentile = s.Percentile }},
+	{"std", func(c *Convention) string { return map[int]string{0: "population (n)", 1: "sample (n-1)"}[c.StdDDOF] }, func(d, s *Convention) { d.StdDDOF = s.StdDDOF }},
+	{"duration", func(c *Convention) string { return string(c.Duration) }, func(d, s *Convention) { d.Duration = s.Duration }},
+	{"throughput_requests", func(c *Convention) string { return string(c.ThroughputRequests) }, func(d, s *Convention) { d.ThroughputRequests = s.ThroughputRequests }},
+	{"goodput", func(c *Convention) string { return string(c.Goodput) }, func(d, s *Convention) { d.Goodput = s.Goodput }},
+}
+
+// ChoiceNames returns the names of every choice, in reconciliation order.
+func ChoiceNames() []string {
+	out := make([]string, len(choices))
+	for i, ch := range choices {
+		out[i] = ch.name
 	}
 	return out
 }
 
-// Canonical is tokentrace's own convention: the definitions its reports use
-// unless told otherwise. Each choice and its reason is stated in
-// CONVENTIONS.md.
-var Canonical = Convention{
-	Name:         "tokentrace",
-	TTFTStart:    TTFTFirstToken,
-	E2EEnd:       E2ELastToken,
-	OutputTokens: []CountSource{CountServerUsage, CountToolReported, CountTokenizer, CountMessages},
-	TPOT:         TPOTExcludeFirst,
-	ITL:          ITLPooledTokenSplit,
-	Percentile:   PercentileLinear,
-	StdDDOF:      1,
-	Duration:     DurationFirstStartToLastToken,
-	Sources: map[string]string{
-		"ttft_start":   "tokentrace: the user waits for the first generated token, reasoning included (AIPerf time_to_first_token agrees)",
-		"e2e_end":      "tokentrace: the last generated token; trailing usage/[DONE] messages are transport, kept as stream_end",
-		"output_count": "tokentrace: the server's own count is exact; tool counts and re-tokenization are fallbacks",
-		"tpot":         "tokentrace: decode cost per token after the first, so E2E = TTFT + TPOT·(N−1)",
-		"itl":          "tokentrace: the pooled gap distribution shows stalls a per-request mean hides",
-		"percentile":   "numpy default (linear, h=(n−1)p), shared by GenAI-Perf, AIPerf, vLLM, SGLang, LLMPerf",
-		"std":          "sample standard deviation: a benchmark is a sample of the deployment's behaviour",
-		"duration":     "tokentrace: from the first request sent to the last token received",
-	},
+// Choices returns the convention's choices by name, as shown in reports
+// ("convention": {"choices": {...}}).
+func (c Convention) Choices() map[string]string {
+	out := make(map[string]string, len(choices))
+	for _, ch := range choices {
+		out[ch.name] = ch.get(&c)
+	}
+	return out
 }
+
+// sortedKeys returns m's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Further rule values used by peer tools' profiles.
+const (
+	// ITLPerRequestMean: one ITL value per request, (t_last − t_first)/(N − 1)
+	// (guidellm inter_token_latency_ms), weighted by N − 1 when
+	// TokenWeighted.
+	ITLPerRequestMean ITLRule = "per_request_mean"
+	// ITLTokenZeroGaps: every token of a chunk gets the chunk's arrival time,
+	// so a k-token chunk adds its gap and k − 1 zero gaps (inference-perf).
+	ITLTokenZeroGaps ITLRule = "pooled_token_gaps_zero_within_chunk"
+
+	// RoundFloorNs: to whole nanoseconds, truncated (MLPerf integer ns
+	// division).
+	RoundFloorNs Rounding = "whole_ns_floor"
+
+	// DurationAllSpan: earliest start → latest end (stream end) over all
+	// requests, failed ones included (guidellm v0.3, inference-perf).
+	DurationAllSpan DurationRule = "all_requests_span"
+)

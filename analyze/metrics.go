@@ -7,36 +7,64 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 )
 
+// TokenCounter counts the tokens of a text (a re-tokenized output count).
+// analyze/tokenizer provides implementations.
+type TokenCounter interface {
+	Name() string
+	Count(text string, addSpecial bool) (int, error)
+}
+
 // RequestMetrics are one request's metrics under a Convention. Times are in
 // milliseconds; NaN means undefined (no such event, or the formula does not
 // apply), never zero.
 type RequestMetrics struct {
 	Status string
-	// StartNs is the request's start in its clock (0 with HasStart false).
+	// Counted is true when the request is in the convention's completed set
+	// (Convention.Completed): latency statistics are over counted requests.
+	Counted bool
+	// StartNs is the request's start in its clock (valid when HasStart).
 	StartNs  int64
 	HasStart bool
-	// TTFTMs: start → the convention's TTFT message.
-	TTFTMs float64
-	// TTFOMs: start → the first content (non-reasoning) message.
-	TTFOMs float64
-	// TTSTMs: first → second token-carrying message.
-	TTSTMs float64
-	// E2EMs: start → the convention's E2E message.
-	E2EMs float64
-	// TPOTMs: the convention's TPOT formula; NaN for N ≤ 1 or unknown N.
+	TTFTMs   float64 // start → first response
+	TTFOMs   float64 // start → first content message
+	TTSTMs   float64 // first → second response
+	E2EMs    float64 // start → the convention's E2E end
+	// LastResponseMs is start → last response (the end of the TPOT span).
+	LastResponseMs float64
+	// StreamEndMs is start → the stream's end.
+	StreamEndMs float64
+	// TPOTMs is the convention's TPOT formula; NaN where undefined.
 	TPOTMs float64
+	// ITLMeanMs is (last − first response)/(N − 1), the per-request ITL of
+	// ITLPerRequestMean conventions.
+	ITLMeanMs float64
 	// OutputTokens is N (NaN when unknown) and OutputSource where it came
-	// from.
+	// from; TPOTTokens is the TPOT divisor's N.
 	OutputTokens float64
 	OutputSource string
-	// InputTokens is the ISL (NaN when unknown).
-	InputTokens float64
+	TPOTTokens   float64
+	// InputTokens is the ISL (NaN when unknown); InputReported the tool's
+	// own per-request ISL.
+	InputTokens   float64
+	InputReported float64
+	InputUsage    float64
+	// OutputUsage is the server's completion_tokens (NaN when absent).
+	OutputUsage float64
+	// ErrorCode of a failed request (valid when HasErrorCode).
+	ErrorCode    int64
+	HasErrorCode bool
 	// HasReasoning is true when the request produced reasoning tokens.
 	HasReasoning bool
 	// TokensPerMessageKnown is true when every gap's token count was known.
 	TokensPerMessageKnown bool
-	// TokenMessages is the number of token-carrying messages.
-	TokenMessages int64
+	// Responses is the number of responses; Messages of messages.
+	Responses int
+	Messages  int
+	// TokenizerErr records why a tokenizer count was unavailable.
+	TokenizerErr string
+	// NonStreaming marks a request of a non-streaming run in a pooled
+	// report: its TPOT, TTST and ITL are left out.
+	NonStreaming bool
 }
 
 func nsToMs(p *int64) float64 {
@@ -46,117 +74,274 @@ func nsToMs(p *int64) float64 {
 	return float64(*p) / 1e6
 }
 
-func optF(p *int64) float64 {
+func optI(p *int64) float64 {
 	if p == nil {
 		return math.NaN()
 	}
 	return float64(*p)
 }
 
-// ComputeRequest returns r's metrics under c and appends r's ITL samples
-// (ms) to itl, returning the extended slice. events are r's events in
-// arrival order (nil for sources without per-message data, whose metrics
-// then come from r's offsets).
-func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, itl []float64) (RequestMetrics, []float64) {
+func optF(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// response is one response under a convention: its arrival offset, the
+// tokens it carried (-1: unknown), and its text.
+type response struct {
+	off    int64
+	tokens int
+	text   []string
+}
+
+// responses selects the convention's responses from events.
+func responses(c Convention, events []formats.Event, out []response) []response {
+	out = out[:0]
+	lastRead := int32(-1)
+	for i := range events {
+		e := &events[i]
+		var keep bool
+		switch c.Responses {
+		case ResponsesTokens:
+			keep = e.CarriesTokens()
+		case ResponsesContent:
+			keep = e.Kind == formats.KindContent
+		case ResponsesChoices:
+			keep = e.HasChoices
+		}
+		if !keep {
+			continue
+		}
+		tok := -1
+		if e.Tokens != nil {
+			tok = int(*e.Tokens)
+		}
+		var texts []string
+		if e.Text != nil {
+			texts = append(texts, *e.Text)
+		}
+		if c.TokenizeReasoning && e.ReasoningText != nil {
+			texts = append(texts, *e.ReasoningText)
+		}
+		if c.ResponseUnit == UnitRead && e.ReadIndex == lastRead && len(out) > 0 {
+			r := &out[len(out)-1]
+			if r.tokens >= 0 && tok >= 0 {
+				r.tokens += tok
+			} else {
+				r.tokens = -1
+			}
+			r.text = append(r.text, texts...)
+			continue
+		}
+		lastRead = e.ReadIndex
+		out = append(out, response{off: e.OffsetNs, tokens: tok, text: texts})
+	}
+	return out
+}
+
+// ComputeRequest returns r's metrics under c and appends r's pooled ITL
+// samples (ms) to itl, returning the extended slice. events are r's events
+// in arrival order; sources without per-message data pass nil, and the
+// metrics then come from r's offsets (first token or first content, second
+// token, last token). tok re-tokenizes text for CountTokenizer; nil when no
+// tokenizer is available.
+func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
+	nan := math.NaN()
 	m := RequestMetrics{
-		Status:        r.Status,
-		TTFTMs:        math.NaN(),
-		TTFOMs:        nsToMs(r.FirstContentOffsetNs),
-		TTSTMs:        math.NaN(),
-		E2EMs:         math.NaN(),
-		TPOTMs:        math.NaN(),
-		InputTokens:   optF(r.InputTokens),
-		TokenMessages: r.TokenMessageCount,
+		Status: r.Status, TTFTMs: nan, TTFOMs: nsToMs(r.FirstContentOffsetNs), TTSTMs: nan, E2EMs: nan,
+		LastResponseMs: nan, StreamEndMs: nsToMs(r.StreamEndOffsetNs), TPOTMs: nan, ITLMeanMs: nan,
+		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(r.InputTokens), InputReported: optF(r.ReportedInputTokens),
+		InputUsage: nan, OutputUsage: nan, Messages: len(events),
+	}
+	if r.InputTokensSource == formats.SourceServerUsage {
+		m.InputUsage = m.InputTokens
+	}
+	if r.OutputTokensSource == formats.SourceServerUsage {
+		m.OutputUsage = optI(r.OutputTokens)
 	}
 	if r.StartNs != nil {
 		m.StartNs, m.HasStart = *r.StartNs, true
 	}
+	if r.ErrorCode != nil {
+		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true
+	}
 	if r.ReasoningTokens != nil && *r.ReasoningTokens > 0 {
 		m.HasReasoning = true
 	}
-	switch c.TTFTStart {
-	case TTFTFirstToken:
-		m.TTFTMs = nsToMs(r.FirstTokenOffsetNs)
-	case TTFTFirstContent:
-		m.TTFTMs = nsToMs(r.FirstContentOffsetNs)
-	case TTFTFirstChoices:
-		m.TTFTMs = nsToMs(r.FirstTokenOffsetNs)
-		for i := range events {
-			if events[i].HasChoices {
-				m.TTFTMs = float64(events[i].OffsetNs) / 1e6
-				break
-			}
+	for i := range events {
+		if events[i].Kind == formats.KindReasoning || events[i].ReasoningText != nil && *events[i].ReasoningText != "" {
+			m.HasReasoning = true
+			break
 		}
 	}
-	if r.FirstTokenOffsetNs != nil && r.SecondTokenOffsetNs != nil {
-		m.TTSTMs = float64(*r.SecondTokenOffsetNs-*r.FirstTokenOffsetNs) / 1e6
+
+	var resp []response
+	if len(events) > 0 {
+		resp = responses(c, events, nil)
+		m.Responses = len(resp)
+		if len(resp) > 0 {
+			m.TTFTMs = float64(resp[0].off) / 1e6
+			m.LastResponseMs = float64(resp[len(resp)-1].off) / 1e6
+		}
+		if len(resp) > 1 {
+			m.TTSTMs = float64(resp[1].off-resp[0].off) / 1e6
+		}
+	} else {
+		// No per-message data: the request's own offsets.
+		first := r.FirstTokenOffsetNs
+		if c.Responses == ResponsesContent {
+			first = r.FirstContentOffsetNs
+		}
+		m.TTFTMs = nsToMs(first)
+		m.LastResponseMs = nsToMs(r.LastTokenOffsetNs)
+		if r.FirstTokenOffsetNs != nil && r.SecondTokenOffsetNs != nil {
+			m.TTSTMs = float64(*r.SecondTokenOffsetNs-*r.FirstTokenOffsetNs) / 1e6
+		}
+		m.Responses = int(r.TokenMessageCount)
 	}
 	switch c.E2EEnd {
-	case E2ELastToken:
-		m.E2EMs = nsToMs(r.LastTokenOffsetNs)
+	case E2ELastResponse:
+		m.E2EMs = m.LastResponseMs
 	case E2EStreamEnd:
-		m.E2EMs = nsToMs(r.StreamEndOffsetNs)
+		m.E2EMs = m.StreamEndMs
 	}
-	m.OutputTokens, m.OutputSource = outputCount(c, r)
 
-	// ITL samples: gaps between consecutive token-carrying messages.
-	m.TokensPerMessageKnown = true
-	prev := int64(-1)
-	for i := range events {
-		e := &events[i]
-		if !e.CarriesTokens() {
-			continue
+	switch c.Completed {
+	case CompletedOK:
+		m.Counted = r.Status == formats.StatusOK
+	case CompletedWithContent:
+		m.Counted = r.Status == formats.StatusOK && (r.FirstContentOffsetNs != nil || len(events) == 0 && r.TokenMessageCount > 0)
+	case CompletedNoError:
+		m.Counted = r.Status == formats.StatusOK || r.Status == formats.StatusEmpty
+	}
+
+	m.OutputTokens, m.OutputSource, m.TokenizerErr = count(c, c.OutputTokens, r, events, resp, tok)
+	m.TPOTTokens = m.OutputTokens
+	if c.TPOTCount != nil {
+		m.TPOTTokens, _, _ = count(c, c.TPOTCount, r, events, resp, tok)
+	}
+
+	// TPOT.
+	from := m.TTFTMs
+	if c.TPOTFrom == TPOTFromRequestStart {
+		from = 0
+	}
+	div := m.TPOTTokens
+	if c.TPOTDivisor == DivideNMinus1 {
+		div--
+	}
+	if div > 0 && (c.TPOTDivisor == DivideN || m.TPOTTokens > 1) {
+		m.TPOTMs = (m.LastResponseMs - from) / div
+		switch c.TPOTRounding {
+		case RoundWholeNs:
+			m.TPOTMs = math.RoundToEven(m.TPOTMs*1e6) / 1e6
+		case RoundFloorNs:
+			m.TPOTMs = math.Floor(m.TPOTMs*1e6) / 1e6
 		}
-		if e.Kind == formats.KindReasoning {
-			m.HasReasoning = true
+	}
+	if m.OutputTokens > 1 {
+		m.ITLMeanMs = (m.LastResponseMs - m.TTFTMs) / (m.OutputTokens - 1)
+	}
+
+	// Pooled ITL samples.
+	m.TokensPerMessageKnown = len(resp) > 0
+	for i := 1; i < len(resp); i++ {
+		gap := float64(resp[i].off-resp[i-1].off) / 1e6
+		k := resp[i].tokens
+		if k < 0 {
+			m.TokensPerMessageKnown = false
 		}
-		if prev >= 0 {
-			gap := float64(e.OffsetNs-prev) / 1e6
-			k := 1
-			if e.Tokens != nil && *e.Tokens > 1 {
-				k = int(*e.Tokens)
-			} else if e.Tokens == nil {
-				m.TokensPerMessageKnown = false
-			}
+		switch {
+		case c.ITL == ITLPooledTokenSplit && k > 1:
 			for j := 0; j < k; j++ {
 				itl = append(itl, gap/float64(k))
 			}
+		case c.ITL == ITLTokenZeroGaps && k > 1:
+			itl = append(itl, gap)
+			for j := 1; j < k; j++ {
+				itl = append(itl, 0)
+			}
+		case c.ITL == ITLPerRequestMean:
+			// one value per request, kept in ITLMeanMs
+		default:
+			itl = append(itl, gap)
 		}
-		prev = e.OffsetNs
-	}
-	if len(events) == 0 {
-		m.TokensPerMessageKnown = false
-	}
-	if c.TPOT == TPOTExcludeFirst && m.OutputTokens > 1 {
-		m.TPOTMs = (m.E2EMs - m.TTFTMs) / (m.OutputTokens - 1)
 	}
 	return m, itl
 }
 
-// outputCount picks N by the convention's source order.
-func outputCount(c Convention, r *formats.Request) (float64, string) {
-	for _, s := range c.OutputTokens {
+// count returns N by the given source order, its source's name, and why a
+// tokenizer count was unavailable.
+func count(c Convention, sources []CountSource, r *formats.Request, events []formats.Event, resp []response, tok TokenCounter) (float64, string, string) {
+	tokErr := ""
+	for _, s := range sources {
 		switch s {
 		case CountServerUsage:
 			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceServerUsage {
-				return float64(*r.OutputTokens), string(s)
+				return float64(*r.OutputTokens), string(s), ""
 			}
 		case CountToolReported:
 			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceToolReported {
-				return float64(*r.OutputTokens), string(s)
+				return float64(*r.OutputTokens), string(s), ""
+			}
+		case CountToolRaw:
+			if r.ReportedOutputTokens != nil {
+				return *r.ReportedOutputTokens, string(s), ""
 			}
 		case CountTokenizer:
 			if r.OutputTokens != nil && strings.HasPrefix(r.OutputTokensSource, formats.SourceTokenizerPfx) {
-				return float64(*r.OutputTokens), r.OutputTokensSource
+				return float64(*r.OutputTokens), r.OutputTokensSource, ""
 			}
-		case CountMessages:
-			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceChunkCount {
-				return float64(*r.OutputTokens), string(s)
+			if tok == nil {
+				tokErr = "no tokenizer"
+				continue
+			}
+			if len(events) == 0 {
+				tokErr = "no generated text in the source"
+				continue
+			}
+			var b strings.Builder
+			hasText := false
+			for _, x := range resp {
+				for _, t := range x.text {
+					b.WriteString(t)
+					hasText = true
+				}
+			}
+			if !hasText && len(resp) > 0 {
+				tokErr = "generated text not stored (imported with --no-text?)"
+				continue
+			}
+			n, err := tok.Count(b.String(), c.SpecialTokens)
+			if err != nil {
+				tokErr = err.Error()
+				continue
+			}
+			return float64(n), formats.SourceTokenizerPfx + tok.Name(), ""
+		case CountResponses:
+			if len(events) > 0 {
+				return float64(len(resp)), string(s), ""
 			}
 			if r.TokenMessageCount > 0 {
-				return float64(r.TokenMessageCount), string(s)
+				return float64(r.TokenMessageCount), string(s), ""
+			}
+		case CountSSEMessages:
+			if len(events) > 0 {
+				n := 0
+				for i := range events {
+					if events[i].Kind != formats.KindDone && events[i].Kind != formats.KindOther {
+						n++
+					}
+				}
+				return float64(n), string(s), ""
+			}
+		case CountRequested:
+			if r.MaxTokens != nil {
+				return float64(*r.MaxTokens), string(s), ""
 			}
 		}
 	}
-	return math.NaN(), ""
+	return math.NaN(), "", tokErr
 }

@@ -60,7 +60,7 @@ func near(t *testing.T, what string, got, want float64) {
 
 func TestClassicExample(t *testing.T) {
 	r, evs := classic(0, 1_000_000_000)
-	m, itl := ComputeRequest(Canonical, &r, evs, nil)
+	m, itl := ComputeRequest(Canonical, &r, evs, nil, nil)
 	near(t, "TTFT", m.TTFTMs, 500)                    // the role-only chunk at 400 ms does not count
 	near(t, "E2E", m.E2EMs, 1200)                     // usage and [DONE] do not extend E2E
 	near(t, "TPOT", m.TPOTMs, 700.0/99)               // 7.0707… ms
@@ -84,7 +84,7 @@ func TestClassicExample(t *testing.T) {
 func TestEdgeCases(t *testing.T) {
 	t.Run("N=1", func(t *testing.T) {
 		r, evs := mkRequest(0, 0, []ev{{300 * ms, formats.KindContent, nil}, {310 * ms, formats.KindDone, nil}}, ingest.Ptr(int64(1)))
-		m, itl := ComputeRequest(Canonical, &r, evs, nil)
+		m, itl := ComputeRequest(Canonical, &r, evs, nil, nil)
 		near(t, "TTFT", m.TTFTMs, 300)
 		near(t, "E2E", m.E2EMs, 300)
 		near(t, "TPOT", m.TPOTMs, math.NaN())
@@ -95,7 +95,7 @@ func TestEdgeCases(t *testing.T) {
 	})
 	t.Run("N=0 role and usage only", func(t *testing.T) {
 		r, evs := mkRequest(0, 0, []ev{{100 * ms, formats.KindRole, nil}, {120 * ms, formats.KindUsage, nil}, {121 * ms, formats.KindDone, nil}}, ingest.Ptr(int64(0)))
-		m, _ := ComputeRequest(Canonical, &r, evs, nil)
+		m, _ := ComputeRequest(Canonical, &r, evs, nil, nil)
 		if m.Status != formats.StatusEmpty {
 			t.Fatalf("status %s, want empty", m.Status)
 		}
@@ -105,7 +105,7 @@ func TestEdgeCases(t *testing.T) {
 	t.Run("multi-token chunks split gaps", func(t *testing.T) {
 		three := int32(3)
 		r, evs := mkRequest(0, 0, []ev{{100 * ms, formats.KindContent, &three}, {130 * ms, formats.KindContent, &three}}, ingest.Ptr(int64(6)))
-		m, itl := ComputeRequest(Canonical, &r, evs, nil)
+		m, itl := ComputeRequest(Canonical, &r, evs, nil, nil)
 		if len(itl) != 3 {
 			t.Fatalf("a 30 ms gap before a 3-token message is 3 samples, got %v", itl)
 		}
@@ -117,7 +117,7 @@ func TestEdgeCases(t *testing.T) {
 	})
 	t.Run("reasoning first: TTFT vs TTFO", func(t *testing.T) {
 		r, evs := mkRequest(0, 0, []ev{{50 * ms, formats.KindReasoning, nil}, {80 * ms, formats.KindReasoning, nil}, {200 * ms, formats.KindContent, nil}}, nil)
-		m, _ := ComputeRequest(Canonical, &r, evs, nil)
+		m, _ := ComputeRequest(Canonical, &r, evs, nil, nil)
 		near(t, "TTFT", m.TTFTMs, 50)
 		near(t, "TTFO", m.TTFOMs, 200)
 		if !m.HasReasoning {
@@ -270,4 +270,19 @@ func TestBucketsAndFit(t *testing.T) {
 
 func contains(s, sub string) bool {
 	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
+}
+
+func TestCleanUntrustedStrings(t *testing.T) {
+	in := "<script>x</script>|\x1b[31mRED\nFAKE == run pwned ==\r" + string(make([]byte, 0))
+	got := clean(in, false)
+	if got != "<script>x</script>|?[31mRED?FAKE == run pwned ==?" {
+		t.Errorf("text: %q", got)
+	}
+	if md := clean("<b>|x", true); md != `\<b\>\|x` {
+		t.Errorf("markdown: %q", md)
+	}
+	long := clean(string(make([]rune, 500)), false)
+	if len([]rune(long)) != 121 {
+		t.Errorf("long string cut to %d runes", len([]rune(long)))
+	}
 }

@@ -22,6 +22,11 @@ const (
 	// PercentileFloorRank is MLPerf LoadGen's rule: x[⌊n·p⌋] of the sorted
 	// sample (clamped to n−1), no interpolation.
 	PercentileFloorRank PercentileMethod = "floor_rank"
+	// PercentileWeightedNearestRank is guidellm's rule: the first value whose
+	// cumulative (weighted) probability reaches p, no interpolation. With
+	// equal weights it is x[⌈n·p⌉−1]. Weighted samples go through
+	// SummarizeWeighted.
+	PercentileWeightedNearestRank PercentileMethod = "weighted_nearest_rank"
 )
 
 // Percentile returns the p-quantile (0 ≤ p ≤ 1) of sorted (ascending, no
@@ -51,6 +56,15 @@ func Percentile(sorted []float64, p float64, m PercentileMethod) float64 {
 			return b - d*(1-t)
 		}
 		return a + d*t
+	case PercentileWeightedNearestRank:
+		i := int(math.Ceil(float64(n)*p)) - 1
+		if i < 0 {
+			i = 0
+		}
+		if i > n-1 {
+			i = n - 1
+		}
+		return sorted[i]
 	case PercentileFloorRank:
 		i := int(math.Floor(float64(n) * p))
 		if i > n-1 {

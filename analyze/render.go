@@ -99,6 +99,32 @@ func (t *table) write(w io.Writer) {
 	tw.Flush()
 }
 
+// clean makes a string from a trace safe to print: control characters
+// (terminal escapes, newlines) become "?", Markdown-significant characters
+// are escaped in Markdown, and long strings are cut at 120 characters.
+// Traces are untrusted input.
+func clean(s string, md bool) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == 120 {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteByte('?')
+		case md && strings.ContainsRune("|<>*_`[]\\", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	head := func(s string) {
 		if md {
@@ -118,8 +144,12 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	if rr.Streaming != nil {
 		streaming = map[bool]string{true: "streaming", false: "non-streaming"}[*rr.Streaming]
 	}
-	head(fmt.Sprintf("run %s", rr.RunID))
-	line("tool %s %s · model %s · %s", orDash(rr.Tool), rr.ToolVersion, orDash(rr.Model), streaming)
+	head(fmt.Sprintf("run %s", clean(rr.RunID, md)))
+	tool := clean(orDash(rr.Tool), md)
+	if rr.ToolVersion != "" {
+		tool += " " + clean(rr.ToolVersion, md)
+	}
+	line("tool %s · model %s · %s", tool, clean(orDash(rr.Model), md), streaming)
 	line("convention %s (percentiles %s, std %s, N from %s)", rr.Convention.Name, rr.PercentileMethod,
 		rr.Convention.Choices["std"], rr.Convention.Choices["output_count"])
 	q := rr.Requests
@@ -163,14 +193,18 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		line("output tokens from: %s", strings.Join(keys, ", "))
 	}
 	if g := rr.Goodput; g != nil {
-		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s (TPOT vacuous for %d)",
-			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), g.TPOTVacuous)
+		vac := ""
+		if strings.Contains(g.SLO, "tpot") {
+			vac = fmt.Sprintf(" (TPOT vacuously met by %d with N ≤ 1)", g.TPOTVacuous)
+		}
+		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s%s",
+			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), vac)
 	}
 	if md {
 		fmt.Fprintln(w)
 	}
-	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms + %s ms × N (R² %s, n %d)")
-	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms + %s ms × ISL (R² %s, n %d)")
+	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms %s ms × N (R² %s, n %d)")
+	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms %s ms × ISL (R² %s, n %d)")
 
 	if len(rr.Reported) > 0 {
 		keys := make([]string, 0, len(rr.Reported))
@@ -181,19 +215,22 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		}
 		sort.Strings(keys)
 		t := &table{md: md}
-		t.add(fmt.Sprintf("reported by %s (%d of %d metrics; all in JSON)", orDash(rr.Tool), len(keys), len(rr.Reported)), "unit", "avg/mean", "P50", "P90", "P99")
+		t.add(fmt.Sprintf("reported by %s (%d of %d metrics; all in the JSON report)", clean(orDash(rr.Tool), md), len(keys), len(rr.Reported)), "unit", "avg/mean", "P50", "P90", "P99")
 		for _, k := range keys {
 			r := rr.Reported[k]
-			t.add(k, fmt.Sprint(orEmpty(r["unit"])), rep(r, "avg", "mean", "value"), rep(r, "p50"), rep(r, "p90"), rep(r, "p99"))
+			t.add(clean(k, md), clean(fmt.Sprint(orEmpty(r["unit"])), md), rep(r, "avg", "mean", "value"), rep(r, "p50"), rep(r, "p90"), rep(r, "p99"))
 		}
 		t.write(w)
+	}
+	if rp := rr.Reproduction; rp != nil {
+		writeReproduction(w, rp, rr.Tool, md)
 	}
 	for _, wn := range rr.Warnings {
 		m := ""
 		if wn.Metric != "" {
 			m = " [" + wn.Metric + "]"
 		}
-		line("warning %s%s: %s", wn.Code, m, wn.Message)
+		line("warning %s%s: %s", wn.Code, m, clean(wn.Message, md))
 	}
 	return nil
 }
@@ -233,11 +270,19 @@ func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFm
 	}
 	t.write(w)
 	if f != nil {
-		fmt.Fprintf(w, fitFmt+"\n", num(float64(f.InterceptMs)), num(float64(f.SlopeMsPerToken)), num(float64(f.R2)), f.N)
+		fmt.Fprintf(w, fitFmt+"\n", num(float64(f.InterceptMs)), signedTerm(float64(f.SlopeMsPerToken)), num(float64(f.R2)), f.N)
 		if md {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// signedTerm writes a sum's next term: "+ 3.2" or "− 3.2".
+func signedTerm(v float64) string {
+	if v < 0 {
+		return "− " + num(-v)
+	}
+	return "+ " + num(v)
 }
 
 func rep(r Reported, keys ...string) string {
@@ -264,4 +309,48 @@ func orEmpty(v any) any {
 		return ""
 	}
 	return v
+}
+
+// writeReproduction summarizes a Reproduction: the counts, then the
+// statistics that differ or cannot be recomputed, grouped by reason.
+func writeReproduction(w io.Writer, rp *Reproduction, tool string, md bool) {
+	fmt.Fprintf(w, "reproduction under %s: %d of %d statistics %s reported reproduced within %g; %d differ, %d not reproducible\n",
+		rp.Convention, rp.Reproduced, rp.Total, orDash(tool), ReproTolerance, rp.Differs, rp.NotReproducible)
+	type group struct {
+		status, reason string
+		metrics        []string
+		n              int
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, it := range rp.Items {
+		if it.Status == "reproduced" {
+			continue
+		}
+		key := it.Status + "|" + it.Reason
+		g := byKey[key]
+		if g == nil {
+			g = &group{status: it.Status, reason: it.Reason}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.n++
+		if len(g.metrics) == 0 || g.metrics[len(g.metrics)-1] != it.Metric {
+			g.metrics = append(g.metrics, it.Metric)
+		}
+	}
+	for _, g := range groups {
+		names := g.metrics
+		if len(names) > 4 {
+			names = append(append([]string{}, names[:4]...), fmt.Sprintf("+%d more", len(g.metrics)-4))
+		}
+		prefix := "  "
+		if md {
+			prefix = "- "
+		}
+		fmt.Fprintf(w, "%s%s (%d): %s — %s\n", prefix, strings.ReplaceAll(g.status, "_", " "), g.n, strings.Join(names, ", "), g.reason)
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
 }

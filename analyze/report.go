@@ -39,7 +39,10 @@ type RunReport struct {
 	TTFTByISL        []Bucket            `json:"ttft_by_isl"`
 	TTFTISLFit       *Fit                `json:"ttft_isl_fit"`
 	Reported         map[string]Reported `json:"reported"`
-	Warnings         []Warning           `json:"warnings"`
+	// Reproduction compares the tool's reported statistics with their
+	// recomputation, when the report's convention is the run's tool's.
+	Reproduction *Reproduction `json:"reproduction,omitempty"`
+	Warnings     []Warning     `json:"warnings"`
 }
 
 // ConventionInfo names the convention a report was computed under and lists

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/tokenizer"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -34,14 +37,18 @@ func (f *inputFlags) register(c *cobra.Command) {
 
 // reportFlags are the flags of the commands that print a report.
 type reportFlags struct {
-	slo      string
-	pool     bool
-	format   string
-	oslEdges string
-	islEdges string
+	convention string
+	tokenizer  string
+	slo        string
+	pool       bool
+	format     string
+	oslEdges   string
+	islEdges   string
 }
 
 func (f *reportFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+")")
+	c.Flags().StringVar(&f.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts: "+strings.Join(tokenizer.Builtins(), ", ")+", a tokenizer.json or a SentencePiece .model (default: the one a run recorded, when built in)")
 	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (metrics ttft, ttfo, tpot, e2e; units required)")
 	c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
 	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
@@ -62,6 +69,15 @@ func (f *reportFlags) options() (analyze.Options, error) {
 		return opt, usageError{fmt.Errorf("--format %q: want text, json or markdown", f.format)}
 	}
 	opt.Pool = f.pool
+	if f.convention != "tool" {
+		c, err := analyze.LookupConvention(f.convention)
+		if err != nil {
+			return opt, usageError{err}
+		}
+		opt.Convention = func(*formats.Run) analyze.Convention { return c }
+	} else {
+		opt.Convention = toolConvention
+	}
 	if opt.OSLEdges, err = parseEdges("--osl-buckets", f.oslEdges); err != nil {
 		return opt, err
 	}
@@ -89,6 +105,63 @@ func parseEdges(flag, s string) ([]float64, error) {
 	return out, nil
 }
 
+// toolConvention is the run's own tool's convention, else the canonical one.
+func toolConvention(r *formats.Run) analyze.Convention {
+	if c, ok := analyze.ToolConvention(r.Convention, r.Tool); ok {
+		return c
+	}
+	return analyze.Canonical
+}
+
+func profileNames() []string {
+	var out []string
+	for _, c := range analyze.Profiles {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// analyzer returns the Analyzer the report flags need: the chosen
+// convention (every profile for --convention tool), with the tokenizer.
+func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
+	var a *analyze.Analyzer
+	if f.convention == "tool" {
+		a = analyze.NewAnalyzer(analyze.Profiles...)
+	} else {
+		c, err := analyze.LookupConvention(f.convention)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		a = analyze.NewAnalyzer(c)
+	}
+	if err := f.setTokenizer(a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// setTokenizer gives a the --tokenizer, or lets runs use the built-in
+// tokenizer they recorded.
+func (f *reportFlags) setTokenizer(a *analyze.Analyzer) error {
+	if f.tokenizer != "" {
+		tok, err := tokenizer.Open(f.tokenizer)
+		if err != nil {
+			return usageError{fmt.Errorf("--tokenizer: %w", err)}
+		}
+		a.SetTokenizer(tok)
+		return nil
+	}
+	a.SetTokenizerOpener(func(name string) (analyze.TokenCounter, error) {
+		for _, b := range tokenizer.Builtins() {
+			if b == name {
+				return tokenizer.Open(name)
+			}
+		}
+		return nil, fmt.Errorf("not a built-in tokenizer (give --tokenizer PATH to a tokenizer.json or .model)")
+	})
+	return nil
+}
+
 func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	switch f.format {
 	case "json":
@@ -99,15 +172,26 @@ func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	return analyze.WriteText(w, rep)
 }
 
+// minArgs is cobra.MinimumNArgs reporting a usage error.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())}
+		}
+		return nil
+	}
+}
+
 // importInputs resolves inputs and streams them into sink. Directories
 // holding tokentrace tables (runs.parquet) are read back as tables when
 // tables is true.
 func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink) error {
 	var files []string
+	seen := map[string]bool{}
 	for _, in := range inputs {
 		if st, err := os.Stat(in); err == nil && st.IsDir() && tables {
 			if _, err := os.Stat(filepath.Join(in, "runs.parquet")); err == nil {
-				if err := formats.ReadTables(in, sink); err != nil {
+				if err := formats.ReadTables(in, newRenamer(sink, seen)); err != nil {
 					return err
 				}
 				continue
@@ -117,6 +201,11 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	}
 	if len(files) == 0 {
 		return nil
+	}
+	if f.from != "" {
+		if _, err := registry.Lookup(f.from); err != nil {
+			return usageError{err}
+		}
 	}
 	jobs, skipped, err := registry.Resolve(files, f.from)
 	if err != nil {
@@ -131,7 +220,67 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	stop := startProgress(jobs)
 	defer stop()
 	opt := ingest.Options{NoText: f.noText, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
-	return registry.Import(jobs, f.labels, opt, sink)
+	if err := registry.Import(jobs, f.labels, opt, newRenamer(sink, seen)); err != nil {
+		if errors.Is(err, registry.ErrLabels) {
+			return usageError{err}
+		}
+		return err
+	}
+	return nil
+}
+
+// renamer gives a run whose id an earlier input already used a fresh id
+// ("id-2", "id-3", …), so that two inputs with the same run names are
+// reported as two runs rather than merged.
+type renamer struct {
+	sink formats.Sink
+	seen map[string]bool   // ids used by earlier inputs and this one
+	ids  map[string]string // this input's id → id used
+}
+
+func newRenamer(sink formats.Sink, seen map[string]bool) *renamer {
+	return &renamer{sink: sink, seen: seen, ids: map[string]string{}}
+}
+
+func (r *renamer) id(orig string) string {
+	if id, ok := r.ids[orig]; ok {
+		return id
+	}
+	id := orig
+	for n := 2; r.seen[id]; n++ {
+		id = fmt.Sprintf("%s-%d", orig, n)
+	}
+	r.seen[id] = true
+	r.ids[orig] = id
+	if id != orig {
+		fmt.Fprintf(os.Stderr, "tokentrace: run %q of a later input renamed %q (an earlier input has a run of that name)\n", orig, id)
+	}
+	return id
+}
+
+func (r *renamer) StartRun(run *formats.Run) error {
+	cp := *run
+	cp.RunID = r.id(run.RunID)
+	return formats.StartRun(r.sink, &cp)
+}
+
+func (r *renamer) Request(q *formats.Request, events []formats.Event) error {
+	id := r.id(q.RunID)
+	if id == q.RunID {
+		return r.sink.Request(q, events)
+	}
+	cp := *q
+	cp.RunID = id
+	for i := range events {
+		events[i].RunID = id
+	}
+	return r.sink.Request(&cp, events)
+}
+
+func (r *renamer) Run(run *formats.Run) error {
+	cp := *run
+	cp.RunID = r.id(run.RunID)
+	return r.sink.Run(&cp)
 }
 
 // summarizePaths names up to three paths' base names.
@@ -185,7 +334,7 @@ func newAnalyze() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "analyze INPUT... -o DIR",
 		Short: "Import traces, write events/requests/runs Parquet tables and report.json to DIR, print the report",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError{fmt.Errorf("analyze needs -o DIR")}
@@ -201,7 +350,11 @@ func newAnalyze() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			an := analyze.NewAnalyzer(analyze.Canonical)
+			an, err := rf.analyzer()
+			if err != nil {
+				pw.Abort()
+				return err
+			}
 			if err := importInputs(args, in, true, formats.Tee(pw, an)); err != nil {
 				pw.Abort()
 				return err
@@ -237,7 +390,7 @@ func newImport() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import INPUT... -o DIR",
 		Short: "Import traces into events/requests/runs tables (Parquet; Arrow IPC with --arrow)",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError{fmt.Errorf("import needs -o DIR")}
@@ -301,13 +454,16 @@ func newReport() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report INPUT_OR_DIR...",
 		Short: "Print the report of traces, or of tables written by analyze/import",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := rf.options()
 			if err != nil {
 				return err
 			}
-			an := analyze.NewAnalyzer(analyze.Canonical)
+			an, err := rf.analyzer()
+			if err != nil {
+				return err
+			}
 			if err := importInputs(args, in, true, an); err != nil {
 				return err
 			}
@@ -331,4 +487,125 @@ func newVersion() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "tokentrace %s (table schema %d, report schema %d)\n", formats.Version, formats.SchemaVersion, analyze.ReportSchemaVersion)
 		},
 	}
+}
+
+func newReconcile() *cobra.Command {
+	var in inputFlags
+	var rf reportFlags
+	var from, to, format string
+	var stats []string
+	c := &cobra.Command{
+		Use:   "reconcile INPUT_OR_DIR...",
+		Short: "Explain how each metric under one convention becomes the value under another, one choice at a time",
+		Long: `For every run and metric (TTFT, TTST, TPOT, ITL, E2E, OSL) and statistic, print the tool's
+reported value, the value under --from-convention (default: the run's own tool's convention)
+and under --to-convention (default: tokentrace), then each differing choice changed in turn with its effect; the
+steps sum to the difference.`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			toC, err := analyze.LookupConvention(to)
+			if err != nil {
+				return usageError{err}
+			}
+			var fromC *analyze.Convention
+			if from != "tool" {
+				c, err := analyze.LookupConvention(from)
+				if err != nil {
+					return usageError{err}
+				}
+				fromC = &c
+			}
+			switch format {
+			case "text", "json", "markdown", "md":
+			default:
+				return usageError{fmt.Errorf("--format %q: want text, json or markdown", format)}
+			}
+			dirs, cleanup, err := tableDirs(args, in)
+			defer cleanup()
+			if err != nil {
+				return err
+			}
+			var pairs [][2]analyze.Convention
+			pairOf := func(r *formats.Run) [2]analyze.Convention {
+				if fromC != nil {
+					return [2]analyze.Convention{*fromC, toC}
+				}
+				return [2]analyze.Convention{toolConvention(r), toC}
+			}
+			for _, d := range dirs {
+				runs, err := formats.ReadRuns(d)
+				if err != nil {
+					return err
+				}
+				for i := range runs {
+					pairs = append(pairs, pairOf(&runs[i]))
+				}
+			}
+			a := analyze.NewAnalyzer(analyze.PathConventions(pairs)...)
+			if err := rf.setTokenizer(a); err != nil {
+				return err
+			}
+			for _, d := range dirs {
+				if err := formats.ReadTables(d, a); err != nil {
+					return err
+				}
+			}
+			rec, err := a.Reconcile(pairOf, stats)
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "json":
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rec)
+			case "markdown", "md":
+				return analyze.WriteReconciliation(cmd.OutOrStdout(), rec, true)
+			}
+			return analyze.WriteReconciliation(cmd.OutOrStdout(), rec, false)
+		},
+	}
+	in.register(c)
+	c.Flags().StringVar(&rf.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts (see report --tokenizer)")
+	c.Flags().StringVar(&from, "from-convention", "tool", "starting convention: tool (each run's own tool's) or a profile name")
+	c.Flags().StringVar(&to, "to-convention", "tokentrace", "target convention")
+	c.Flags().StringArrayVar(&stats, "stat", []string{"mean", "p50", "p99"}, "statistics to reconcile (mean, p50, p90, p99, …)")
+	c.Flags().StringVar(&format, "format", "text", "text, json or markdown")
+	return c
+}
+
+// tableDirs returns table directories for inputs: directories holding
+// runs.parquet as they are, other inputs imported into one temporary table
+// directory (removed by cleanup).
+func tableDirs(inputs []string, f inputFlags) (dirs []string, cleanup func(), err error) {
+	cleanup = func() {}
+	var raw []string
+	for _, in := range inputs {
+		if _, err := os.Stat(filepath.Join(in, "runs.parquet")); err == nil {
+			dirs = append(dirs, in)
+		} else {
+			raw = append(raw, in)
+		}
+	}
+	if len(raw) == 0 {
+		return dirs, cleanup, nil
+	}
+	tmp, err := os.MkdirTemp("", "tokentrace-")
+	if err != nil {
+		return nil, cleanup, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	pw, err := formats.NewParquetWriter(tmp, formats.WriteOptions{NoText: f.noText})
+	if err != nil {
+		return nil, cleanup, err
+	}
+	if err := importInputs(raw, f, false, pw); err != nil {
+		pw.Abort()
+		return nil, cleanup, err
+	}
+	if err := pw.Close(); err != nil {
+		return nil, cleanup, err
+	}
+	return append(dirs, tmp), cleanup, nil
 }

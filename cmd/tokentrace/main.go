@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -25,7 +26,7 @@ func main() {
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "tokentrace:", err)
 		var ue usageError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 			os.Exit(2)
 		}
 		os.Exit(1)
@@ -42,6 +43,6 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newAnalyze(), newImport(), newReport(), newVersion())
+	root.AddCommand(newAnalyze(), newImport(), newReport(), newReconcile(), newVersion())
 	return root
 }

@@ -167,3 +167,170 @@ func TestImportNoTextAndPool(t *testing.T) {
 		t.Fatalf("pooled: %+v %v", rep.Pooled, err)
 	}
 }
+
+// TestReconcileCorpus pins the reconciliation of a real LLMPerf run from
+// its own convention to tokentrace's (README shows it).
+func TestReconcileCorpus(t *testing.T) {
+	out, err := run(t, "reconcile", "../../testdata/llmperf/leaderboard-anyscale-70b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "reconcile-anyscale.txt", out)
+	js, err := run(t, "reconcile", "../../testdata/aiperf/qwen3vl30b-local-agent-c2", "--format", "json", "--stat", "mean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Runs []struct {
+			From, To string
+			Metrics  []struct {
+				Metric    string
+				FromValue float64 `json:"from_value"`
+				ToValue   float64 `json:"to_value"`
+				Total     float64
+				Steps     []struct{ Delta float64 }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Runs) != 1 || rec.Runs[0].From != "aiperf" || rec.Runs[0].To != "tokentrace" {
+		t.Fatalf("%+v", rec.Runs)
+	}
+	for _, m := range rec.Runs[0].Metrics {
+		sum := 0.0
+		for _, s := range m.Steps {
+			sum += s.Delta
+		}
+		if d := sum - m.Total; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%s: steps sum to %v, total %v", m.Metric, sum, m.Total)
+		}
+	}
+}
+
+// TestReportUnderToolConvention: --convention tool reports each run under
+// its tool's convention, with the reproduction of the tool's summary.
+func TestReportUnderToolConvention(t *testing.T) {
+	js, err := run(t, "report", "--convention", "tool", "--format", "json", demoInputs[0], demoInputs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Runs []struct {
+			Convention   struct{ Name string }
+			Reproduction struct {
+				Reproduced, Differs, Total int
+				NotReproducible            int `json:"not_reproducible"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runs[0].Convention.Name != "aiperf" || rep.Runs[1].Convention.Name != "llmperf@2023-12" {
+		t.Fatalf("conventions %+v", rep.Runs)
+	}
+	for _, r := range rep.Runs {
+		rp := r.Reproduction
+		if rp.Total == 0 || rp.Reproduced+rp.Differs+rp.NotReproducible != rp.Total {
+			t.Errorf("%s reproduction %+v", r.Convention.Name, rp)
+		}
+	}
+	if _, err := run(t, "report", "--convention", "nosuch", demoInputs[0]); err == nil || !strings.Contains(err.Error(), "known:") {
+		t.Fatalf("unknown convention: %v", err)
+	}
+}
+
+// TestSameRunNamesAreNotMerged: two inputs whose runs share a name are
+// reported as two runs (newcomer report: tables written twice were merged).
+func TestSameRunNamesAreNotMerged(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := run(t, "import", demoInputs[0], "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	js, err := run(t, "report", "--format", "json", dir, dir, demoInputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Runs []struct {
+			RunID    string `json:"run_id"`
+			Requests struct{ Total int }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 3 {
+		t.Fatalf("%d runs, want 3: %+v", len(rep.Runs), rep.Runs)
+	}
+	ids := map[string]bool{}
+	for _, r := range rep.Runs {
+		ids[r.RunID] = true
+		if r.Requests.Total != 20 {
+			t.Errorf("run %s has %d requests, want 20", r.RunID, r.Requests.Total)
+		}
+	}
+	if len(ids) != 3 {
+		t.Errorf("run ids %v not distinct", ids)
+	}
+}
+
+// TestPoolKeepsStreamingMetrics: pooling a non-streaming run with a
+// streaming one keeps the streaming run's TPOT and ITL.
+func TestPoolKeepsStreamingMetrics(t *testing.T) {
+	js, err := run(t, "report", "--pool", "--format", "json", demoInputs[0], demoInputs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Pooled struct {
+			Streaming bool
+			Metrics   map[string]struct{ N int }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Pooled.Streaming || rep.Pooled.Metrics["tpot_ms"].N != 20 || rep.Pooled.Metrics["itl_ms"].N != 4490 || rep.Pooled.Metrics["ttft_ms"].N != 59 {
+		t.Fatalf("pooled %+v", rep.Pooled)
+	}
+}
+
+func TestUsageExitCodes(t *testing.T) {
+	var ue usageError
+	for _, args := range [][]string{{"report"}, {"report", demoInputs[0], "--from", "bogus"}, {"report", demoInputs[0], "--label", "a", "--label", "b"}} {
+		if _, err := run(t, args...); !errors.As(err, &ue) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// TestREADMETourIsReal keeps the README's pasted output true: every line
+// of its demo block is a line of the demo report golden.
+func TestREADMETourIsReal(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/demo-report.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(golden), "\n") {
+		lines[l] = true
+	}
+	s := string(readme)
+	i := strings.Index(s, "== run qwen3vl30b-local-agent-c2 ==")
+	if i < 0 {
+		t.Fatal("README has no demo output block")
+	}
+	block := s[i : i+strings.Index(s[i:], "```")]
+	for _, l := range strings.Split(block, "\n") {
+		if l != "" && l != "…" && !lines[l] {
+			t.Errorf("README line not in the demo report: %q", l)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package analyze
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestConventionsDoc checks that CONVENTIONS.md's table is the one the code
+// generates (rewrite with -update), that it names every profile, and that
+// no cell is empty: every choice of every profile has a value and a source.
+func TestConventionsDoc(t *testing.T) {
+	doc, err := os.ReadFile("CONVENTIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, TableBegin), strings.Index(s, TableEnd)
+	if i < 0 || j < i {
+		t.Fatal("CONVENTIONS.md lacks the table markers")
+	}
+	want := ConventionsTable()
+	got := strings.TrimSpace(s[i+len(TableBegin) : j])
+	if *update {
+		s = s[:i+len(TableBegin)] + "\n" + want + s[j:]
+		if err := os.WriteFile("CONVENTIONS.md", []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got = strings.TrimSpace(want)
+	}
+	if got != strings.TrimSpace(want) {
+		t.Fatal("CONVENTIONS.md's table differs from the profiles in profiles.go (go test ./analyze -run TestConventionsDoc -update)")
+	}
+	for _, c := range Profiles {
+		if !strings.Contains(got, "`"+c.Name+"`") {
+			t.Errorf("profile %s missing from the table", c.Name)
+		}
+		for _, name := range ChoiceNames() {
+			if strings.TrimSpace(c.Sources[name]) == "" {
+				t.Errorf("profile %s: choice %s has no source", c.Name, name)
+			}
+			if c.Choices()[name] == "" {
+				t.Errorf("profile %s: choice %s has no value", c.Name, name)
+			}
+		}
+		if len(c.Sources) != len(ChoiceNames()) {
+			t.Errorf("profile %s: %d sources for %d choices", c.Name, len(c.Sources), len(ChoiceNames()))
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "| |") || strings.Contains(line, "``") || strings.Contains(line, "<br> |") {
+			t.Errorf("empty cell in row %.60s…", line)
+		}
+	}
+}
