@@ -178,12 +178,17 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	}
 
 	var resp []response
+	// firstNs and lastNs are the first and last responses' offsets (-1:
+	// none), kept in whole ns so TPOT is computed (and rounded) in ns as the
+	// tools do.
+	firstNs, lastNs := int64(-1), int64(-1)
 	if len(events) > 0 {
 		resp = responses(c, events, nil)
 		m.Responses = len(resp)
 		if len(resp) > 0 {
-			m.TTFTMs = float64(resp[0].off) / 1e6
-			m.LastResponseMs = float64(resp[len(resp)-1].off) / 1e6
+			firstNs, lastNs = resp[0].off, resp[len(resp)-1].off
+			m.TTFTMs = float64(firstNs) / 1e6
+			m.LastResponseMs = float64(lastNs) / 1e6
 		}
 		if len(resp) > 1 {
 			m.TTSTMs = float64(resp[1].off-resp[0].off) / 1e6
@@ -196,6 +201,12 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 		}
 		m.TTFTMs = nsToMs(first)
 		m.LastResponseMs = nsToMs(r.LastTokenOffsetNs)
+		if first != nil {
+			firstNs = *first
+		}
+		if r.LastTokenOffsetNs != nil {
+			lastNs = *r.LastTokenOffsetNs
+		}
 		if r.FirstTokenOffsetNs != nil && r.SecondTokenOffsetNs != nil {
 			m.TTSTMs = float64(*r.SecondTokenOffsetNs-*r.FirstTokenOffsetNs) / 1e6
 		}
@@ -212,7 +223,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	case CompletedOK:
 		m.Counted = r.Status == formats.StatusOK
 	case CompletedWithContent:
-		m.Counted = r.Status == formats.StatusOK && (r.FirstContentOffsetNs != nil || len(events) == 0 && r.TokenMessageCount > 0)
+		m.Counted = r.Status == formats.StatusOK && r.FirstContentOffsetNs != nil
 	case CompletedNoError:
 		m.Counted = r.Status == formats.StatusOK || r.Status == formats.StatusEmpty
 	}
@@ -223,8 +234,8 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 		m.TPOTTokens, _, _ = count(c, c.TPOTCount, r, events, resp, tok)
 	}
 
-	// TPOT.
-	from := m.TTFTMs
+	// TPOT, in ns then ms.
+	from := firstNs
 	if c.TPOTFrom == TPOTFromRequestStart {
 		from = 0
 	}
@@ -232,14 +243,15 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	if c.TPOTDivisor == DivideNMinus1 {
 		div--
 	}
-	if div > 0 && (c.TPOTDivisor == DivideN || m.TPOTTokens > 1) {
-		m.TPOTMs = (m.LastResponseMs - from) / div
+	if div > 0 && (c.TPOTDivisor == DivideN || m.TPOTTokens > 1) && from >= 0 && lastNs >= 0 {
+		ns := float64(lastNs-from) / div
 		switch c.TPOTRounding {
 		case RoundWholeNs:
-			m.TPOTMs = math.RoundToEven(m.TPOTMs*1e6) / 1e6
+			ns = math.RoundToEven(ns)
 		case RoundFloorNs:
-			m.TPOTMs = math.Floor(m.TPOTMs*1e6) / 1e6
+			ns = math.Floor(ns)
 		}
+		m.TPOTMs = ns / 1e6
 	}
 	if m.OutputTokens > 1 {
 		m.ITLMeanMs = (m.LastResponseMs - m.TTFTMs) / (m.OutputTokens - 1)
