@@ -142,16 +142,20 @@ func llmperfMetrics(c Convention) map[string]toolMetric {
 	return m
 }
 
+// toolMetricMaps maps a tool name (Convention.Tool) to the mapping of its
+// reported metrics for a given convention of it. Each tool's mapping lives
+// in its own file (reproduce_<tool>.go) and registers here.
+var toolMetricMaps = map[string]func(Convention) map[string]toolMetric{
+	"genai-perf": func(Convention) map[string]toolMetric { return genaiPerfMetrics },
+	"aiperf":     func(Convention) map[string]toolMetric { return aiperfMetrics },
+	"llmperf":    llmperfMetrics,
+}
+
 // toolMetrics returns the reported-metric mapping of c's tool; nil when
 // tokentrace has none for it yet.
 func toolMetrics(c Convention) map[string]toolMetric {
-	switch c.Tool {
-	case "genai-perf":
-		return genaiPerfMetrics
-	case "aiperf":
-		return aiperfMetrics
-	case "llmperf":
-		return llmperfMetrics(c)
+	if f := toolMetricMaps[c.Tool]; f != nil {
+		return f(c)
 	}
 	return nil
 }
