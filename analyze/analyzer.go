@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -285,6 +286,7 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 		rr.OSLSource[orUnknown(m.OutputSource)]++
 	}
 	rr.Requests.ErrorRate = F(div(float64(rr.Requests.Failed+rr.Requests.Cancelled), float64(rr.Requests.Total)))
+	rr.Errors = errorCounts(reqs)
 
 	sum := func(q string) Summary { return s.summary(q, c) }
 	rr.Metrics = Metrics{
@@ -339,6 +341,49 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 	}
 	rr.Warnings = append(rr.Warnings, a.warnings(c, run, acc, rr, streaming, s)...)
 	return rr, nil
+}
+
+// implausible describes negative latencies among the samples ("" if none):
+// a sign of clock trouble or a broken file, never of a fast server.
+func implausible(s *samples) string {
+	var parts []string
+	for _, q := range []string{"ttft", "ttst", "e2e", "tpot", "itl"} {
+		n := 0
+		for _, v := range s.values[q] {
+			if v < 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d negative %s", n, q))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "negative latencies (" + strings.Join(parts, ", ") + "): check the source's clocks"
+}
+
+// errorCounts groups the failed and cancelled requests, most frequent
+// first (ties in order of first appearance).
+func errorCounts(reqs []RequestMetrics) []ErrorCount {
+	out := []ErrorCount{}
+	idx := map[ErrorKey]int{}
+	for i := range reqs {
+		k := reqs[i].Error
+		if k.Status == "" {
+			continue
+		}
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, ErrorCount{ErrorKey: k})
+		}
+		out[j].Count++
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Count > out[b].Count })
+	return out
 }
 
 func orUnknown(s string) string {
@@ -617,6 +662,9 @@ func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *Run
 	}
 	if missing := s.counted - rr.Metrics.E2EMs.N; s.counted > 0 && missing > 0 {
 		w = append(w, Warning{Code: "e2e_unavailable", Metric: "e2e_ms", Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.counted)})
+	}
+	if bad := implausible(s); bad != "" {
+		w = append(w, Warning{Code: "implausible_values", Message: bad})
 	}
 	if s.tokErr != "" {
 		msg := "re-tokenized output counts unavailable: " + s.tokErr

@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -62,9 +64,43 @@ type RequestMetrics struct {
 	Messages  int
 	// TokenizerErr records why a tokenizer count was unavailable.
 	TokenizerErr string
+	// Error summarizes a failed or cancelled request's error ("" otherwise).
+	Error ErrorKey
 	// NonStreaming marks a request of a non-streaming run in a pooled
 	// report: its TPOT, TTST and ITL are left out.
 	NonStreaming bool
+}
+
+// ErrorKey groups failed requests in a report: status, code, type and the
+// first line of the message.
+type ErrorKey struct {
+	Status  string `json:"status"`
+	Code    string `json:"code,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// digitRuns are replaced by "N" in grouped error messages, so that "Output
+// too few tokens 102" and "… 59" are one kind of error.
+var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// firstLine returns s's first non-blank line, cut at n runes; for an HTML
+// error page (a proxy's 5xx body) its <title>.
+func firstLine(s string, n int) string {
+	if i := strings.Index(strings.ToLower(s), "<title>"); i >= 0 && strings.HasPrefix(strings.TrimSpace(s), "<") {
+		if j := strings.Index(strings.ToLower(s[i:]), "</title>"); j > 0 {
+			s = "HTML page: " + strings.TrimSpace(s[i+len("<title>"):i+j])
+		}
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > n {
+				return string(r[:n]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
 }
 
 func nsToMs(p *int64) float64 {
@@ -166,6 +202,12 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	}
 	if r.ErrorCode != nil {
 		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true
+	}
+	if r.Status == formats.StatusError || r.Status == formats.StatusCancelled {
+		m.Error = ErrorKey{Status: r.Status, Type: r.ErrorType, Message: digitRuns.ReplaceAllString(firstLine(r.ErrorText, 120), "N")}
+		if r.ErrorCode != nil {
+			m.Error.Code = fmt.Sprint(*r.ErrorCode)
+		}
 	}
 	if r.ReasoningTokens != nil && *r.ReasoningTokens > 0 {
 		m.HasReasoning = true

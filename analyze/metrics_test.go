@@ -286,3 +286,22 @@ func TestCleanUntrustedStrings(t *testing.T) {
 		t.Errorf("long string cut to %d runes", len([]rune(long)))
 	}
 }
+
+func TestErrorCounts(t *testing.T) {
+	code := int64(524)
+	reqs := []formats.Request{
+		{Status: formats.StatusError, ErrorCode: &code, ErrorText: "<!DOCTYPE html>\n<html><head><title>x.com | 524: A timeout occurred</title>"},
+		{Status: formats.StatusError, ErrorType: "TimeoutError", ErrorText: "TimeoutError()"},
+		{Status: formats.StatusError, ErrorCode: &code, ErrorText: "<!DOCTYPE html>\n<html><head><title>x.com | 524: A timeout occurred</title>"},
+		{Status: formats.StatusOK},
+	}
+	var ms []RequestMetrics
+	for i := range reqs {
+		m, _ := ComputeRequest(Canonical, &reqs[i], nil, nil, nil)
+		ms = append(ms, m)
+	}
+	got := errorCounts(ms)
+	if len(got) != 2 || got[0].Count != 2 || got[0].Code != "524" || got[0].Message != "HTML page: x.com | N: A timeout occurred" || got[1].Type != "TimeoutError" {
+		t.Fatalf("%+v", got)
+	}
+}

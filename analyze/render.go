@@ -222,6 +222,23 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		}
 		t.write(w)
 	}
+	for i, e := range rr.Errors {
+		if i == 5 {
+			line("  … %d more error kinds in the JSON report", len(rr.Errors)-5)
+			break
+		}
+		desc := e.Status
+		if e.Code != "" {
+			desc += " " + e.Code
+		}
+		if e.Type != "" {
+			desc += " " + e.Type
+		}
+		if e.Message != "" {
+			desc += ": " + e.Message
+		}
+		line("errors: %d × %s", e.Count, clean(desc, md))
+	}
 	if rp := rr.Reproduction; rp != nil {
 		writeReproduction(w, rp, rr.Tool, md)
 	}

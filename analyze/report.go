@@ -39,6 +39,9 @@ type RunReport struct {
 	TTFTByISL        []Bucket            `json:"ttft_by_isl"`
 	TTFTISLFit       *Fit                `json:"ttft_isl_fit"`
 	Reported         map[string]Reported `json:"reported"`
+	// Errors counts failed and cancelled requests by status, code, type
+	// and message, most frequent first.
+	Errors []ErrorCount `json:"errors"`
 	// Reproduction compares the tool's reported statistics with their
 	// recomputation, when the report's convention is the run's tool's.
 	Reproduction *Reproduction `json:"reproduction,omitempty"`
@@ -153,6 +156,12 @@ type Fit struct {
 // Reported is one metric of the tool's own summary: stat → value (numbers,
 // or strings where the tool wrote text), plus "unit".
 type Reported map[string]any
+
+// ErrorCount is how many requests failed with one ErrorKey.
+type ErrorCount struct {
+	ErrorKey
+	Count int `json:"count"`
+}
 
 // Warning is a caveat attached to a report: a statistic resting on too few
 // samples, a definition the data forced, an input problem.

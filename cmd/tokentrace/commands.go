@@ -211,8 +211,14 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	if err != nil {
 		return err
 	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(os.Stderr, "tokentrace: skipped %d unrecognized file(s) in the given directories (%s)\n", len(skipped), summarizePaths(skipped))
+	var data []string // skipped files that are not documentation
+	for _, p := range skipped {
+		if ext := strings.ToLower(filepath.Ext(p)); ext != ".md" && ext != ".txt" && ext != ".png" && ext != ".html" {
+			data = append(data, p)
+		}
+	}
+	if len(data) > 0 {
+		fmt.Fprintf(os.Stderr, "tokentrace: skipped %d unrecognized file(s) in the given directories (%s)\n", len(data), summarizePaths(data))
 	}
 	if len(jobs) == 0 {
 		return fmt.Errorf("no recognized trace files in %s", strings.Join(files, ", "))
