@@ -172,6 +172,28 @@ func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	return analyze.WriteText(w, rep)
 }
 
+// findTableDirs returns dir itself when it holds runs.parquet, else every
+// directory below it that does.
+func findTableDirs(dir string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(dir, "runs.parquet")); err == nil {
+		return []string{dir}, nil
+	}
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir {
+			if _, err := os.Stat(filepath.Join(p, "runs.parquet")); err == nil {
+				out = append(out, p)
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
 // minArgs is cobra.MinimumNArgs reporting a usage error.
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
@@ -188,12 +210,22 @@ func minArgs(n int) cobra.PositionalArgs {
 func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink) error {
 	var files []string
 	seen := map[string]bool{}
+	tablesRead := 0
 	for _, in := range inputs {
 		if st, err := os.Stat(in); err == nil && st.IsDir() && tables {
-			if _, err := os.Stat(filepath.Join(in, "runs.parquet")); err == nil {
-				if err := formats.ReadTables(in, newRenamer(sink, seen)); err != nil {
+			// table directories (runs.parquet) at or below a directory input
+			// are read as tables
+			tdirs, err := findTableDirs(in)
+			if err != nil {
+				return err
+			}
+			for _, d := range tdirs {
+				if err := formats.ReadTables(d, newRenamer(sink, seen)); err != nil {
 					return err
 				}
+				tablesRead++
+			}
+			if len(tdirs) > 0 && tdirs[0] == in {
 				continue
 			}
 		}
@@ -213,7 +245,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	}
 	var data []string // skipped files that are not documentation
 	for _, p := range skipped {
-		if ext := strings.ToLower(filepath.Ext(p)); ext != ".md" && ext != ".txt" && ext != ".png" && ext != ".html" {
+		if ext := strings.ToLower(filepath.Ext(p)); ext != ".md" && ext != ".txt" && ext != ".png" && ext != ".html" && ext != ".parquet" && ext != ".arrow" {
 			data = append(data, p)
 		}
 	}
@@ -221,6 +253,9 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 		fmt.Fprintf(os.Stderr, "tokentrace: skipped %d unrecognized file(s) in the given directories (%s)\n", len(data), summarizePaths(data))
 	}
 	if len(jobs) == 0 {
+		if tablesRead > 0 {
+			return nil
+		}
 		return fmt.Errorf("no recognized trace files in %s", strings.Join(files, ", "))
 	}
 	stop := startProgress(jobs)

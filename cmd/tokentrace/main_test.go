@@ -334,3 +334,25 @@ func TestREADMETourIsReal(t *testing.T) {
 		}
 	}
 }
+
+// TestReportFindsTableDirsBelowADirectory: report OUT reads every table
+// directory written below OUT.
+func TestReportFindsTableDirsBelowADirectory(t *testing.T) {
+	root := t.TempDir()
+	for i, in := range demoInputs[:2] {
+		if _, err := run(t, "import", in, "-o", filepath.Join(root, []string{"a", "b"}[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js, err := run(t, "report", "--format", "json", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ Runs []struct{ Tool string } }
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 || rep.Runs[0].Tool != "aiperf" || rep.Runs[1].Tool != "llmperf" {
+		t.Fatalf("%+v", rep.Runs)
+	}
+}
