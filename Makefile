@@ -40,7 +40,7 @@ $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error
 
 $(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
-	npm ci --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error
+	npm ci --omit=dev --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error
 
 # Short runs of every fuzz target (FUZZTIME each).
 FUZZTIME ?= 10s
