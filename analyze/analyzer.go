@@ -606,6 +606,8 @@ var reportedThroughputKeys = map[string]struct {
 	"llmperf":    {"mean_output_throughput_token_per_s", "value", "num_completed_requests_per_min", "value", 1.0 / 60},
 	"genai-perf": {"output_token_throughput", "avg", "request_throughput", "avg", 1},
 	"aiperf":     {"output_token_throughput", "avg", "request_throughput", "avg", 1},
+	"vllm":       {"output_throughput", "value", "request_throughput", "value", 1},
+	"sglang":     {"output_throughput", "value", "request_throughput", "value", 1},
 }
 
 func reportedThroughput(run *formats.Run) Throughput {

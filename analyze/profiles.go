@@ -165,7 +165,7 @@ var LLMPerf2024Dec = func() Convention {
 var VLLM = Convention{
 	Name: "vllm", Tool: "vllm",
 	Completed: CompletedOK, Responses: ResponsesChoices, ResponseUnit: UnitMessage, E2EEnd: E2ELastResponse,
-	OutputTokens: []CountSource{CountServerUsage, CountTokenizer}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideNMinus1,
+	OutputTokens: []CountSource{CountServerUsage, CountToolReported, CountTokenizer}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideNMinus1,
 	TPOTRounding: RoundNone, ITL: ITLPooledGaps, Percentile: PercentileLinear, StdDDOF: 0,
 	Duration: DurationNotRecorded, ThroughputRequests: ThroughputCompleted, Goodput: GoodputPerSecond,
 	Sources: map[string]string{
@@ -194,7 +194,7 @@ var VLLM = Convention{
 var SGLang = Convention{
 	Name: "sglang", Tool: "sglang",
 	Completed: CompletedWithContent, Responses: ResponsesContent, ResponseUnit: UnitMessage, E2EEnd: E2EStreamEnd,
-	OutputTokens: []CountSource{CountServerUsage, CountRequested}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideNMinus1,
+	OutputTokens: []CountSource{CountServerUsage, CountToolReported, CountRequested}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideNMinus1,
 	TPOTRounding: RoundNone, ITL: ITLPooledGaps, Percentile: PercentileLinear, StdDDOF: 0,
 	Duration: DurationNotRecorded, ThroughputRequests: ThroughputCompleted, Goodput: GoodputNone,
 	Sources: map[string]string{

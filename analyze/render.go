@@ -267,6 +267,10 @@ var headlineReported = map[string]bool{
 	"number_output_tokens": true, "number_input_tokens": true, "mean_output_throughput_token_per_s": true,
 	"num_completed_requests": true, "num_completed_requests_per_min": true, "error_rate": true,
 	"num_requests_started": true,
+	// vLLM bench serve and SGLang bench_serving
+	"ttft_ms": true, "tpot_ms": true, "itl_ms": true, "e2el_ms": true, "e2e_latency_ms": true,
+	"completed": true, "failed": true, "duration": true, "output_throughput": true,
+	"total_throughput": true,
 }
 
 func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFmt string) {

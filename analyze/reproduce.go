@@ -176,12 +176,14 @@ func reproduce(c Convention, run *formats.Run, reqs []RequestMetrics, s *samples
 		switch {
 		case strings.HasPrefix(st.Metric, "http_req_"):
 			item.Reason = whyHTTP
+		case len(reqs) == 0:
+			item.Reason = "summary only: nothing to recompute"
 		case !ok:
 			item.Reason = "no tokentrace definition of this metric yet"
 		case tm.reason != "":
 			item.Reason = tm.reason
 		default:
-			v, why := recompute(c, tm, st, reqs, s)
+			v, why := recompute(c, tm, st, run, reqs, s)
 			item.Recomputed = F(v)
 			item.Reason = why
 		}
@@ -240,8 +242,11 @@ func versionAtLeast(v string, major, minor int) bool {
 }
 
 // recompute returns the value of the tool's statistic st under c.
-func recompute(c Convention, tm toolMetric, st formats.ReportedStat, reqs []RequestMetrics, s *samples) (float64, string) {
+func recompute(c Convention, tm toolMetric, st formats.ReportedStat, run *formats.Run, reqs []RequestMetrics, s *samples) (float64, string) {
 	if q, ok := strings.CutPrefix(tm.quantity, "scalar:"); ok {
+		if v, why, ok := reportedDurationScalar(q, run, s); ok {
+			return v * tm.scale, why
+		}
 		v, why := scalar(c, q, st, reqs, s)
 		return v * tm.scale, why
 	}

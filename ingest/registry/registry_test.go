@@ -16,22 +16,25 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 	for _, j := range jobs {
 		got[filepath.ToSlash(j.Path)] = j.Importer.Name()
 	}
-	// 2 GenAI-Perf + 8 AIPerf + 5 LLMPerf raw files; their summaries are
-	// companions, not jobs.
-	if len(jobs) != 15 {
+	// 2 GenAI-Perf + 8 AIPerf + 5 LLMPerf raw files (their summaries are
+	// companions, not jobs), 3 vLLM result files (a sweep's run=0.json is
+	// a companion of its summary.json) and 3 SGLang JSONL files.
+	if len(jobs) != 21 {
 		t.Fatalf("%d jobs: %v", len(jobs), got)
 	}
 	for p, name := range map[string]string{
 		"../../testdata/genai-perf/openrouter-gpt4omini-c1-nonstream/profile_export.json": "genai-perf",
 		"../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl":            "aiperf",
 		"../../testdata/llmperf/leaderboard-groq-70b/individual_responses.json":           "llmperf",
+		"../../testdata/vllm-bench/er0080-sweep-opt125m-c2/summary.json":                  "vllm",
+		"../../testdata/sglang-bench/dlora-oldformat-1req/sglang_1022_1_1024_128.jsonl":   "sglang",
 	} {
 		if got[p] != name {
 			t.Errorf("%s → %q, want %q", p, got[p], name)
 		}
 	}
 	for p := range got {
-		if filepath.Base(p) == "summary.json" || filepath.Ext(p) == ".csv" || filepath.Base(p) == "profile_export_aiperf.json" {
+		if (filepath.Base(p) == "summary.json" && got[p] != "vllm") || filepath.Base(p) == "run=0.json" || filepath.Ext(p) == ".csv" || filepath.Base(p) == "profile_export_aiperf.json" {
 			t.Errorf("companion %s imported as its own job", p)
 		}
 	}

@@ -1,0 +1,262 @@
+package sglangbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/vllmbench/pybench"
+)
+
+// details are a line's --output-details arrays, index-aligned; a nil slice
+// is an array the line does not hold.
+type details struct {
+	n                      int
+	ttfts, inLens, outLens []float64
+	itls                   [][]float64
+	errs, texts            []string
+	names                  []string
+}
+
+// rowArrays are the arrays that make rows: they say when or whether each
+// request answered.
+var rowArrays = []string{"ttfts", "itls", "output_lens", "errors"}
+
+// parseDetails reads the arrays; nil when none of rowArrays is present.
+func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
+	found := false
+	for _, k := range rowArrays {
+		if _, ok := arrays[k]; ok {
+			found = true
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	d := &details{n: -1}
+	lengths := map[string]int{}
+	for _, a := range []struct {
+		key string
+		dst *[]float64
+	}{{"ttfts", &d.ttfts}, {"input_lens", &d.inLens}, {"output_lens", &d.outLens}} {
+		raw, ok := arrays[a.key]
+		if !ok {
+			continue
+		}
+		v, err := pybench.Floats(a.key, raw)
+		if err != nil {
+			return nil, err
+		}
+		*a.dst, lengths[a.key] = v, len(v)
+	}
+	for _, a := range []struct {
+		key string
+		dst *[]string
+	}{{"errors", &d.errs}, {"generated_texts", &d.texts}} {
+		raw, ok := arrays[a.key]
+		if !ok {
+			continue
+		}
+		v, err := pybench.Strings(a.key, raw)
+		if err != nil {
+			return nil, err
+		}
+		*a.dst, lengths[a.key] = v, len(v)
+	}
+	if raw, ok := arrays["itls"]; ok {
+		v, err := pybench.FloatLists("itls", raw)
+		if err != nil {
+			return nil, err
+		}
+		d.itls, lengths["itls"] = v, len(v)
+	}
+	for k := range lengths {
+		d.names = append(d.names, k)
+	}
+	sort.Strings(d.names)
+	for _, k := range d.names {
+		switch {
+		case d.n < 0:
+			d.n = lengths[k]
+		case lengths[k] != d.n:
+			parts := make([]string, len(d.names))
+			for i, k := range d.names {
+				parts[i] = fmt.Sprintf("%s %d", k, lengths[k])
+			}
+			return nil, fmt.Errorf("the per-request arrays differ in length (%s): they must be index-aligned", strings.Join(parts, ", "))
+		}
+	}
+	return d, nil
+}
+
+func at(xs []float64, i int) float64 {
+	if xs == nil {
+		return math.NaN()
+	}
+	return xs[i]
+}
+
+// rowStats counts what the rows needed, for the run's notes.
+type rowStats struct {
+	ok, failed, empty int
+	errTypes          map[string]int
+	emptyReason       int
+	rebuilt           pybench.Rebuilt
+	firstUnknown      int // native requests whose first chunk's tokens are unknown
+	badTokenCount     int
+}
+
+// request builds request i and its events (appended to events[:0]).
+func (d *details) request(runID string, i int, native, noText bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
+	req := formats.Request{RunID: runID, RequestKey: int64(i)}
+	events = events[:0]
+	ttft, out := at(d.ttfts, i), at(d.outLens, i)
+	errText := ""
+	if d.errs != nil {
+		errText = d.errs[i]
+	}
+	failed := errText != "" || (!(ttft > 0) && !(out > 0))
+	if failed {
+		req.Status = formats.StatusError
+		req.ErrorText = errText
+		req.ErrorCode, req.ErrorType = pybench.ErrorClass(errText)
+		if errText == "" {
+			st.emptyReason++
+		}
+		if st.errTypes == nil {
+			st.errTypes = map[string]int{}
+		}
+		st.errTypes[errorLabel(&req)]++
+	}
+	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 {
+		var gaps []float64
+		if d.itls != nil {
+			gaps = d.itls[i]
+		}
+		var text *string
+		if d.texts != nil && !noText {
+			text = &d.texts[i]
+		}
+		first := int64(0)
+		if native {
+			if n, ok := count(out); ok && n > int64(len(gaps)) {
+				first = n - int64(len(gaps))
+			} else {
+				st.firstUnknown++
+			}
+		}
+		events = pybench.RebuildEvents(events, runID, int64(i), ttftNs, gaps, text, native, first, &st.rebuilt)
+		ingest.FillFromEvents(&req, events)
+		// SGLang's latency ends at the last stream line, [DONE]
+		// included, and is not saved: the stream's end is unknown.
+		req.StreamEndOffsetNs = nil
+		req.ReportedTTFTMs = ingest.Ptr(ttft * 1000)
+	} else if !failed {
+		req.Status = formats.StatusEmpty
+	}
+	switch req.Status {
+	case formats.StatusOK:
+		st.ok++
+	case formats.StatusEmpty:
+		st.empty++
+	default:
+		st.failed++
+	}
+	if n, ok := count(at(d.inLens, i)); ok {
+		req.InputTokens, req.InputTokensSource = ingest.Ptr(n), formats.SourceToolReported
+		req.ReportedInputTokens = ingest.Ptr(float64(n))
+	} else if d.inLens != nil {
+		st.badTokenCount++
+	}
+	if !failed {
+		if n, ok := count(out); ok {
+			req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceToolReported
+			if native {
+				req.OutputTokensSource = formats.SourceServerUsage
+			}
+			req.ReportedOutputTokens = ingest.Ptr(float64(n))
+		} else if d.outLens != nil {
+			st.badTokenCount++
+		}
+	}
+	return req, events
+}
+
+// count reads a token count: a finite non-negative number, rounded.
+func count(v float64) (int64, bool) {
+	if math.IsNaN(v) || v < 0 || v > 1e15 {
+		return 0, false
+	}
+	return int64(math.Round(v)), true
+}
+
+func errorLabel(r *formats.Request) string {
+	switch {
+	case r.ErrorCode != nil:
+		return fmt.Sprintf("HTTP %d", *r.ErrorCode)
+	case r.ErrorType != "":
+		return r.ErrorType
+	case r.ErrorText == "":
+		return "no reply, empty reason"
+	}
+	t := r.ErrorText
+	if rs := []rune(t); len(rs) > 60 {
+		t = string(rs[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", t)
+}
+
+// notes describes the rows for the run's notes.
+func (d *details) notes(st *rowStats, native bool) []string {
+	errs := ""
+	if len(st.errTypes) > 0 {
+		var parts []string
+		for k, n := range st.errTypes {
+			parts = append(parts, fmt.Sprintf("%s ×%d", k, n))
+		}
+		sort.Strings(parts)
+		errs = ": " + strings.Join(parts, ", ")
+	}
+	notes := []string{
+		fmt.Sprintf("requests: %d from the --output-details arrays (%s): %d ok, %d empty, %d error%s", d.n, strings.Join(d.names, ", "), st.ok, st.empty, st.failed, errs),
+		"no start times (SGLang saves none): start_ns null",
+	}
+	if st.rebuilt.Requests > 0 {
+		n := fmt.Sprintf("events rebuilt for %d requests from ttfts and itls: the first content message at TTFT, then one per gap; kind content, has_choices true; per-chunk text and bytes are not recorded, so each reply's whole generated text is on its last event", st.rebuilt.Requests)
+		if native {
+			n += fmt.Sprintf("; native backend: runs of equal consecutive gaps are one chunk of k tokens that SGLang split into k gaps of gap/k, rebuilt as one message carrying k tokens (%d such messages), the first message carrying output_len − len(itls) tokens", st.rebuilt.Merged)
+		}
+		notes = append(notes, n)
+	}
+	if st.firstUnknown > 0 {
+		notes = append(notes, fmt.Sprintf("native requests whose output_len does not exceed their ITL count, so the first message's token count is unknown: %d", st.firstUnknown))
+	}
+	if st.rebuilt.BadGaps > 0 {
+		notes = append(notes, fmt.Sprintf("ITL gaps that were not finite non-negative numbers, rebuilt as 0 ns: %d", st.rebuilt.BadGaps))
+	}
+	notes = append(notes, "stream_end_offset_ns left null: SGLang's latency (its E2E, and TPOT's numerator) ends at the last stream line, [DONE] included, which --output-details does not save")
+	if d.outLens != nil {
+		if native {
+			notes = append(notes, "output_tokens = output_lens (server_usage: meta_info.completion_tokens of the last chunk); left null on failed requests, where SGLang writes 0")
+		} else {
+			notes = append(notes, "output_tokens = output_lens (tool_reported: usage.completion_tokens when the stream carried usage, else the requested max tokens, sglang issue #24254); left null on failed requests, where SGLang writes 0")
+		}
+	}
+	if d.inLens != nil {
+		notes = append(notes, "input_tokens = input_lens (tool_reported: the dataset's prompt length)")
+	}
+	if st.emptyReason > 0 {
+		notes = append(notes, fmt.Sprintf("failed requests with an empty error (no first token, no output: a non-200 reply whose reason was empty): %d", st.emptyReason))
+	}
+	if st.empty > 0 {
+		notes = append(notes, fmt.Sprintf("requests without error and without a first content chunk (SGLang counts them completed, with TTFT 0): %d, status empty", st.empty))
+	}
+	if st.badTokenCount > 0 {
+		notes = append(notes, fmt.Sprintf("token counts left null because they were not finite non-negative numbers: %d", st.badTokenCount))
+	}
+	return notes
+}

@@ -1,0 +1,123 @@
+package pybench
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// reasonCodes maps HTTP reason phrases to status codes: both tools store
+// aiohttp's response.reason as the error of a request answered with a
+// non-200 status ("Too Many Requests").
+var reasonCodes = func() map[string]int64 {
+	m := map[string]int64{}
+	for c := 100; c < 600; c++ {
+		if s := http.StatusText(c); s != "" {
+			m[strings.ToLower(s)] = int64(c)
+		}
+	}
+	return m
+}()
+
+// exceptionLine matches the last line of a Python traceback: the exception
+// class, optionally dotted, then ": message" or nothing.
+var exceptionLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::|$)`)
+
+// ErrorClass classifies a request's error text as the tools write it: an
+// HTTP reason phrase (response.reason of a non-200 reply) gives the status
+// code and type "http"; a Python traceback
+// ("".join(traceback.format_exception(...))) gives the exception class of
+// its last line as the type; other texts (vLLM's "Never received a valid
+// chunk to calculate TTFT…") give neither.
+func ErrorClass(text string) (code *int64, typ string) {
+	t := strings.TrimSpace(text)
+	if c, ok := reasonCodes[strings.ToLower(t)]; ok {
+		return ingest.Ptr(c), "http"
+	}
+	if !strings.Contains(t, "Traceback (most recent call last)") {
+		return nil, ""
+	}
+	lines := strings.Split(t, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if m := exceptionLine.FindStringSubmatch(l); m != nil {
+			return nil, m[1]
+		}
+		break
+	}
+	return nil, ""
+}
+
+// Rebuilt counts what RebuildEvents did over a run.
+type Rebuilt struct {
+	// Requests is the number of requests whose events were rebuilt.
+	Requests int
+	// Merged is the number of multi-token messages found by MergeEqual.
+	Merged int
+	// BadGaps is the number of gaps that were not finite non-negative
+	// numbers (kept as 0-ns gaps).
+	BadGaps int
+}
+
+// RebuildEvents rebuilds a streamed reply's messages from the tool's
+// per-request times: the first at ttftNs, each later one a gap of itls
+// (seconds) after the one before it, every offset the previous one plus
+// math.Round(gap·1e9), so each rebuilt gap is within half a nanosecond of
+// the tool's. Events are content messages with choices (has_choices); their
+// text, byte sizes and token counts are unknown, except that:
+//
+//   - text, when not nil, is the whole reply's text and goes on the last
+//     event (the concatenation of the events' texts is then the reply, which
+//     is what re-tokenization reads; per-message text is not recorded);
+//   - merge (SGLang's native backend, which splits a chunk of k new tokens
+//     into k equal gaps of gap/k) joins each run of exactly equal
+//     consecutive gaps into one message of k tokens arriving after the whole
+//     gap; every later event then carries its token count, and the first
+//     one carries firstTokens when that is positive (else its count is
+//     unknown).
+//
+// The events are appended to out[:0] and returned.
+func RebuildEvents(out []formats.Event, runID string, key int64, ttftNs int64, itls []float64, text *string, merge bool, firstTokens int64, st *Rebuilt) []formats.Event {
+	out = out[:0]
+	ev := formats.Event{RunID: runID, RequestKey: key, OffsetNs: ttftNs, Kind: formats.KindContent, HasChoices: true}
+	if merge && firstTokens > 0 {
+		ev.Tokens = ingest.Ptr(int32(min(firstTokens, 1<<30)))
+	}
+	out = append(out, ev)
+	off := ttftNs
+	for i := 0; i < len(itls); {
+		g := itls[i]
+		k := 1
+		if merge {
+			for i+k < len(itls) && itls[i+k] == g {
+				k++
+			}
+		}
+		ns, ok := SecondsNs(g * float64(k))
+		if !ok || ns < 0 {
+			ns = 0
+			st.BadGaps++
+		}
+		off += ns
+		e := formats.Event{RunID: runID, RequestKey: key, Index: int32(len(out)), ReadIndex: int32(len(out)), OffsetNs: off, Kind: formats.KindContent, HasChoices: true}
+		if merge {
+			e.Tokens = ingest.Ptr(int32(k))
+			if k > 1 {
+				st.Merged++
+			}
+		}
+		out = append(out, e)
+		i += k
+	}
+	if text != nil && *text != "" {
+		out[len(out)-1].Text = text
+	}
+	st.Requests++
+	return out
+}

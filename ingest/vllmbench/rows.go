@@ -1,0 +1,345 @@
+package vllmbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/vllmbench/pybench"
+)
+
+// details are a result's per-request arrays, index-aligned; a nil slice is
+// an array the file does not hold.
+type details struct {
+	n                                            int
+	ttfts, inLens, outLens, starts, lats, queues []float64
+	itls                                         [][]float64
+	errs, texts                                  []string
+	names                                        []string // the arrays present, sorted
+}
+
+// rowArrays are the arrays that make rows: they say when or whether each
+// request answered. input_lens, start_times, generated_texts and
+// queue_times alone do not.
+var rowArrays = []string{"ttfts", "itls", "output_lens", "errors", "latencies"}
+
+// parseDetails reads the arrays; nil when none of rowArrays is present.
+// Arrays of different lengths, and wrong element types, are errors.
+func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
+	found := false
+	for _, k := range rowArrays {
+		if _, ok := arrays[k]; ok {
+			found = true
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	d := &details{n: -1}
+	lengths := map[string]int{}
+	floats := func(key string, dst *[]float64) error {
+		raw, ok := arrays[key]
+		if !ok {
+			return nil
+		}
+		v, err := pybench.Floats(key, raw)
+		if err != nil {
+			return err
+		}
+		*dst, lengths[key] = v, len(v)
+		return nil
+	}
+	strs := func(key string, dst *[]string) error {
+		raw, ok := arrays[key]
+		if !ok {
+			return nil
+		}
+		v, err := pybench.Strings(key, raw)
+		if err != nil {
+			return err
+		}
+		*dst, lengths[key] = v, len(v)
+		return nil
+	}
+	for _, err := range []error{
+		floats("ttfts", &d.ttfts), floats("input_lens", &d.inLens), floats("output_lens", &d.outLens),
+		floats("start_times", &d.starts), floats("latencies", &d.lats), floats("queue_times", &d.queues),
+		strs("errors", &d.errs), strs("generated_texts", &d.texts),
+	} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if raw, ok := arrays["itls"]; ok {
+		v, err := pybench.FloatLists("itls", raw)
+		if err != nil {
+			return nil, err
+		}
+		d.itls, lengths["itls"] = v, len(v)
+	}
+	for k := range lengths {
+		d.names = append(d.names, k)
+	}
+	sort.Strings(d.names)
+	for _, k := range d.names {
+		switch {
+		case d.n < 0:
+			d.n = lengths[k]
+		case lengths[k] != d.n:
+			return nil, fmt.Errorf("the per-request arrays differ in length (%s): they must be index-aligned", lengthList(d.names, lengths))
+		}
+	}
+	return d, nil
+}
+
+func lengthList(names []string, lengths map[string]int) string {
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %d", k, lengths[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// at returns xs[i], NaN when the array is absent.
+func at(xs []float64, i int) float64 {
+	if xs == nil {
+		return math.NaN()
+	}
+	return xs[i]
+}
+
+func (d *details) clockDomain() string {
+	if d.starts != nil {
+		return formats.ClockMonotonic
+	}
+	return ""
+}
+
+// rowStats counts what the rows needed, for the run's notes.
+type rowStats struct {
+	ok, failed, empty        int
+	errTypes                 map[string]int
+	emptyReason              int // failed with errors[i] == "" (no reply, no reason)
+	rebuilt                  pybench.Rebuilt
+	noTTFT                   int // ok requests without a first-token time
+	fromLatencyOnly          int
+	latencyMismatch          int
+	maxMismatchNs            int64
+	badStarts, badTokenCount int
+}
+
+// latencySlackNs is how far the last rebuilt message may be from
+// round(latency·1e9): vLLM's latency is last − start and its TTFT and gaps
+// are differences of the same perf_counter readings, so they add up to the
+// latency but for float rounding (the rebuilt offsets add one rounding per
+// gap, each under half a nanosecond).
+func latencySlackNs(gaps int) int64 { return int64(gaps/2) + 2 }
+
+// request builds request i and its events (appended to events[:0]).
+//
+// Status: "error" when errors[i] is not empty; also when the request has no
+// first-token time (ttfts[i] 0) and no output (output_lens[i] 0 or absent) —
+// vLLM's success needs a first choices message, so this is a failure whose
+// reason (aiohttp's response.reason) was empty; without ttfts, a latency of
+// 0 with no output marks one too (vLLM leaves latency 0.0 on failures).
+// Otherwise the events decide (ok), or, without events, "ok" when the
+// request has output or a latency, else "empty".
+func (d *details) request(runID string, i int, noText bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
+	req := formats.Request{RunID: runID, RequestKey: int64(i)}
+	events = events[:0]
+	ttft, out, lat := at(d.ttfts, i), at(d.outLens, i), at(d.lats, i)
+	errText := ""
+	if d.errs != nil {
+		errText = d.errs[i]
+	}
+	noOutput := !(out > 0)
+	failed := errText != "" ||
+		(d.ttfts != nil && !(ttft > 0) && noOutput) ||
+		(d.ttfts == nil && d.lats != nil && !(lat > 0) && noOutput)
+	if failed {
+		req.Status = formats.StatusError
+		req.ErrorText = errText
+		req.ErrorCode, req.ErrorType = pybench.ErrorClass(errText)
+		if errText == "" {
+			st.emptyReason++
+		}
+		if st.errTypes == nil {
+			st.errTypes = map[string]int{}
+		}
+		st.errTypes[errorLabel(&req)]++
+	}
+	if d.starts != nil {
+		if ns, ok := pybench.SecondsNs(d.starts[i]); ok {
+			req.StartNs, req.ClockDomain = ingest.Ptr(ns), formats.ClockMonotonic
+		} else {
+			st.badStarts++
+		}
+	}
+	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 {
+		var gaps []float64
+		if d.itls != nil {
+			gaps = d.itls[i]
+		}
+		var text *string
+		if d.texts != nil && !noText {
+			text = &d.texts[i]
+		}
+		events = pybench.RebuildEvents(events, runID, int64(i), ttftNs, gaps, text, false, 0, &st.rebuilt)
+		ingest.FillFromEvents(&req, events)
+		if latNs, ok := pybench.SecondsNs(lat); ok && lat > 0 {
+			dd := events[len(events)-1].OffsetNs - latNs
+			if dd < 0 {
+				dd = -dd
+			}
+			if dd > latencySlackNs(len(gaps)) {
+				st.latencyMismatch++
+				st.maxMismatchNs = max(st.maxMismatchNs, dd)
+			}
+		}
+		// The usage message and [DONE] follow the last choices message
+		// untimed: the stream's end is unknown.
+		req.StreamEndOffsetNs = nil
+	} else if !failed {
+		if latNs, ok := pybench.SecondsNs(lat); ok && lat > 0 {
+			req.LastTokenOffsetNs = ingest.Ptr(latNs)
+			if d.ttfts == nil {
+				st.fromLatencyOnly++
+			}
+		}
+		if d.ttfts != nil {
+			st.noTTFT++
+		}
+		if !noOutput || req.LastTokenOffsetNs != nil {
+			req.Status = formats.StatusOK
+		} else {
+			req.Status = formats.StatusEmpty
+		}
+	}
+	switch req.Status {
+	case formats.StatusOK:
+		st.ok++
+	case formats.StatusEmpty:
+		st.empty++
+	default:
+		st.failed++
+	}
+	d.setTokens(&req, i, failed, st)
+	if ttft > 0 {
+		req.ReportedTTFTMs = ingest.Ptr(ttft * 1000)
+	}
+	if lat > 0 {
+		req.ReportedE2EMs = ingest.Ptr(lat * 1000)
+	}
+	return req, events
+}
+
+// setTokens sets the token counts: input_lens for every request,
+// output_lens for those that did not fail (a failure's 0 is vLLM's
+// placeholder), both tool_reported and as the reported values.
+func (d *details) setTokens(req *formats.Request, i int, failed bool, st *rowStats) {
+	if n, ok := count(at(d.inLens, i)); ok {
+		req.InputTokens, req.InputTokensSource = ingest.Ptr(n), formats.SourceToolReported
+		req.ReportedInputTokens = ingest.Ptr(float64(n))
+	} else if d.inLens != nil {
+		st.badTokenCount++
+	}
+	if failed {
+		return
+	}
+	if n, ok := count(at(d.outLens, i)); ok {
+		req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceToolReported
+		req.ReportedOutputTokens = ingest.Ptr(float64(n))
+	} else if d.outLens != nil {
+		st.badTokenCount++
+	}
+}
+
+// count reads a token count: a finite non-negative number, rounded.
+func count(v float64) (int64, bool) {
+	if math.IsNaN(v) || v < 0 || v > 1e15 {
+		return 0, false
+	}
+	return int64(math.Round(v)), true
+}
+
+// errorLabel is a failed request's class for the notes.
+func errorLabel(r *formats.Request) string {
+	switch {
+	case r.ErrorCode != nil:
+		return fmt.Sprintf("HTTP %d", *r.ErrorCode)
+	case r.ErrorType != "":
+		return r.ErrorType
+	case r.ErrorText == "":
+		return "no reply, empty reason"
+	}
+	t := r.ErrorText
+	if rs := []rune(t); len(rs) > 60 {
+		t = string(rs[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", t)
+}
+
+// notes describes the rows for the run's notes.
+func (d *details) notes(st *rowStats) []string {
+	notes := []string{
+		fmt.Sprintf("requests: %d from the per-request arrays (%s): %d ok, %d empty, %d error%s", d.n, strings.Join(d.names, ", "), st.ok, st.empty, st.failed, countList(st.errTypes)),
+	}
+	if st.rebuilt.Requests > 0 {
+		notes = append(notes, fmt.Sprintf("events rebuilt for %d requests from ttfts and itls: one per message with non-empty choices (vLLM's TTFT message, then one per ITL gap), kind content, has_choices true; per-message text, bytes and token counts are not recorded, so each reply's whole generated text is on its last event; a chat run's first message may be the role-only chunk (vLLM issue #15106)", st.rebuilt.Requests))
+	}
+	if st.rebuilt.BadGaps > 0 {
+		notes = append(notes, fmt.Sprintf("ITL gaps that were not finite non-negative numbers, rebuilt as 0 ns: %d", st.rebuilt.BadGaps))
+	}
+	if d.starts != nil {
+		notes = append(notes, "start_ns = start_times (time.perf_counter seconds: monotonic clock, arbitrary epoch)")
+	} else {
+		notes = append(notes, "no start_times (written since vLLM PR #32667, 2026-01): start_ns null")
+	}
+	notes = append(notes, "stream_end_offset_ns left null: the usage message and [DONE] after the last choices message are not timed")
+	if d.outLens != nil {
+		notes = append(notes, "output_tokens = output_lens (tool_reported): vLLM's usage.completion_tokens when the server sent usage, else its count of the re-tokenized generated text (add_special_tokens=False); left null on failed requests, where vLLM writes 0")
+	}
+	if d.inLens != nil {
+		notes = append(notes, "input_tokens = input_lens (tool_reported): usage.prompt_tokens when the server sent it, else the dataset's prompt length")
+	}
+	if st.emptyReason > 0 {
+		notes = append(notes, fmt.Sprintf("failed requests with an empty error (no first token, no output: vLLM's placeholders for a non-200 reply whose reason was empty): %d", st.emptyReason))
+	}
+	if st.noTTFT > 0 {
+		notes = append(notes, fmt.Sprintf("requests without error but without a first-token time (ttfts 0): %d, imported without events", st.noTTFT))
+	}
+	if st.fromLatencyOnly > 0 {
+		notes = append(notes, fmt.Sprintf("requests with a latency but no ttfts array (vLLM keeps latencies without --save-detailed): %d; last_token_offset_ns = latency, no first token, no events; a latency of 0 with no output is taken as a failure", st.fromLatencyOnly))
+	}
+	if d.lats != nil {
+		if st.latencyMismatch > 0 {
+			notes = append(notes, fmt.Sprintf("requests whose ttft + Σ itls differs from their latency by more than the rounding slack: %d (largest %d ns); the rebuilt events follow ttfts and itls", st.latencyMismatch, st.maxMismatchNs))
+		} else if st.rebuilt.Requests > 0 {
+			notes = append(notes, "every rebuilt last message matches the request's latency (vLLM: latency = last choices message − start)")
+		}
+	}
+	if d.queues != nil {
+		notes = append(notes, "queue_times (client-side wait for the --max-concurrency semaphore before start_times) not imported: no request column holds it")
+	}
+	if st.badStarts > 0 || st.badTokenCount > 0 {
+		notes = append(notes, fmt.Sprintf("values left null because they were not finite non-negative numbers: %d start times, %d token counts", st.badStarts, st.badTokenCount))
+	}
+	return notes
+}
+
+// countList renders "a ×2, b ×1" sorted, prefixed with ": ".
+func countList(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(parts)
+	return ": " + strings.Join(parts, ", ")
+}
