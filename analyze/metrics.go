@@ -299,8 +299,14 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 		m.ITLMeanMs = (m.LastResponseMs - m.TTFTMs) / (m.OutputTokens - 1)
 	}
 
-	// Pooled ITL samples.
+	// Pooled ITL samples. Under ITLTokenZeroGaps the first chunk's extra
+	// tokens share its arrival time: k − 1 zero gaps.
 	m.TokensPerMessageKnown = len(resp) > 0
+	if c.ITL == ITLTokenZeroGaps && len(resp) > 0 && resp[0].tokens > 1 {
+		for j := 1; j < resp[0].tokens; j++ {
+			itl = append(itl, 0)
+		}
+	}
 	for i := 1; i < len(resp); i++ {
 		gap := float64(resp[i].off-resp[i-1].off) / 1e6
 		k := resp[i].tokens

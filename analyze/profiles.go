@@ -304,16 +304,16 @@ var MLPerf = Convention{
 // InferencePerf is kubernetes-sigs/inference-perf at v0.5+.
 var InferencePerf = Convention{
 	Name: "inference-perf", Tool: "inference-perf",
-	Completed: CompletedOK, Responses: ResponsesTokens, ResponseUnit: UnitMessage, E2EEnd: E2EStreamEnd,
-	OutputTokens: []CountSource{CountTokenizer, CountServerUsage}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideNMinus1,
+	Completed: CompletedNoError, Responses: ResponsesContent, ResponseUnit: UnitMessage, E2EEnd: E2EStreamEnd,
+	OutputTokens: []CountSource{CountToolRaw, CountTokenizer, CountServerUsage}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideNMinus1,
 	TPOTRounding: RoundNone, ITL: ITLTokenZeroGaps, Percentile: PercentileLinear, StdDDOF: 0,
 	Duration: DurationAllSpan, ThroughputRequests: ThroughputCompleted, Goodput: GoodputFractionAndRate,
 	Sources: map[string]string{
-		"completed":           srcInfPerf + ": successful requests",
-		"responses":           srcInfPerf + ": output_token_times[0] (first chunk with tokens)",
+		"completed":           srcInfPerf + ": successful requests, empty replies included (corpus: output_len min 0)",
+		"responses":           srcInfPerf + ": output_token_times from delta.content chunks only",
 		"response_unit":       srcInfPerf + " v0.3+: one time per SSE message (≤v0.2: every line)",
 		"e2e_end":             srcInfPerf + ": end_time − start_time",
-		"output_count":        srcInfPerf + " v0.5: re-tokenized response, or server completion_tokens with use_server_output_tokens",
+		"output_count":        srcInfPerf + " v0.5: the tool's count of the whole reply (re-tokenized, or server completion_tokens with use_server_output_tokens)",
 		"tokenize_reasoning":  srcInfPerf + ": response text",
 		"special_tokens":      srcInfPerf + " PR #566: add_special_tokens=False",
 		"tpot_from":           srcInfPerf + ": (t_last − t_first)",
@@ -328,6 +328,25 @@ var InferencePerf = Convention{
 		"goodput":             srcInfPerf + " docs/goodput.md: good / T and 100·good / successful",
 	},
 }
+
+// InferencePerf02 is inference-perf up to v0.4 (v0.2: a time per SSE line,
+// blank lines and [DONE] included; v0.3–0.4: per SSE message, usage and
+// role messages included): TPOT divides by the number of recorded times,
+// ITL pools those times' gaps. Registered as @0.2 and @0.4.
+var InferencePerf02 = func() Convention {
+	c := withName(InferencePerf, "inference-perf@0.2", map[string]string{
+		"tpot_count": srcInfPerf + " ≤v0.4: (t_last − t_first)/(len(times) − 1), one time per SSE line (≤v0.2, issue #392) or message (v0.3–0.4, PR #452)",
+		"itl":        srcInfPerf + " ≤v0.4: pooled gaps between recorded times (≈ half the decode time per token on ≤v0.2 files)",
+	})
+	c.TPOTCount = []CountSource{CountResponses}
+	c.ITL = ITLPooledGaps
+	return c
+}()
+
+// InferencePerf05 is inference-perf v0.5 (re-tokenized per-token times).
+var InferencePerf05 = withName(InferencePerf, "inference-perf@0.5", map[string]string{
+	"itl": srcInfPerf + " v0.5 PR #410: re-tokenized tokens, each at its chunk's time (zero gaps inside chunks)",
+})
 
 // withName copies c under a new name with some sources replaced.
 func withName(c Convention, name string, sources map[string]string) Convention {
@@ -346,12 +365,13 @@ func withName(c Convention, name string, sources map[string]string) Convention {
 // Profiles are every named convention, canonical first.
 var Profiles = []Convention{
 	Canonical, GenAIPerf, AIPerf, LLMPerf2023, LLMPerf2024, LLMPerf2024Dec,
-	VLLM, SGLang, SGLangNative, GuideLLM03, GuideLLM04, MLPerf, InferencePerf,
+	VLLM, SGLang, SGLangNative, GuideLLM03, GuideLLM04, MLPerf, InferencePerf, InferencePerf02, InferencePerf05,
 }
 
 // profileAliases map tool names to their default profile.
 var profileAliases = map[string]string{
 	"canonical": "tokentrace", "llmperf": "llmperf@2024-12", "guidellm": "guidellm@0.4",
+	"inference-perf@0.4": "inference-perf@0.2",
 }
 
 // LookupConvention returns the profile called name ("tokentrace",

@@ -176,8 +176,11 @@ func allNaN(xs []float64) bool {
 func reportedFor(c Convention, run *formats.Run, q, stat string) (F, string) {
 	mapping := toolMetrics(c)
 	names := []string{stat}
-	if stat == "mean" {
+	switch stat {
+	case "mean":
 		names = []string{"mean", "avg"}
+	case "p50":
+		names = []string{"p50", "median"}
 	}
 	for metric, tm := range mapping {
 		if tm.quantity != q || tm.reason != "" || tm.scale == 0 {

@@ -156,7 +156,10 @@ type SourceFile struct {
 	// Path as given on the command line (or found in a given directory).
 	Path string `parquet:"path" json:"path"`
 	// Role is the file's part in the run: "raw" (per-request data),
-	// "summary" (the tool's aggregate statistics), "summary_csv".
+	// "summary" (the tool's aggregate statistics), "summary_csv",
+	// "server_summary" (server-side metrics the tool scraped), "config"
+	// (the tool's configuration file), "detail" (MLPerf's detail log),
+	// "yaml_twin" (a YAML copy of a summary).
 	Role string `parquet:"role" json:"role"`
 	// SHA256 is the lowercase hex digest of the whole file.
 	SHA256 string `parquet:"sha256" json:"sha256"`

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 
@@ -66,6 +67,10 @@ func DefaultLabel(path string) string {
 	for _, suf := range []string{"_individual_responses", "_summary", "_genai_perf", "_aiperf"} {
 		stem = strings.TrimSuffix(stem, suf)
 	}
+	// inference-perf: [<prefix>]{summary,stage_N,per_request,adapter_X}_{lifecycle,prometheus}_metrics
+	if m := lifecycleName.FindStringSubmatch(stem); m != nil {
+		stem = strings.TrimRight(m[1], "_-. ")
+	}
 	switch stem {
 	case "", "profile_export", "individual_responses", "summary", "profile_export_genai_perf", "profile_export_aiperf":
 	default:
@@ -81,6 +86,8 @@ func DefaultLabel(path string) string {
 	}
 	return dir
 }
+
+var lifecycleName = regexp.MustCompile(`^(.*?)(?:per_request|summary|stage_\d+|adapter_.+)_(?:lifecycle|prometheus)_metrics$`)
 
 // RunLabel is the run id of the i-th (0-based) run of a file labelled label.
 func RunLabel(label string, i int) string {

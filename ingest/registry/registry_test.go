@@ -18,16 +18,19 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 	}
 	// 2 GenAI-Perf + 8 AIPerf + 5 LLMPerf raw files (their summaries are
 	// companions, not jobs), 3 vLLM result files (a sweep's run=0.json is
-	// a companion of its summary.json) and 3 SGLang JSONL files.
-	if len(jobs) != 21 {
+	// a companion of its summary.json), 3 SGLang JSONL files and 3
+	// inference-perf runs (a summary_lifecycle_metrics.json each; stage and
+	// Prometheus files are its companions).
+	if len(jobs) != 24 {
 		t.Fatalf("%d jobs: %v", len(jobs), got)
 	}
 	for p, name := range map[string]string{
-		"../../testdata/genai-perf/openrouter-gpt4omini-c1-nonstream/profile_export.json": "genai-perf",
-		"../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl":            "aiperf",
-		"../../testdata/llmperf/leaderboard-groq-70b/individual_responses.json":           "llmperf",
-		"../../testdata/vllm-bench/er0080-sweep-opt125m-c2/summary.json":                  "vllm",
-		"../../testdata/sglang-bench/dlora-oldformat-1req/sglang_1022_1_1024_128.jsonl":   "sglang",
+		"../../testdata/genai-perf/openrouter-gpt4omini-c1-nonstream/profile_export.json":   "genai-perf",
+		"../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl":              "aiperf",
+		"../../testdata/llmperf/leaderboard-groq-70b/individual_responses.json":             "llmperf",
+		"../../testdata/vllm-bench/er0080-sweep-opt125m-c2/summary.json":                    "vllm",
+		"../../testdata/sglang-bench/dlora-oldformat-1req/sglang_1022_1_1024_128.jsonl":     "sglang",
+		"../../testdata/inference-perf/kubecon25-vllm-eagle/summary_lifecycle_metrics.json": "inference-perf",
 	} {
 		if got[p] != name {
 			t.Errorf("%s → %q, want %q", p, got[p], name)
@@ -40,7 +43,7 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 	}
 	for _, s := range skipped {
 		switch filepath.Base(s) {
-		case "SOURCE.md", "inputs.json":
+		case "SOURCE.md", "inputs.json", "manifests.yaml": // documentation, GenAI-Perf inputs, inference-perf Kubernetes manifests
 		default:
 			t.Errorf("skipped %s", s)
 		}

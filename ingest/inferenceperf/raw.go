@@ -1,0 +1,284 @@
+package inferenceperf
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// lite is what the first pass keeps of a record.
+type lite struct {
+	start, end float64
+	stage      *int
+}
+
+// rawFile is the first pass over per_request_lifecycle_metrics.json: every
+// record validated (so that a damaged file fails before any row is sent),
+// with what routing and the notes need.
+type rawFile struct {
+	path  string
+	src   formats.SourceFile
+	lites []lite
+	cut   string
+	// assign routes record i to a run; assignNote says how.
+	assign     []*runPlan
+	assignNote string
+
+	allStageIDs bool
+	gens        map[generation]int
+	timing      timing
+	timingWhy   string
+	// tokensDiffer: some streamed record's token times differ from its
+	// chunk times (the report step re-tokenized chunks).
+	tokensDiffer bool
+	unknown      map[string]int
+	multimodal   int
+	model        string
+	stream       *bool
+	chat         *bool
+	// per-run statistics of the second pass
+	inconsistent int
+	noEvents     int
+}
+
+// readRawPass1 validates every record and keeps their times.
+func readRawPass1(path string) (*rawFile, error) {
+	hf, err := ingest.OpenHashed(path)
+	if err != nil {
+		return nil, err
+	}
+	defer hf.Close()
+	raw := &rawFile{path: path, gens: map[generation]int{}, unknown: map[string]int{}, allStageIDs: true}
+	first := true
+	_, cut, err := scanRecords(path, hf, -1, func(i int, r *record) error {
+		raw.lites = append(raw.lites, lite{r.start, r.end, r.stageID})
+		if r.stageID == nil {
+			raw.allStageIDs = false
+		}
+		raw.gens[r.gen]++
+		if first || raw.timing == timingRead && r.gen != genNoInfo {
+			raw.timing, raw.timingWhy = recordTiming(r)
+			first = false
+		}
+		if len(r.chunkTimes) > 0 && len(r.tokenTimes) > 0 && !sameTimes(r.chunkTimes, r.tokenTimes) {
+			raw.tokensDiffer = true
+		}
+		for _, k := range r.unknown {
+			raw.unknown[k]++
+		}
+		if r.multimodal {
+			raw.multimodal++
+		}
+		if raw.model == "" {
+			raw.model = r.model
+		}
+		if raw.stream == nil {
+			raw.stream = r.stream
+		}
+		if raw.chat == nil {
+			raw.chat = r.chat
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	raw.cut = cut
+	if len(raw.lites) == 0 {
+		raw.allStageIDs = false
+	}
+	if raw.src, err = hf.SourceFile("raw"); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// tokensKnown says whether output_token_times give per-chunk token counts:
+// the report step evidently re-tokenized the chunks (some record's token
+// times differ from its chunk times), or the config names a tokenizer
+// (v0.5+ report steps re-tokenize whenever they have one).
+func (im *runImport) tokensKnown() bool {
+	if im.raw.tokensDiffer {
+		return true
+	}
+	return im.raw.timing >= timingToken5 && im.cfg.str("tokenizer", "pretrained_model_name_or_path") != ""
+}
+
+// emitRequests sends every record to its run. Records of one run must
+// arrive together: when the file interleaves runs, it is read once per
+// run.
+func (im *runImport) emitRequests() error {
+	raw := im.raw
+	var order []*runPlan
+	seen := map[*runPlan]bool{}
+	grouped := true
+	var last *runPlan
+	for _, p := range raw.assign {
+		if p != last {
+			if seen[p] {
+				grouped = false
+			}
+			seen[p] = true
+			order = append(order, p)
+			last = p
+		}
+	}
+	if !grouped {
+		order = order[:0]
+		for _, p := range im.plans {
+			if seen[p] {
+				order = append(order, p)
+			}
+		}
+	}
+	keys := map[*runPlan]int64{}
+	started := map[*runPlan]bool{}
+	known := im.tokensKnown()
+	pass := func(only *runPlan) error {
+		hf, err := ingest.OpenHashed(raw.path)
+		if err != nil {
+			return err
+		}
+		defer hf.Close()
+		_, _, err = scanRecords(raw.path, hf, len(raw.lites), func(i int, r *record) error {
+			p := raw.assign[i]
+			if only != nil && p != only {
+				return nil
+			}
+			if !started[p] {
+				started[p] = true
+				start := im.baseRun(p.id)
+				start.ClockDomain = formats.ClockMonotonic
+				if err := formats.StartRun(im.sink, &start); err != nil {
+					return err
+				}
+			}
+			events, consistent := r.eventsOf(known, im.opt.NoText)
+			if !consistent {
+				raw.inconsistent++
+			}
+			for j := range events {
+				events[j].RunID, events[j].RequestKey = p.id, keys[p]
+			}
+			req := r.toRequest(p.id, keys[p], events)
+			if r.streamed && len(events) == 0 && !r.failed {
+				raw.noEvents++
+			}
+			keys[p]++
+			p.statuses[req.Status]++
+			if r.failed {
+				p.errors[r.errorLabel()]++
+			}
+			return im.sink.Request(&req, events)
+		})
+		return err
+	}
+	if grouped {
+		return pass(nil)
+	}
+	for _, p := range order {
+		if err := pass(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitRuns sends every Run row.
+func (im *runImport) emitRuns() error {
+	without := 0
+	for _, p := range im.plans {
+		if p.requests == 0 {
+			without++
+		}
+	}
+	if without > 0 {
+		what := fmt.Sprintf("%d runs", without)
+		if without == 1 {
+			what = "1 run"
+		}
+		im.warn(im.g.primary() + ": summary only: nothing to recompute (" + what + " without requests)")
+	}
+	for _, p := range im.plans {
+		run := im.runRow(p)
+		if err := im.sink.Run(&run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawNotes describes a run's requests.
+func (im *runImport) rawNotes(p *runPlan) []string {
+	raw := im.raw
+	var notes []string
+	var parts []string
+	for _, s := range []string{formats.StatusOK, formats.StatusEmpty, formats.StatusError} {
+		if n := p.statuses[s]; n > 0 || s != formats.StatusEmpty {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	line := fmt.Sprintf("requests: %d (%s)", p.requests, strings.Join(parts, ", "))
+	if len(p.errors) > 0 {
+		line += ": " + countList(p.errors)
+	}
+	notes = append(notes, line)
+	if raw.assignNote != "" {
+		notes = append(notes, raw.assignNote)
+	}
+	if raw.cut != "" {
+		notes = append(notes, filepath.Base(raw.path)+": "+raw.cut+"; every complete record was imported")
+	}
+	if len(raw.gens) > 1 {
+		var g []string
+		for k, n := range raw.gens {
+			g = append(g, fmt.Sprintf("%s ×%d", k, n))
+		}
+		sort.Strings(g)
+		notes = append(notes, "records of several layouts: "+strings.Join(g, ", "))
+	}
+	switch raw.timing {
+	case timingLine, timingMessage:
+		notes = append(notes, "events: one per output_token_times entry, imported as content events without text or token count — inference-perf kept only the times it counted as token arrivals, not what arrived then (every SSE line ≤v0.2, every SSE message v0.3–v0.4, [DONE] included): latencies recomputed from them follow the tool's definitions, not the true token timing")
+	case timingRead:
+		notes = append(notes, "v0.1.0 records keep no output-token data: no events, no token counts; successful records are status ok as the tool counted them")
+	case timingToken5, timingToken:
+		if im.tokensKnown() {
+			notes = append(notes, "events: one per recorded content chunk (chunk_times, response_chunks); tokens per chunk = the output_token_times at the chunk's time (inference-perf's report step gives each re-tokenized token its chunk's time)")
+		} else {
+			notes = append(notes, "events: one per recorded content chunk (chunk_times, response_chunks); token times equal chunk times and the config names no tokenizer, so tokens per chunk are unknown")
+		}
+		notes = append(notes, "inference-perf records only content-bearing chunks: role-only, usage and [DONE] messages have no time in the file and no event")
+		if raw.timing == timingToken5 {
+			notes = append(notes, "v0.5 output_tokens (reported_output_tokens) is the per-chunk re-tokenized sum, one BOS per chunk included with Llama-style tokenizers (inference-perf PR #566)")
+		}
+	}
+	if raw.inconsistent > 0 {
+		notes = append(notes, fmt.Sprintf("records of the per-request file whose output_token_times do not fit their chunk_times (token counts per chunk left null): %d", raw.inconsistent))
+	}
+	if raw.noEvents > 0 {
+		notes = append(notes, fmt.Sprintf("streamed successful records of the per-request file without any recorded chunk: %d", raw.noEvents))
+	}
+	if raw.multimodal > 0 {
+		notes = append(notes, fmt.Sprintf("records with image, video or audio metrics (not imported): %d", raw.multimodal))
+	}
+	if len(raw.unknown) > 0 {
+		notes = append(notes, "unknown keys ignored: "+countList(raw.unknown))
+	}
+	notes = append(notes, noteNs)
+	return notes
+}
+
+// countList renders "a ×2, b ×1" sorted by key.
+func countList(m map[string]int) string {
+	var parts []string
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
