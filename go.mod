@@ -13,6 +13,7 @@ require (
 	golang.org/x/text v0.23.0
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/protobuf v1.34.2
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

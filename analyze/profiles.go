@@ -234,7 +234,7 @@ var SGLangNative = func() Convention {
 var GuideLLM03 = Convention{
 	Name: "guidellm@0.3", Tool: "guidellm",
 	Completed: CompletedOK, Responses: ResponsesTokens, ResponseUnit: UnitMessage, E2EEnd: E2EStreamEnd,
-	OutputTokens: []CountSource{CountServerUsage, CountRequested, CountTokenizer}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideN,
+	OutputTokens: []CountSource{CountToolReported, CountServerUsage, CountRequested, CountTokenizer}, TPOTFrom: TPOTFromFirstResponse, TPOTDivisor: DivideN,
 	TPOTRounding: RoundNone, ITL: ITLPerRequestMean, Percentile: PercentileWeightedNearestRank, StdDDOF: 0,
 	Duration: DurationAllSpan, ThroughputRequests: ThroughputCompleted, Goodput: GoodputNone,
 	Sources: map[string]string{
@@ -242,7 +242,7 @@ var GuideLLM03 = Convention{
 		"responses":           srcGuideLLM + " v0.3.0: first streamed iteration carrying tokens",
 		"response_unit":       srcGuideLLM + ": iterations (SSE messages)",
 		"e2e_end":             srcGuideLLM + ": request_latency = request_end − request_start",
-		"output_count":        srcGuideLLM + " v0.3.0 backend/response.py: usage, else requested max_tokens, else tokenizer",
+		"output_count":        srcGuideLLM + " v0.3.0 benchmark/aggregator.py _compile_tokens_count: the record's output_tokens (usage, else the request's count, else tokenizer)",
 		"tokenize_reasoning":  srcGuideLLM + " v0.3: content text",
 		"special_tokens":      srcGuideLLM + " v0.3: none",
 		"tpot_from":           srcGuideLLM + " v0.3.0 benchmark.py GenerativeTextResponseStats: (t_last − t_first)",
@@ -262,13 +262,13 @@ var GuideLLM03 = Convention{
 var GuideLLM04 = func() Convention {
 	c := withName(GuideLLM03, "guidellm@0.4", map[string]string{
 		"tpot_from":    srcGuideLLM + " 31e2630 schemas/request_stats.py: (t_last − t_request)/N, includes TTFT",
-		"output_count": srcGuideLLM + " v0.4+: usage.completion_tokens, else token iterations",
+		"output_count": srcGuideLLM + " v0.4–v0.5 schemas/response.py compile_stats: the record's output_tokens (usage, else the request's target count; v0.6+ ef589a01: else token_iterations)",
 		"duration":     srcGuideLLM + " v0.4+: scheduler measure window (measure_end − measure_start), in the file",
 		"percentile":   srcGuideLLM + " v0.4+ schemas/statistics.py: weighted nearest rank (searchsorted left)",
 		"completed":    srcGuideLLM + " v0.4+: no filter; missing values enter as 0 (trap)",
 	})
 	c.TPOTFrom = TPOTFromRequestStart
-	c.OutputTokens = []CountSource{CountServerUsage, CountResponses}
+	c.OutputTokens = []CountSource{CountToolReported, CountServerUsage, CountResponses}
 	c.Duration = DurationNotRecorded
 	return c
 }()

@@ -223,9 +223,21 @@ func judge(item *ReproducedStat, run *formats.Run) {
 		return
 	}
 	item.Status = "differs"
+	if item.Reason == "" && hasNote(run, "sampled:") {
+		item.Reason = "the file keeps only a sample of the run's requests (guidellm --sample-requests); the tool's statistics cover them all"
+	}
 	if item.Reason == "" && run.Tool == "aiperf" && item.Metric == "inter_chunk_latency" && strings.HasPrefix(item.Stat, "p") && versionAtLeast(run.ToolVersion, 0, 10) {
 		item.Reason = "AIPerf 0.10+ estimates percentiles of list metrics (inter_chunk_latency) with a t-digest; tokentrace's are exact"
 	}
+}
+
+func hasNote(run *formats.Run, prefix string) bool {
+	for _, n := range run.Notes {
+		if strings.HasPrefix(n, prefix) || strings.Contains(n, " "+prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func versionAtLeast(v string, major, minor int) bool {
@@ -251,6 +263,13 @@ func recompute(c Convention, tm toolMetric, st formats.ReportedStat, run *format
 		return v * tm.scale, why
 	}
 	xs := s.values[tm.quantity]
+	if c.Tool == "guidellm" {
+		// guidellm's own DistributionSummary statistics (token-weighted
+		// percentiles, count, std_dev, mode, variance, total_sum)
+		if v, ok := GuideLLMStat(c, xs, s.weights[tm.quantity], tm.scale, st.Stat); ok {
+			return v, "" // already in the tool's unit
+		}
+	}
 	v, why := statOf(xs, s.weights[tm.quantity], st.Stat, c)
 	return v * tm.scale, why
 }

@@ -3,8 +3,8 @@ package analyze
 // MLPerf LoadGen's reported metrics (ingest/mlperf): latency distributions
 // in ns under one name per quantity, LoadGen's throughputs and counts.
 // LoadGen logs hold no per-sample rows, so an imported run has nothing to
-// recompute; the mapping serves runs whose per-sample rows come from
-// elsewhere (a hand-made or trace-derived table with each sample's
+// recompute (reproduce says "summary only"); the mapping serves runs whose
+// per-sample rows come from elsewhere (a hand-made or trace-derived table with each sample's
 // scheduled start, first-token and completion times and n_tokens as
 // tool_reported output tokens).
 
@@ -15,19 +15,14 @@ const (
 	whyMLPerfQuery   = "MultiStream per-query latencies span several samples; tokentrace's rows are samples"
 	whyMLPerfES      = "LoadGen's early-stopping estimate is an order statistic chosen by its confidence rule, not a fixed percentile"
 	whyMLPerfVerdict = "a verdict, not a statistic"
-	// LoadGen's query and error counts would be scalar:total and
-	// scalar:errors, but a summary-only run has no rows to count, so they
-	// would "differ" (or match 0 by chance) on every real log: left out until
-	// reproduce() says "summary only" for runs without requests.
-	whyMLPerfCount = "LoadGen counts every query it issued; a run imported from LoadGen's logs has no rows to count"
 )
 
 var mlperfMetrics = map[string]toolMetric{
 	"latency_ns":               {quantity: "e2e", scale: 1e6},
 	"first_token_latency_ns":   {quantity: "ttft", scale: 1e6},
 	"time_per_output_token_ns": {quantity: "tpot", scale: 1e6},
-	"query_count":              {reason: whyMLPerfCount},
-	"num_errors":               {reason: whyMLPerfCount},
+	"query_count":              {quantity: "scalar:total", scale: 1},
+	"num_errors":               {quantity: "scalar:errors", scale: 1},
 
 	"completed_samples_per_sec":              {reason: whyMLPerfClock},
 	"scheduled_samples_per_sec":              {reason: whyMLPerfClock},

@@ -72,7 +72,8 @@ func DefaultLabel(path string) string {
 		stem = strings.TrimRight(m[1], "_-. ")
 	}
 	switch stem {
-	case "", "profile_export", "individual_responses", "summary", "profile_export_genai_perf", "profile_export_aiperf":
+	case "", "profile_export", "individual_responses", "summary", "profile_export_genai_perf", "profile_export_aiperf",
+		"benchmarks", "mlperf_log", "mlperf_log_detail":
 	default:
 		return stem
 	}

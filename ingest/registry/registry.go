@@ -18,8 +18,10 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
 	"github.com/tokentrace/tokentrace/ingest/genaiperf"
+	"github.com/tokentrace/tokentrace/ingest/guidellm"
 	"github.com/tokentrace/tokentrace/ingest/inferenceperf"
 	"github.com/tokentrace/tokentrace/ingest/llmperf"
+	"github.com/tokentrace/tokentrace/ingest/mlperf"
 	"github.com/tokentrace/tokentrace/ingest/sglangbench"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
 )
@@ -29,7 +31,7 @@ const HeadSize = 64 << 10
 
 // All returns every importer, in detection order.
 func All() []ingest.Importer {
-	return []ingest.Importer{genaiperf.New(), aiperf.New(), llmperf.New(), inferenceperf.New(), vllmbench.New(), sglangbench.New()}
+	return []ingest.Importer{genaiperf.New(), aiperf.New(), llmperf.New(), inferenceperf.New(), vllmbench.New(), sglangbench.New(), guidellm.New(), mlperf.New()}
 }
 
 // Names returns the importers' names (the values --from accepts).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -20,8 +21,9 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 	// companions, not jobs), 3 vLLM result files (a sweep's run=0.json is
 	// a companion of its summary.json), 3 SGLang JSONL files and 3
 	// inference-perf runs (a summary_lifecycle_metrics.json each; stage and
-	// Prometheus files are its companions).
-	if len(jobs) != 24 {
+	// Prometheus files are its companions), 1 guidellm report (its YAML twin
+	// is a companion) and 5 MLPerf summary logs (detail logs are companions).
+	if len(jobs) != 30 {
 		t.Fatalf("%d jobs: %v", len(jobs), got)
 	}
 	for p, name := range map[string]string{
@@ -42,8 +44,11 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 		}
 	}
 	for _, s := range skipped {
+		if strings.HasSuffix(s, "_output.txt") { // guidellm's console output
+			continue
+		}
 		switch filepath.Base(s) {
-		case "SOURCE.md", "inputs.json", "manifests.yaml": // documentation, GenAI-Perf inputs, inference-perf Kubernetes manifests
+		case "SOURCE.md", "inputs.json", "manifests.yaml", "user.conf", "mlperf.conf": // documentation, GenAI-Perf inputs, inference-perf manifests, MLPerf configs
 		default:
 			t.Errorf("skipped %s", s)
 		}

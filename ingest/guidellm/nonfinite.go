@@ -1,0 +1,118 @@
+package guidellm
+
+import (
+	"bytes"
+	"io"
+)
+
+// nonFiniteReader passes JSON text through, quoting the bare NaN, Infinity
+// and -Infinity that Python's json.dumps writes outside strings, so that
+// encoding/json reads them (as strings, which the number readers turn into
+// non-finite values). It works on a stream: a literal split across reads is
+// held back until its end is known. Each quoted literal shifts later byte
+// offsets by 2.
+type nonFiniteReader struct {
+	r        io.Reader
+	in       []byte // unread input
+	out      []byte // transformed, not yet returned
+	eof      bool
+	err      error
+	inString bool
+	escaped  bool
+}
+
+func newNonFiniteReader(r io.Reader) *nonFiniteReader {
+	return &nonFiniteReader{r: r}
+}
+
+// longestLiteral is len("-Infinity").
+const longestLiteral = 9
+
+var literals = [][]byte{[]byte("-Infinity"), []byte("Infinity"), []byte("NaN")}
+
+func (n *nonFiniteReader) Read(p []byte) (int, error) {
+	for len(n.out) == 0 {
+		if n.eof && len(n.in) == 0 {
+			if n.err != nil {
+				return 0, n.err
+			}
+			return 0, io.EOF
+		}
+		if !n.eof && len(n.in) < 32<<10 {
+			buf := make([]byte, 32<<10)
+			k, err := n.r.Read(buf)
+			n.in = append(n.in, buf[:k]...)
+			if err != nil {
+				n.eof = true
+				if err != io.EOF {
+					n.err = err
+				}
+			}
+			if k == 0 && !n.eof {
+				continue
+			}
+		}
+		n.transform()
+	}
+	k := copy(p, n.out)
+	n.out = n.out[k:]
+	return k, nil
+}
+
+// transform moves what can be decided from in to out; near the end of in
+// (but not of the stream) it stops where a literal could still be cut.
+func (n *nonFiniteReader) transform() {
+	i := 0
+	for i < len(n.in) {
+		c := n.in[i]
+		if n.inString {
+			// copy a run of plain string bytes at once
+			j := i
+			for j < len(n.in) && n.in[j] != '"' && n.in[j] != '\\' && !n.escaped {
+				j++
+			}
+			if j > i {
+				n.out = append(n.out, n.in[i:j]...)
+				i = j
+				continue
+			}
+			n.out = append(n.out, c)
+			switch {
+			case n.escaped:
+				n.escaped = false
+			case c == '\\':
+				n.escaped = true
+			case c == '"':
+				n.inString = false
+			}
+			i++
+			continue
+		}
+		if c == 'N' || c == 'I' || c == '-' {
+			rest := n.in[i:]
+			if !n.eof && len(rest) < longestLiteral {
+				break // wait for more input
+			}
+			matched := false
+			for _, lit := range literals {
+				if bytes.HasPrefix(rest, lit) {
+					n.out = append(n.out, '"')
+					n.out = append(n.out, lit...)
+					n.out = append(n.out, '"')
+					i += len(lit)
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+		}
+		if c == '"' {
+			n.inString = true
+		}
+		n.out = append(n.out, c)
+		i++
+	}
+	n.in = append(n.in[:0], n.in[i:]...)
+}

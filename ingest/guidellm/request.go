@@ -1,0 +1,440 @@
+package guidellm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// knownV3 are the keys of v0.3's GenerativeTextResponseStats and
+// GenerativeTextErrorStats (stored and computed fields).
+var knownV3 = keySet("type_", "error", "request_id", "request_type", "scheduler_info", "prompt", "output",
+	"prompt_tokens", "output_tokens", "start_time", "end_time", "first_token_time", "last_token_time",
+	"request_latency", "time_to_first_token_ms", "time_per_output_token_ms", "inter_token_latency_ms",
+	"tokens_per_second", "output_tokens_per_second")
+
+// knownV4 are the keys of GenerativeRequestStats from v0.4 to v0.7.
+var knownV4 = keySet("type_", "request_id", "response_id", "request_type", "request_args", "output",
+	"reasoning_output", "tool_calls", "info", "input_metrics", "output_metrics", "request_start_time",
+	"request_end_time", "request_latency", "prompt_tokens", "input_tokens", "output_tokens", "total_tokens",
+	"time_to_first_token_ms", "time_to_first_output_token_ms", "time_per_output_token_ms",
+	"inter_token_latency_ms", "tokens_per_second", "output_tokens_per_second", "iter_tokens_per_iteration",
+	"output_tokens_per_iteration")
+
+func keySet(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// requestStats counts what the notes of a run report about its records.
+type requestStats struct {
+	byStatus      map[string]int // formats status → rows
+	empty         int            // successful records without a token
+	placeholder   int            // v0.3 first/last_token_time −1.0 read as missing
+	noStart       int            // records without a start time
+	startResolve  int            // v0.4+ records started at resolve_start
+	endResolve    int            // v0.4+ records ended at resolve_end
+	chunkCount    int            // v0.6+ output_tokens = token_iterations fallback
+	failedCounts  int            // v0.3 failed records whose output_tokens were kept aside
+	unknown       map[string]int // unknown record keys
+	unknownLists  []string       // unknown request-list keys
+	outsideWindow int            // v0.4+ records outside the measurement window
+	ttfo          int            // records whose first content time came from time_to_first_output_token_ms
+	multiIter     int            // v0.4+ records with more than one token iteration
+	spans         []span         // v0.4+ (start, end) of each record, for the window check
+}
+
+type span struct{ start, end *float64 }
+
+// obj is one JSON object's members.
+type obj map[string]json.RawMessage
+
+func (o obj) has(key string) bool {
+	v, ok := o[key]
+	return ok && strings.TrimSpace(string(v)) != "null"
+}
+
+// num reads o[key] as a number: nil when absent or null; an error naming
+// the key when it is anything but a finite number.
+func (o obj) num(key string) (*float64, error) {
+	v, ok := o[key]
+	if !ok {
+		return nil, nil
+	}
+	return number(key, v)
+}
+
+func number(key string, v json.RawMessage) (*float64, error) {
+	s := strings.TrimSpace(string(v))
+	if s == "null" || s == "" {
+		return nil, nil
+	}
+	if s[0] == '"' {
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			switch str {
+			case "NaN", "Infinity", "-Infinity":
+				return nil, fmt.Errorf("%s: %s is not a finite number", key, str)
+			}
+		}
+		return nil, fmt.Errorf("%s: not a number", key)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && errors.Is(ne.Err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%s: %s is out of range", key, s)
+		}
+		return nil, fmt.Errorf("%s: not a number", key)
+	}
+	return &f, nil
+}
+
+// count reads o[key] as a token count (a whole, non-negative number).
+func (o obj) count(key string) (*int64, error) {
+	f, err := o.num(key)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	if *f < 0 || *f != math.Trunc(*f) || *f > 1e15 {
+		return nil, fmt.Errorf("%s: %v is not a token count", key, *f)
+	}
+	n := int64(*f)
+	return &n, nil
+}
+
+func (o obj) str(key string) string {
+	var s string
+	if json.Unmarshal(o[key], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func (o obj) sub(key string) (obj, error) {
+	if !o.has(key) {
+		return obj{}, nil
+	}
+	var m obj
+	if err := json.Unmarshal(o[key], &m); err != nil {
+		return nil, fmt.Errorf("%s: not an object", key)
+	}
+	return m, nil
+}
+
+// maxEpochS bounds epoch seconds so that nanoseconds fit an int64.
+const maxEpochS = 9.2e9
+
+// unixNs converts epoch seconds to unix nanoseconds.
+func unixNs(key string, s *float64) (*int64, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if math.Abs(*s) >= maxEpochS {
+		return nil, fmt.Errorf("%s: %v s is out of range", key, *s)
+	}
+	return ingest.Ptr(int64(math.Round(*s * 1e9))), nil
+}
+
+// offsetNs is t − start in whole ns (nil when either is missing).
+func offsetNs(key string, start, t *float64) (*int64, error) {
+	if start == nil || t == nil {
+		return nil, nil
+	}
+	d := *t - *start
+	if math.Abs(d) >= maxEpochS {
+		return nil, fmt.Errorf("%s: %v s from the request start is out of range", key, d)
+	}
+	return ingest.Ptr(int64(math.Round(d * 1e9))), nil
+}
+
+func msToNs(ms *float64) *int64 {
+	if ms == nil || math.Abs(*ms) >= maxEpochS*1e3 {
+		return nil
+	}
+	return ingest.Ptr(int64(math.Round(*ms * 1e6)))
+}
+
+func mul(p *float64, k float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	return ingest.Ptr(*p * k)
+}
+
+func toF(p *int64) *float64 {
+	if p == nil {
+		return nil
+	}
+	return ingest.Ptr(float64(*p))
+}
+
+// request converts one record; shape is 3 or 4.
+func (d *decoder) request(b *benchmark, raw json.RawMessage, status string) (formats.Request, int, error) {
+	var o obj
+	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
+		return formats.Request{}, 0, errors.New("not an object")
+	}
+	if b.rs.byStatus == nil {
+		b.rs.byStatus = map[string]int{}
+		b.rs.unknown = map[string]int{}
+	}
+	var (
+		req   formats.Request
+		shape int
+		err   error
+	)
+	switch typ := o.str("type_"); {
+	case o.has("info") || typ == "generative_request_stats":
+		shape = 4
+		req, err = d.requestV4(b, o, status)
+	case typ == "generative_text_response" || typ == "generative_text_error" || o.has("start_time") || o.has("first_token_time"):
+		shape = 3
+		req, err = requestV3(b, o, status)
+	default:
+		return req, 0, errors.New("neither a v0.3 response record (start_time, first_token_time) nor a v0.4+ request record (info.timings)")
+	}
+	if err != nil {
+		return req, shape, err
+	}
+	known := knownV3
+	if shape == 4 {
+		known = knownV4
+	}
+	for k := range o {
+		if !known[k] {
+			b.rs.unknown[k]++
+		}
+	}
+	b.rs.byStatus[req.Status]++
+	return req, shape, nil
+}
+
+// requestV3 reads a v0.2–v0.3 record.
+func requestV3(b *benchmark, o obj, status string) (formats.Request, error) {
+	req := formats.Request{SourceID: o.str("request_id"), Status: status}
+	f := map[string]*float64{}
+	for _, k := range []string{"start_time", "end_time", "first_token_time", "last_token_time", "request_latency",
+		"time_to_first_token_ms", "inter_token_latency_ms", "output_tokens_per_second"} {
+		v, err := o.num(k)
+		if err != nil {
+			return req, err
+		}
+		f[k] = v
+	}
+	nOut, err := o.count("output_tokens")
+	if err != nil {
+		return req, err
+	}
+	nIn, err := o.count("prompt_tokens")
+	if err != nil {
+		return req, err
+	}
+	// A successful record without a streamed token has first/last_token_time
+	// −1.0 (v0.3.0 aggregator.py: first_iter_time or −1.0).
+	for _, k := range []string{"first_token_time", "last_token_time"} {
+		if v := f[k]; v != nil && *v < 0 {
+			f[k] = nil
+			b.rs.placeholder++
+		}
+	}
+	start := f["start_time"]
+	if req.StartNs, err = unixNs("start_time", start); err != nil {
+		return req, err
+	}
+	if start != nil {
+		req.ClockDomain = formats.ClockUnix
+	} else {
+		b.rs.noStart++
+	}
+	if req.FirstTokenOffsetNs, err = offsetNs("first_token_time", start, f["first_token_time"]); err != nil {
+		return req, err
+	}
+	// v0.3 timed the first streamed text delta: the first token is content.
+	req.FirstContentOffsetNs = req.FirstTokenOffsetNs
+	if req.LastTokenOffsetNs, err = offsetNs("last_token_time", start, f["last_token_time"]); err != nil {
+		return req, err
+	}
+	if req.StreamEndOffsetNs, err = offsetNs("end_time", start, f["end_time"]); err != nil {
+		return req, err
+	}
+	req.InputTokens, req.ReportedInputTokens = nIn, toF(nIn)
+	if nIn != nil {
+		req.InputTokensSource = formats.SourceToolReported
+	}
+	req.ReportedOutputTokens = toF(nOut)
+	if status == formats.StatusOK {
+		req.OutputTokens = nOut
+		if nOut != nil {
+			req.OutputTokensSource = formats.SourceToolReported
+		}
+	} else if nOut != nil {
+		b.rs.failedCounts++
+	}
+	req.ReportedTTFTMs = f["time_to_first_token_ms"]
+	req.ReportedE2EMs = mul(f["request_latency"], 1e3)
+	req.ReportedITLMs = f["inter_token_latency_ms"]
+	req.ReportedOutputTokensPS = f["output_tokens_per_second"]
+	if status != formats.StatusOK {
+		req.ErrorText = o.str("error")
+	}
+	if status == formats.StatusOK && (req.FirstTokenOffsetNs == nil || nOut != nil && *nOut == 0) {
+		req.Status = formats.StatusEmpty
+		b.rs.empty++
+	}
+	return req, nil
+}
+
+// requestV4 reads a v0.4+ record.
+func (d *decoder) requestV4(b *benchmark, o obj, status string) (formats.Request, error) {
+	req := formats.Request{SourceID: o.str("request_id"), ResponseID: o.str("response_id"), Status: status}
+	info, err := o.sub("info")
+	if err != nil {
+		return req, err
+	}
+	tm, err := info.sub("timings")
+	if err != nil {
+		return req, fmt.Errorf("info.%w", err)
+	}
+	t := map[string]*float64{}
+	for _, k := range []string{"request_start", "resolve_start", "first_token_iteration", "last_token_iteration", "request_end", "resolve_end"} {
+		v, err := tm.num(k)
+		if err != nil {
+			return req, fmt.Errorf("info.timings.%w", err)
+		}
+		t[k] = v
+	}
+	iters, err := tm.count("token_iterations")
+	if err != nil {
+		return req, fmt.Errorf("info.timings.%w", err)
+	}
+	f := map[string]*float64{}
+	for _, k := range []string{"request_latency", "time_to_first_token_ms", "time_to_first_output_token_ms",
+		"inter_token_latency_ms", "output_tokens_per_second"} {
+		v, err := o.num(k)
+		if err != nil {
+			return req, err
+		}
+		f[k] = v
+	}
+	nOut, err := o.count("output_tokens")
+	if err != nil {
+		return req, err
+	}
+	outMetrics, err := o.sub("output_metrics")
+	if err != nil {
+		return req, err
+	}
+	usageOut, err := outMetrics.count("total_tokens")
+	if err != nil {
+		return req, fmt.Errorf("output_metrics.%w", err)
+	}
+	if !o.has("output_tokens") {
+		nOut = usageOut // a record without computed fields
+	}
+	nIn, err := o.count("prompt_tokens")
+	if err != nil {
+		return req, err
+	}
+	if !o.has("prompt_tokens") {
+		inMetrics, err := o.sub("input_metrics")
+		if err != nil {
+			return req, err
+		}
+		if nIn, err = inMetrics.count("text_tokens"); err != nil {
+			return req, fmt.Errorf("input_metrics.%w", err)
+		}
+	}
+
+	start := t["request_start"]
+	if start == nil && t["resolve_start"] != nil {
+		start = t["resolve_start"]
+		b.rs.startResolve++
+	}
+	end := t["request_end"]
+	if end == nil && t["resolve_end"] != nil {
+		end = t["resolve_end"]
+		b.rs.endResolve++
+	}
+	b.rs.spans = append(b.rs.spans, span{start, end})
+	if req.StartNs, err = unixNs("info.timings.request_start", start); err != nil {
+		return req, err
+	}
+	if start != nil {
+		req.ClockDomain = formats.ClockUnix
+	} else {
+		b.rs.noStart++
+	}
+	if req.FirstTokenOffsetNs, err = offsetNs("info.timings.first_token_iteration", start, t["first_token_iteration"]); err != nil {
+		return req, err
+	}
+	if req.LastTokenOffsetNs, err = offsetNs("info.timings.last_token_iteration", start, t["last_token_iteration"]); err != nil {
+		return req, err
+	}
+	if req.StreamEndOffsetNs, err = offsetNs("info.timings.request_end", start, end); err != nil {
+		return req, err
+	}
+	// The first token is content text up to v0.6; v0.7 also times reasoning
+	// and gives the first content time as time_to_first_output_token_ms.
+	switch {
+	case f["time_to_first_output_token_ms"] != nil && start != nil:
+		req.FirstContentOffsetNs = msToNs(f["time_to_first_output_token_ms"])
+		b.rs.ttfo++
+	case !versionAtLeast(d.version, 0, 7):
+		req.FirstContentOffsetNs = req.FirstTokenOffsetNs
+	}
+	if iters != nil {
+		req.TokenMessageCount = *iters
+		if *iters > 1 {
+			b.rs.multiIter++
+		}
+	}
+	req.InputTokens, req.ReportedInputTokens = nIn, toF(nIn)
+	if nIn != nil {
+		req.InputTokensSource = formats.SourceToolReported
+	}
+	req.OutputTokens, req.ReportedOutputTokens = nOut, toF(nOut)
+	if nOut != nil {
+		req.OutputTokensSource = formats.SourceToolReported
+		// v0.6+: no usage → output_tokens = token_iterations
+		if usageOut == nil && iters != nil && *iters == *nOut {
+			req.OutputTokensSource = formats.SourceChunkCount
+			b.rs.chunkCount++
+		}
+	}
+	req.ReportedTTFTMs = f["time_to_first_token_ms"]
+	req.ReportedE2EMs = mul(f["request_latency"], 1e3)
+	req.ReportedITLMs = f["inter_token_latency_ms"]
+	req.ReportedOutputTokensPS = f["output_tokens_per_second"]
+	if status != formats.StatusOK {
+		req.ErrorText = info.str("error")
+	}
+	if status == formats.StatusOK && (req.FirstTokenOffsetNs == nil || nOut != nil && *nOut == 0) {
+		req.Status = formats.StatusEmpty
+		b.rs.empty++
+	}
+	return req, nil
+}
+
+// versionAtLeast reports whether a version string "0.7.1" is at least
+// major.minor; false when it cannot be read.
+func versionAtLeast(v string, major, minor int) bool {
+	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	a, err1 := strconv.Atoi(parts[0])
+	b, err2 := strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return a > major || a == major && b >= minor
+}
