@@ -15,6 +15,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -65,26 +66,7 @@ func (s sampledEvents) Request(r *formats.Request, ev []formats.Event) error {
 // -update).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))
-	}
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 // dump imports path into a golden dump (events sampled).

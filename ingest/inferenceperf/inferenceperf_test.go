@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -53,39 +54,12 @@ func importErr(path string) error {
 // -update).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))
-	}
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 func dump(t *testing.T, path string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	d := formats.NewDumper(&buf)
-	if err := New().Import(path, ingest.Options{}, d); err != nil {
-		t.Fatalf("Import(%s): %v", path, err)
-	}
-	if err := d.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testkit.Dump(t, New(), path, ingest.Options{})
 }
 
 // TestGoldenCorpus dumps each corpus run directory (its primary file,
