@@ -315,7 +315,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	case r.rate != nil:
 		run.LoadMode = "request_rate"
 	}
-	cfg, redacted := configJSON(r.config)
+	cfg, redacted := pybench.ConfigJSON(r.config)
 	run.ConfigJSON = cfg
 
 	d, err := parseDetails(r.arrays)
@@ -397,24 +397,6 @@ func (r *result) unknownNotes(f *fileState) []string {
 		notes = append(notes, "keys vLLM does not write (--metadata KEY=VALUE, a sweep's parameters or a modified script), kept in config_json: "+strings.Join(r.unknownCfg, ", "))
 	}
 	return notes
-}
-
-// configJSON renders the configuration entries as one object, redacted.
-func configJSON(config []ingest.Entry) (string, []string) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range config {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(e.Key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(e.Value)
-	}
-	b.WriteByte('}')
-	out, redacted := ingest.RedactJSON(b.Bytes(), "config")
-	return pybench.Unmark(out), redacted
 }
 
 // runFileNumber reads n from a sweep's "run=<n>.json".
