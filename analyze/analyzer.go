@@ -194,6 +194,7 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	var durations float64
 	withDuration := 0
 	stream := false
+	var timed []RequestMetrics // requests of runs with a duration: the throughput numerators
 	for _, acc := range a.runs {
 		p := &pool.per[ci]
 		runStreams := isStreaming(acc.run, acc.per[ci].reqs)
@@ -210,6 +211,7 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 		if d, _ := duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
 			durations += d
 			withDuration++
+			timed = append(timed, acc.per[ci].reqs...)
 		}
 	}
 	if withDuration == 0 {
@@ -225,11 +227,11 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	}
 	// Pooled throughput: Σ over runs of their own durations (runs of a
 	// sweep are sequential and their clocks need not agree).
-	rr.Throughput = throughput(a.convs[ci], pool.per[ci].reqs, durations)
+	rr.Throughput = throughput(a.convs[ci], timed, durations)
 	if rr.Goodput != nil {
 		rr.Goodput.RequestsPerS = F(div(float64(rr.Goodput.Good), durations))
 	}
-	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; duration is the sum of the durations of the %d runs with start times; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
+	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; throughput counts the requests of the %d runs with start times over the sum of their durations; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
 	return rr, nil
 }
 
@@ -458,6 +460,7 @@ func duration(c Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
 
 func throughput(c Convention, reqs []RequestMetrics, dur float64) Throughput {
 	var done, all, outTok, inTok float64
+	haveOut, haveIn := false, false
 	for i := range reqs {
 		m := &reqs[i]
 		all++
@@ -467,10 +470,20 @@ func throughput(c Convention, reqs []RequestMetrics, dur float64) Throughput {
 		done++
 		if !math.IsNaN(m.OutputTokens) {
 			outTok += m.OutputTokens
+			haveOut = true
 		}
 		if !math.IsNaN(m.InputTokens) {
 			inTok += m.InputTokens
+			haveIn = true
 		}
+	}
+	// Token throughputs are undefined (null), not 0, when no completed
+	// request has a count under the convention.
+	if !haveOut {
+		outTok = math.NaN()
+	}
+	if !haveIn {
+		inTok = 0
 	}
 	n := done
 	if c.ThroughputRequests == ThroughputAllRequests {
@@ -634,6 +647,9 @@ func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *Run
 	var w []Warning
 	if run.Truncated {
 		w = append(w, Warning{Code: "truncated_input", Message: "an input file was cut short; every complete request was imported (see the run's notes)"})
+	}
+	if rr.Requests.Total == 0 && len(run.Reported) > 0 {
+		w = append(w, Warning{Code: "summary_only", Message: "the source holds the tool's summary only: nothing to recompute; its statistics are under reported"})
 	}
 	if rr.Requests.Total > 0 && rr.Requests.Completed == 0 {
 		w = append(w, Warning{Code: "no_completed_requests", Message: fmt.Sprintf("none of the %d requests completed: latency statistics are empty", rr.Requests.Total)})

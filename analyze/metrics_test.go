@@ -305,3 +305,13 @@ func TestErrorCounts(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+func TestThroughputUndefinedWithoutCounts(t *testing.T) {
+	// Completed requests without an output count: output tokens/s is
+	// undefined (null), never 0.
+	ms := []RequestMetrics{{Counted: true, OutputTokens: math.NaN(), InputTokens: 10}}
+	tp := throughput(Canonical, ms, 2)
+	if !math.IsNaN(float64(tp.OutputTokensPerS)) || !math.IsNaN(float64(tp.TotalTokensPerS)) || float64(tp.RequestsPerS) != 0.5 {
+		t.Fatalf("%+v", tp)
+	}
+}

@@ -103,11 +103,14 @@ func (t *table) write(w io.Writer) {
 // (terminal escapes, newlines) become "?", Markdown-significant characters
 // are escaped in Markdown, and long strings are cut at 120 characters.
 // Traces are untrusted input.
-func clean(s string, md bool) string {
+func clean(s string, md bool) string { return cleanN(s, md, 120) }
+
+// cleanN is clean with a length limit of n runes.
+func cleanN(s string, md bool, limit int) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
-		if n == 120 {
+		if n == limit {
 			b.WriteString("…")
 			break
 		}
@@ -214,6 +217,13 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 			}
 		}
 		sort.Strings(keys)
+		if len(keys) == 0 { // a tool without headline names (MLPerf): the first ones
+			for _, k := range sortedKeys(rr.Reported) {
+				if len(keys) < 12 {
+					keys = append(keys, k)
+				}
+			}
+		}
 		t := &table{md: md}
 		t.add(fmt.Sprintf("reported by %s (%d of %d metrics; all in the JSON report)", clean(orDash(rr.Tool), md), len(keys), len(rr.Reported)), "unit", "avg/mean", "P50", "P90", "P99")
 		for _, k := range keys {
@@ -247,7 +257,7 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		if wn.Metric != "" {
 			m = " [" + wn.Metric + "]"
 		}
-		line("warning %s%s: %s", wn.Code, m, clean(wn.Message, md))
+		line("warning %s%s: %s", wn.Code, m, cleanN(wn.Message, md, 1000))
 	}
 	return nil
 }

@@ -561,6 +561,11 @@ steps sum to the difference.`,
 			default:
 				return usageError{fmt.Errorf("--format %q: want text, json or markdown", format)}
 			}
+			for _, st := range stats {
+				if !validStat(st) {
+					return usageError{fmt.Errorf("--stat %q: want mean, min, max, std, count, sum or pNN (0 ≤ NN ≤ 100)", st)}
+				}
+			}
 			dirs, cleanup, err := tableDirs(args, in)
 			defer cleanup()
 			if err != nil {
@@ -614,6 +619,19 @@ steps sum to the difference.`,
 	c.Flags().StringArrayVar(&stats, "stat", []string{"mean", "p50", "p99"}, "statistics to reconcile (mean, p50, p90, p99, …)")
 	c.Flags().StringVar(&format, "format", "text", "text, json or markdown")
 	return c
+}
+
+// validStat reports whether reconcile knows the statistic.
+func validStat(s string) bool {
+	switch s {
+	case "mean", "avg", "median", "min", "max", "std", "count", "sum":
+		return true
+	}
+	if p, ok := strings.CutPrefix(s, "p"); ok {
+		v, err := strconv.ParseFloat(p, 64)
+		return err == nil && v >= 0 && v <= 100
+	}
+	return false
 }
 
 // tableDirs returns table directories for inputs: directories holding

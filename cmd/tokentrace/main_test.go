@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -354,5 +355,35 @@ func TestReportFindsTableDirsBelowADirectory(t *testing.T) {
 	}
 	if len(rep.Runs) != 2 || rep.Runs[0].Tool != "aiperf" || rep.Runs[1].Tool != "llmperf" {
 		t.Fatalf("%+v", rep.Runs)
+	}
+}
+
+// TestPooledThroughputCountsTimedRunsOnly: an LLMPerf run (no start times)
+// pooled with an AIPerf run does not inflate the pooled request rate.
+func TestPooledThroughputCountsTimedRunsOnly(t *testing.T) {
+	js, err := run(t, "report", "--pool", "--format", "json", demoInputs[0], demoInputs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Runs []struct {
+			Throughput struct {
+				RequestsPerS float64 `json:"requests_per_s"`
+			}
+		}
+		Pooled struct {
+			Throughput struct {
+				RequestsPerS float64 `json:"requests_per_s"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Pooled.Throughput.RequestsPerS, rep.Runs[0].Throughput.RequestsPerS; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("pooled req/s %v, want the timed run's %v", got, want)
+	}
+	if _, err := run(t, "reconcile", demoInputs[1], "--stat", "bogus"); err == nil {
+		t.Fatal("reconcile --stat bogus accepted")
 	}
 }
