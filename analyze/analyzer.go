@@ -262,7 +262,7 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 		TTFTByISL:        []Bucket{},
 	}
 	streaming := isStreaming(run, reqs)
-	if rr.Streaming == nil {
+	if rr.Streaming == nil && len(reqs) > 0 { // a summary-only run of unknown kind stays unknown (null)
 		rr.Streaming = &streaming
 	}
 	s := samplesOf(c, reqs, itl, streaming)
