@@ -227,7 +227,7 @@ func judge(item *ReproducedStat, run *formats.Run) {
 		item.Reason = "the file keeps only a sample of the run's requests (guidellm --sample-requests); the tool's statistics cover them all"
 	}
 	if item.Reason == "" && run.Tool == "aiperf" && item.Metric == "inter_chunk_latency" && strings.HasPrefix(item.Stat, "p") && versionAtLeast(run.ToolVersion, 0, 10) {
-		item.Reason = "AIPerf 0.10+ estimates percentiles of list metrics (inter_chunk_latency) with a t-digest; tokentrace's are exact"
+		item.Reason = "AIPerf 0.10+ estimates percentiles of list metrics (inter_chunk_latency) with an approximate t-digest (per the research notes; mean, min, max and sum agree exactly); tokentrace's are exact"
 	}
 }
 
