@@ -180,6 +180,19 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	}
 	t.write(w)
 
+	var cis []string
+	for _, m := range []struct {
+		name string
+		s    Summary
+	}{{"TTFT", rr.Metrics.TTFTMs}, {"TPOT", rr.Metrics.TPOTMs}, {"ITL", rr.Metrics.ITLMs}, {"E2E", rr.Metrics.E2EMs}} {
+		if m.s.N == 0 {
+			continue
+		}
+		cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.name, ciBound(m.s.CI[3][0]), ciBound(m.s.CI[3][1])))
+	}
+	if len(cis) > 0 {
+		line("P99 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", strings.Join(cis, " · "))
+	}
 	tp := rr.Throughput
 	tag := ""
 	if tp.Reported {
@@ -306,6 +319,13 @@ func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFm
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+func ciBound(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return num(v)
 }
 
 // signedTerm writes a sum's next term: "+ 3.2" or "− 3.2".

@@ -183,17 +183,24 @@ func (f F) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }
 
-// MarshalJSON writes the summary with NaN as null.
+// MarshalJSON writes the summary with NaN as null, and each percentile's
+// 95% distribution-free confidence interval as p50_ci95 … p99_ci95
+// ([lo, hi], either side null when the sample cannot bound it).
 func (s Summary) MarshalJSON() ([]byte, error) {
+	ci := func(i int) [2]F { return [2]F{F(s.CI[i][0]), F(s.CI[i][1])} }
 	return json.Marshal(struct {
-		N    int `json:"n"`
-		Mean F   `json:"mean"`
-		Std  F   `json:"std"`
-		Min  F   `json:"min"`
-		P50  F   `json:"p50"`
-		P90  F   `json:"p90"`
-		P95  F   `json:"p95"`
-		P99  F   `json:"p99"`
-		Max  F   `json:"max"`
-	}{s.N, F(s.Mean), F(s.Std), F(s.Min), F(s.P50), F(s.P90), F(s.P95), F(s.P99), F(s.Max)})
+		N     int  `json:"n"`
+		Mean  F    `json:"mean"`
+		Std   F    `json:"std"`
+		Min   F    `json:"min"`
+		P50   F    `json:"p50"`
+		P90   F    `json:"p90"`
+		P95   F    `json:"p95"`
+		P99   F    `json:"p99"`
+		Max   F    `json:"max"`
+		P50CI [2]F `json:"p50_ci95"`
+		P90CI [2]F `json:"p90_ci95"`
+		P95CI [2]F `json:"p95_ci95"`
+		P99CI [2]F `json:"p99_ci95"`
+	}{s.N, F(s.Mean), F(s.Std), F(s.Min), F(s.P50), F(s.P90), F(s.P95), F(s.P99), F(s.Max), ci(0), ci(1), ci(2), ci(3)})
 }

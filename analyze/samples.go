@@ -141,6 +141,9 @@ func SummarizeWeighted(xs, ws []float64) Summary {
 	}
 	nan := math.NaN()
 	out := Summary{N: len(pts), Mean: nan, Std: nan, Min: nan, Max: nan, P50: nan, P90: nan, P95: nan, P99: nan}
+	for i := range out.CI {
+		out.CI[i] = [2]float64{nan, nan} // no distribution-free interval for weighted samples
+	}
 	if len(pts) == 0 {
 		return out
 	}

@@ -19,6 +19,10 @@ type Summary struct {
 	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
+	// CI holds the distribution-free CILevel confidence interval of P50,
+	// P90, P95 and P99 ([lo, hi]; NaN where the sample is too small to
+	// bound that side; see QuantileCI).
+	CI [4][2]float64 `json:"-"`
 }
 
 // Summarize returns the Summary of xs (NaN values are ignored) with the
@@ -32,6 +36,9 @@ func Summarize(xs []float64, m PercentileMethod, ddof int) Summary {
 		nan := math.NaN()
 		out.Mean, out.Std, out.Min, out.Max = nan, nan, nan, nan
 		out.P50, out.P90, out.P95, out.P99 = nan, nan, nan, nan
+		for i := range out.CI {
+			out.CI[i] = [2]float64{nan, nan}
+		}
 		return out
 	}
 	out.Mean = mean(s)
@@ -41,6 +48,10 @@ func Summarize(xs []float64, m PercentileMethod, ddof int) Summary {
 	out.P90 = Percentile(s, 0.90, m)
 	out.P95 = Percentile(s, 0.95, m)
 	out.P99 = Percentile(s, 0.99, m)
+	for i, p := range []float64{0.5, 0.9, 0.95, 0.99} {
+		lo, hi := QuantileCI(s, p, CILevel)
+		out.CI[i] = [2]float64{lo, hi}
+	}
 	return out
 }
 

@@ -1,0 +1,45 @@
+package analyze
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// CILevel is the confidence level of the percentile intervals in reports.
+const CILevel = 0.95
+
+// QuantileCI returns a distribution-free confidence interval for the
+// p-quantile (0 < p < 1) of the population a sorted sample of n values was
+// drawn from, at confidence level: the order statistics x(l) and x(u)
+// (1-based ranks) with the number of values below the quantile,
+// B ~ Binomial(n, p), satisfying P(B < l) ≤ (1−level)/2 and
+// P(B ≥ u) ≤ (1−level)/2. It assumes only independent draws from a
+// continuous distribution (no shape). A bound that would need a rank
+// outside 1…n is NaN: the sample is too small to bound that side (e.g. the
+// upper bound of P99 needs n ≥ 299 at 95%).
+func QuantileCI(sorted []float64, p, level float64) (lo, hi float64) {
+	n := len(sorted)
+	lo, hi = math.NaN(), math.NaN()
+	if n == 0 || p <= 0 || p >= 1 {
+		return lo, hi
+	}
+	alpha := (1 - level) / 2
+	b := distuv.Binomial{N: float64(n), P: p}
+	// l: the largest rank with P(B ≤ l−1) ≤ alpha (the CDF grows with k,
+	// so binary searches find both ranks with O(log n) evaluations).
+	l := sort.Search(n, func(k int) bool { return b.CDF(float64(k)) > alpha }) // first k with CDF(k) > alpha; l = k
+	// u: the smallest rank with P(B ≥ u) = 1 − P(B ≤ u−1) ≤ alpha.
+	u := sort.Search(n, func(k int) bool { return 1-b.CDF(float64(k)) <= alpha }) + 1
+	if u > n {
+		u = 0
+	}
+	if l >= 1 {
+		lo = sorted[l-1]
+	}
+	if u >= 1 {
+		hi = sorted[u-1]
+	}
+	return lo, hi
+}
