@@ -74,21 +74,9 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 		}
 		d.itls, lengths["itls"] = v, len(v)
 	}
-	for k := range lengths {
-		d.names = append(d.names, k)
-	}
-	sort.Strings(d.names)
-	for _, k := range d.names {
-		switch {
-		case d.n < 0:
-			d.n = lengths[k]
-		case lengths[k] != d.n:
-			parts := make([]string, len(d.names))
-			for i, k := range d.names {
-				parts[i] = fmt.Sprintf("%s %d", k, lengths[k])
-			}
-			return nil, fmt.Errorf("the per-request arrays differ in length (%s): they must be index-aligned", strings.Join(parts, ", "))
-		}
+	var err error
+	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

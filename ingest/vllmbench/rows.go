@@ -81,27 +81,11 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 		}
 		d.itls, lengths["itls"] = v, len(v)
 	}
-	for k := range lengths {
-		d.names = append(d.names, k)
-	}
-	sort.Strings(d.names)
-	for _, k := range d.names {
-		switch {
-		case d.n < 0:
-			d.n = lengths[k]
-		case lengths[k] != d.n:
-			return nil, fmt.Errorf("the per-request arrays differ in length (%s): they must be index-aligned", lengthList(d.names, lengths))
-		}
+	var err error
+	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
+		return nil, err
 	}
 	return d, nil
-}
-
-func lengthList(names []string, lengths map[string]int) string {
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s %d", k, lengths[k])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // at returns xs[i], NaN when the array is absent.

@@ -1,8 +1,10 @@
 package pybench
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -120,4 +122,28 @@ func RebuildEvents(out []formats.Event, runID string, key int64, ttftNs int64, i
 	}
 	st.Requests++
 	return out
+}
+
+// Aligned checks that the per-request arrays (name → length) are
+// index-aligned. It returns their names sorted and their common length
+// (-1 when there are none), or an error listing every length.
+func Aligned(lengths map[string]int) (names []string, n int, err error) {
+	for k := range lengths {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	n = -1
+	for _, k := range names {
+		switch {
+		case n < 0:
+			n = lengths[k]
+		case lengths[k] != n:
+			parts := make([]string, len(names))
+			for i, k := range names {
+				parts[i] = fmt.Sprintf("%s %d", k, lengths[k])
+			}
+			return names, -1, fmt.Errorf("the per-request arrays differ in length (%s): they must be index-aligned", strings.Join(parts, ", "))
+		}
+	}
+	return names, n, nil
 }
