@@ -415,11 +415,23 @@ func newAnalyze() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", out)
+			for _, s := range analyzeSteps {
+				if s.after != nil {
+					if err := s.after(cmd, out, rep); err != nil {
+						return err
+					}
+				}
+			}
 			return nil
 		},
 	}
 	in.register(c)
 	rf.register(c)
+	for _, s := range analyzeSteps {
+		if s.register != nil {
+			s.register(c)
+		}
+	}
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the tables and report.json")
 	return c
 }

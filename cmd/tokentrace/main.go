@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tokentrace/tokentrace/analyze"
 )
 
 func main() {
@@ -44,5 +45,22 @@ func newRoot() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newAnalyze(), newImport(), newReport(), newReconcile(), newVersion())
+	for _, f := range extraCommands {
+		root.AddCommand(f())
+	}
 	return root
 }
+
+// extraCommands are subcommands registered by their own files' init
+// functions (gate, plot, synth, …), so each command lives in one file.
+var extraCommands []func() *cobra.Command
+
+// analyzeStep is work `analyze` does after it wrote the tables and
+// report.json (plots, report.html, …), registered by init functions:
+// register adds its flags; after runs with the output directory and report.
+type analyzeStep struct {
+	register func(c *cobra.Command)
+	after    func(cmd *cobra.Command, out string, rep *analyze.Report) error
+}
+
+var analyzeSteps []analyzeStep
