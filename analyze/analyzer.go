@@ -44,6 +44,10 @@ type Analyzer struct {
 	// run recorded (Run.Tokenizer) when no explicit one is set.
 	tokenizer     TokenCounter
 	openTokenizer func(name string) (TokenCounter, error)
+	// fluid are the fluidity deadlines computed per request; gaps is the
+	// reused per-token gap buffer.
+	fluid []Deadlines
+	gaps  []int64
 }
 
 type runAcc struct {
@@ -78,6 +82,12 @@ func (a *Analyzer) SetTokenizer(tok TokenCounter) { a.tokenizer = tok }
 func (a *Analyzer) SetTokenizerOpener(open func(name string) (TokenCounter, error)) {
 	a.openTokenizer = open
 }
+
+// SetFluidity makes the Analyzer compute each request's fluidity-index
+// (FluidityIndex) under each of ds as rows stream by (the per-token gaps
+// are not kept), so SLO constraints and gates on fluidity(…) can use it.
+// Call it before the first request.
+func (a *Analyzer) SetFluidity(ds []Deadlines) { a.fluid = ds }
 
 // Conventions returns the conventions the Analyzer computes under.
 func (a *Analyzer) Conventions() []Convention { return a.convs }
@@ -118,6 +128,16 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 		var m RequestMetrics
 		p := &acc.per[i]
 		m, p.itl = ComputeRequest(c, r, events, acc.tok, p.itl)
+		if len(a.fluid) > 0 {
+			a.gaps = TokenGaps(c, events, a.gaps)
+			m.Fluidity = make([]FluidityValue, len(a.fluid))
+			for j, d := range a.fluid {
+				m.Fluidity[j] = FluidityValue{Deadlines: d, Index: math.NaN()}
+				if len(a.gaps) > 0 {
+					m.Fluidity[j].Index, _, _ = FluidityIndex(a.gaps, d)
+				}
+			}
+		}
 		p.reqs = append(p.reqs, m)
 	}
 	return nil
@@ -188,13 +208,43 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	pool := a.poolAcc(ci)
+	var durations float64
+	withDuration := 0
+	var timed []RequestMetrics // requests of runs with a duration: the throughput numerators
+	for _, acc := range a.runs {
+		if d, _ := duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
+			durations += d
+			withDuration++
+			timed = append(timed, acc.per[ci].reqs...)
+		}
+	}
+	if withDuration == 0 {
+		durations = math.NaN()
+	}
+	rr, err := a.runReport(a.convs[ci], pool, ci, opt)
+	if err != nil {
+		return nil, err
+	}
+	// Pooled throughput: Σ over runs of their own durations (runs of a
+	// sweep are sequential and their clocks need not agree).
+	rr.Throughput = throughput(a.convs[ci], timed, durations)
+	if rr.Goodput != nil {
+		rr.Goodput.RequestsPerS = F(div(float64(rr.Goodput.Good), durations))
+	}
+	rr.BetweenRuns = a.betweenRuns(ci)
+	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; throughput counts the requests of the %d runs with start times over the sum of their durations; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
+	return rr, nil
+}
+
+// poolAcc merges every run's requests and gaps under convention ci into
+// one run "pooled"; requests of non-streaming runs are marked so their
+// TPOT, TTST and ITL stay out.
+func (a *Analyzer) poolAcc(ci int) *runAcc {
 	pool := &runAcc{id: "pooled", per: make([]convAcc, len(a.convs))}
 	tools, models := []string{}, []string{}
 	run := &formats.Run{RunID: "pooled"}
-	var durations float64
-	withDuration := 0
 	stream := false
-	var timed []RequestMetrics // requests of runs with a duration: the throughput numerators
 	for _, acc := range a.runs {
 		p := &pool.per[ci]
 		runStreams := isStreaming(acc.run, acc.per[ci].reqs)
@@ -208,31 +258,38 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 		}
 		tools = appendUnique(tools, acc.run.Tool)
 		models = appendUnique(models, acc.run.Model)
-		if d, _ := duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
-			durations += d
-			withDuration++
-			timed = append(timed, acc.per[ci].reqs...)
-		}
-	}
-	if withDuration == 0 {
-		durations = math.NaN()
 	}
 	run.Tool = strings.Join(tools, "+")
 	run.Model = strings.Join(models, "+")
 	run.Streaming = &stream
 	pool.run = run
-	rr, err := a.runReport(a.convs[ci], pool, ci, opt)
-	if err != nil {
-		return nil, err
+	return pool
+}
+
+// betweenRuns is the spread over runs of each run's own P99 of TTFT, TPOT,
+// ITL and E2E (runs without samples of a metric are left out of it).
+func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
+	out := map[string]Spread{}
+	for _, q := range []string{"ttft", "tpot", "itl", "e2e"} {
+		var runs []string
+		var p99 []float64
+		for _, acc := range a.runs {
+			reqs := acc.per[ci].reqs
+			st := isStreaming(acc.run, reqs)
+			s := samplesOf(a.convs[ci], reqs, acc.per[ci].itl, st)
+			v := sortedCopy(s.values[q])
+			if len(v) == 0 {
+				continue
+			}
+			runs = append(runs, acc.run.RunID)
+			p99 = append(p99, Percentile(v, 0.99, a.convs[ci].Percentile))
+		}
+		if len(p99) == 0 {
+			continue
+		}
+		out[q+"_ms"] = spreadOf(runs, p99)
 	}
-	// Pooled throughput: Σ over runs of their own durations (runs of a
-	// sweep are sequential and their clocks need not agree).
-	rr.Throughput = throughput(a.convs[ci], timed, durations)
-	if rr.Goodput != nil {
-		rr.Goodput.RequestsPerS = F(div(float64(rr.Goodput.Good), durations))
-	}
-	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; throughput counts the requests of the %d runs with start times over the sum of their durations; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
-	return rr, nil
+	return out
 }
 
 func appendUnique(list []string, s string) []string {
@@ -260,6 +317,9 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 		Warnings:         []Warning{},
 		E2EByOSL:         []Bucket{},
 		TTFTByISL:        []Bucket{},
+	}
+	if run.RequestRateRPS != nil {
+		rr.configuredRate = *run.RequestRateRPS
 	}
 	streaming := isStreaming(run, reqs)
 	if rr.Streaming == nil && len(reqs) > 0 { // a summary-only run of unknown kind stays unknown (null)
@@ -506,8 +566,8 @@ func div(a, b float64) float64 {
 
 func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, dur float64) (*Goodput, error) {
 	for _, c := range slo.Constraints {
-		if c.Metric == "tpot" && !streaming {
-			return nil, fmt.Errorf("slo constraint %q: run %q is not streaming, so TPOT cannot be measured", c.Text, run.RunID)
+		if (c.Metric == "tpot" || c.Metric == "max_itl" || c.Metric == "fluidity") && !streaming {
+			return nil, fmt.Errorf("slo constraint %q: run %q is not streaming, so %s cannot be measured", c.Text, run.RunID, c.Metric)
 		}
 	}
 	g := &Goodput{SLO: slo.Text, Total: len(reqs)}
@@ -523,6 +583,9 @@ func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, d
 				if c.Metric == "tpot" && !(m.OutputTokens > 1) && !math.IsNaN(m.OutputTokens) {
 					vacuous = true // N ≤ 1: no decode to constrain
 					continue
+				}
+				if c.Metric == "max_itl" && m.Responses == 1 {
+					continue // one response: no gap to constrain
 				}
 				good = false // a value the request should have but lacks
 				break

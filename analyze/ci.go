@@ -18,7 +18,8 @@ const CILevel = 0.95
 // P(B ≥ u) ≤ (1−level)/2. It assumes only independent draws from a
 // continuous distribution (no shape). A bound that would need a rank
 // outside 1…n is NaN: the sample is too small to bound that side (e.g. the
-// upper bound of P99 needs n ≥ 299 at 95%).
+// upper bound of P99 needs 0.99ⁿ ≤ 0.025, n ≥ 368, at 95%; see
+// MinSamplesForCI).
 func QuantileCI(sorted []float64, p, level float64) (lo, hi float64) {
 	n := len(sorted)
 	lo, hi = math.NaN(), math.NaN()

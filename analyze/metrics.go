@@ -69,6 +69,14 @@ type RequestMetrics struct {
 	// NonStreaming marks a request of a non-streaming run in a pooled
 	// report: its TPOT, TTST and ITL are left out.
 	NonStreaming bool
+	// MaxITLMs is the largest gap between two consecutive responses of the
+	// request, in ms (the worst stall a reader saw); NaN with fewer than
+	// two responses.
+	MaxITLMs float64
+	// Fluidity holds the request's fluidity-index under each pair of
+	// deadlines the Analyzer was given (SetFluidity); NaN where the request
+	// has no responses.
+	Fluidity []FluidityValue
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -189,7 +197,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 		Status: r.Status, TTFTMs: nan, TTFOMs: nsToMs(r.FirstContentOffsetNs), TTSTMs: nan, E2EMs: nan,
 		LastResponseMs: nan, StreamEndMs: nsToMs(r.StreamEndOffsetNs), TPOTMs: nan, ITLMeanMs: nan,
 		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(r.InputTokens), InputReported: optF(r.ReportedInputTokens),
-		InputUsage: nan, OutputUsage: nan, Messages: len(events),
+		InputUsage: nan, OutputUsage: nan, Messages: len(events), MaxITLMs: nan,
 	}
 	if r.InputTokensSource == formats.SourceServerUsage {
 		m.InputUsage = m.InputTokens
@@ -309,6 +317,9 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	}
 	for i := 1; i < len(resp); i++ {
 		gap := float64(resp[i].off-resp[i-1].off) / 1e6
+		if i == 1 || gap > m.MaxITLMs {
+			m.MaxITLMs = gap
+		}
 		k := resp[i].tokens
 		if k < 0 {
 			m.TokensPerMessageKnown = false

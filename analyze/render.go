@@ -216,6 +216,12 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s%s",
 			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), vac)
 	}
+	for _, k := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"} {
+		if sp, ok := rr.BetweenRuns[k]; ok {
+			line("between runs, P99 %s over %d runs: min %s · median %s · max %s · std %s ms",
+				strings.ToUpper(strings.TrimSuffix(k, "_ms")), len(sp.P99), num(float64(sp.Min)), num(float64(sp.Median)), num(float64(sp.Max)), num(float64(sp.Std)))
+		}
+	}
 	if md {
 		fmt.Fprintln(w)
 	}

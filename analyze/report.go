@@ -45,7 +45,36 @@ type RunReport struct {
 	// Reproduction compares the tool's reported statistics with their
 	// recomputation, when the report's convention is the run's tool's.
 	Reproduction *Reproduction `json:"reproduction,omitempty"`
-	Warnings     []Warning     `json:"warnings"`
+	// BetweenRuns is, in a pooled report, the spread over the pooled runs
+	// of each run's own P99 (keys ttft_ms, tpot_ms, itl_ms, e2e_ms): how
+	// much the tail moves from one repetition to the next, beside the
+	// pooled value.
+	BetweenRuns map[string]Spread `json:"between_runs,omitempty"`
+	Warnings    []Warning         `json:"warnings"`
+
+	// configuredRate is the run's configured request rate (0: none).
+	configuredRate float64
+}
+
+// Spread is the distribution over runs of one per-run statistic (here
+// P99): the runs' values in input order, with their min, median (linear),
+// max and sample standard deviation (null for one run).
+type Spread struct {
+	Runs   []string `json:"runs"`
+	P99    []F      `json:"p99"`
+	Min    F        `json:"min"`
+	Median F        `json:"median"`
+	Max    F        `json:"max"`
+	Std    F        `json:"std"`
+}
+
+func spreadOf(runs []string, v []float64) Spread {
+	s := sortedCopy(v)
+	out := Spread{Runs: runs, Min: F(s[0]), Max: F(s[len(s)-1]), Median: F(Percentile(s, 0.5, PercentileLinear)), Std: F(stddev(s, mean(s), 1))}
+	for _, x := range v {
+		out.P99 = append(out.P99, F(x))
+	}
+	return out
 }
 
 // ConventionInfo names the convention a report was computed under and lists

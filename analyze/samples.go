@@ -30,13 +30,14 @@ type samples struct {
 // produces, in milliseconds for times and tokens for counts:
 //
 //	ttft ttfo ttst e2e tpot itl osl isl           the report's metrics
+//	max_itl                                       each streaming request's largest gap
 //	stream_end_ms                                 start → stream end
 //	tpot_tokens_per_s                             1000 / tpot (AIPerf, GenAI-Perf per-user rate)
 //	osl_per_e2e_s                                 osl / e2e in seconds (per-request output rate)
 //	isl_per_ttft_s                                isl / ttft in seconds (prefill rate)
 //	osl_usage isl_usage isl_reported usage_total  server and tool counts
 //	error_isl                                     input tokens of failed requests
-var Quantities = []string{"ttft", "ttfo", "ttst", "e2e", "tpot", "itl", "osl", "isl", "stream_end_ms",
+var Quantities = []string{"ttft", "ttfo", "ttst", "e2e", "tpot", "itl", "max_itl", "osl", "isl", "stream_end_ms",
 	"tpot_tokens_per_s", "osl_per_e2e_s", "isl_per_ttft_s", "osl_usage", "isl_usage", "isl_reported", "usage_total", "error_isl"}
 
 func samplesOf(c Convention, reqs []RequestMetrics, itl []float64, streaming bool) *samples {
@@ -92,6 +93,7 @@ func samplesOf(c Convention, reqs []RequestMetrics, itl []float64, streaming boo
 			continue
 		}
 		add("ttst", m.TTSTMs)
+		add("max_itl", m.MaxITLMs)
 		if !math.IsNaN(m.TPOTMs) {
 			add("tpot", m.TPOTMs)
 			add("tpot_tokens_per_s", 1e3/m.TPOTMs)

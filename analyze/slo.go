@@ -3,139 +3,216 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
-// SLO is a set of per-request latency constraints that together define a
-// good request: a request is good when it completed (status ok) and meets
-// every constraint at once.
-//
-// Grammar (spaces allowed around tokens):
-//
-//	slo        = constraint { "," constraint }
-//	constraint = metric op number unit
-//	metric     = "ttft" | "ttfo" | "tpot" | "e2e"
-//	op         = "<=" | "<"
-//	unit       = "ns" | "us" | "µs" | "ms" | "s"
-//
-// Example: "ttft<=500ms, tpot<=15ms, e2e<=2s". A unit is required: "500" is
-// an error, never silently milliseconds.
+// SLO is a set of per-request constraints that together define a good
+// request: a request is good when it completed (status ok) and meets every
+// constraint at once. The grammar is in the package doc (slo); e.g.
+// "ttft<=500ms, tpot<=15ms, e2e<=2s, fluidity(500ms,50ms)>=0.9". A unit is
+// required: "500" is an error, never silently milliseconds — except in
+// vLLM's --goodput form "ttft:500 tpot:15 e2el:2000", accepted as an alias
+// whose values are milliseconds by that tool's definition (vLLM
+// benchmarks/benchmark_serving.py --goodput; SGLang bench_serving the same).
 type SLO struct {
 	Text        string
 	Constraints []Constraint
 }
 
-// Constraint is one bound: Metric Op LimitMs.
+// Constraint is one bound on a per-request metric: Metric Op Limit.
 type Constraint struct {
-	Metric string  // ttft, ttfo, tpot or e2e
-	Strict bool    // true for "<", false for "<="
-	Limit  float64 // in milliseconds
-	Text   string  // the constraint as written
+	// Metric is ttft, ttfo, tpot, e2e, max_itl (the largest gap between
+	// two responses of the request) or fluidity (Etalon's fluidity-index
+	// under Deadlines).
+	Metric string
+	// Strict is true for "<" and ">", false for "<=" and ">=".
+	Strict bool
+	// AtLeast is true for a lower bound (">=", ">"), which only fluidity
+	// takes; latencies take upper bounds.
+	AtLeast bool
+	// Limit is in milliseconds for latencies, a fraction for fluidity.
+	Limit float64
+	// Deadlines are fluidity's per-token deadlines (zero otherwise).
+	Deadlines Deadlines
+	// Text is the constraint as written.
+	Text string
 }
 
-// SLOError is a syntax error in an SLO, with the 1-based character position
-// of the offending text.
+// SLOError is a syntax error in an SLO or a gate, with the 1-based
+// character position of the offending text.
 type SLOError struct {
 	Input string
 	Pos   int
 	Msg   string
+	// What names the input's kind in the message: "slo" (default) or "gate".
+	What string
 }
 
 func (e *SLOError) Error() string {
-	return fmt.Sprintf("slo %q: at character %d: %s", e.Input, e.Pos, e.Msg)
+	what := e.What
+	if what == "" {
+		what = "slo"
+	}
+	return fmt.Sprintf("%s %q: at character %d: %s", what, e.Input, e.Pos, e.Msg)
 }
 
-var sloUnits = map[string]float64{"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1, "s": 1e3}
+// sloMetrics are the per-request metrics an SLO constrains.
+var sloMetrics = map[string]bool{"ttft": true, "ttfo": true, "tpot": true, "e2e": true, "max_itl": true, "fluidity": true}
 
-// ParseSLO parses s by the grammar on SLO. An empty s gives an empty SLO.
+// ParseSLO parses s by the SLO grammar. An empty s gives an empty SLO.
 // Errors are *SLOError pointing at the offending character.
 func ParseSLO(s string) (SLO, error) {
 	out := SLO{Text: strings.TrimSpace(s)}
 	if out.Text == "" {
 		return out, nil
 	}
-	pos := 0
+	if vllmAlias.MatchString(s) {
+		return parseVLLMAlias(s)
+	}
+	toks, err := lex(s)
+	if err != nil {
+		return SLO{}, err
+	}
 	seen := map[string]bool{}
-	for _, part := range strings.Split(s, ",") {
-		c, err := parseConstraint(s, part, pos)
+	for _, item := range splitTop(toks) {
+		p := &parser{whole: s, toks: item}
+		first := p.peek()
+		c, err := p.constraint()
 		if err != nil {
 			return SLO{}, err
 		}
-		if seen[c.Metric] {
-			return SLO{}, &SLOError{s, pos + strings.Index(part, c.Metric) + 1, "metric " + c.Metric + " constrained twice"}
+		key := c.Metric
+		if c.Metric == "fluidity" {
+			key = c.Deadlines.String()
 		}
-		seen[c.Metric] = true
+		if seen[key] {
+			return SLO{}, &SLOError{s, first.pos, "metric " + key + " constrained twice", ""}
+		}
+		seen[key] = true
+		c.Text = itemText(s, item)
 		out.Constraints = append(out.Constraints, c)
-		pos += len(part) + 1
 	}
 	return out, nil
 }
 
-func parseConstraint(whole, part string, base int) (Constraint, error) {
-	i := 0
-	skip := func() {
-		for i < len(part) && (part[i] == ' ' || part[i] == '\t') {
-			i++
+// itemText is the source text of one list item, trimmed.
+func itemText(s string, item []token) string {
+	if len(item) < 2 {
+		return ""
+	}
+	r := []rune(s)
+	from, to := item[0].pos-1, item[len(item)-1].pos-1
+	if to > len(r) {
+		to = len(r)
+	}
+	return strings.TrimSpace(string(r[from:to]))
+}
+
+// constraint parses metric op quantity up to the item's end.
+func (p *parser) constraint() (Constraint, error) {
+	t := p.next()
+	if t.kind != tIdent {
+		return Constraint{}, p.errAt(t, "expected a metric (ttft, ttfo, tpot, e2e, max_itl, fluidity(…)), found %s", t)
+	}
+	if !sloMetrics[t.text] {
+		return Constraint{}, p.errAt(t, "unknown metric %q (want ttft, ttfo, tpot, e2e, max_itl or fluidity(…))", t.text)
+	}
+	c := Constraint{Metric: t.text}
+	if c.Metric == "fluidity" {
+		d, err := p.deadlines()
+		if err != nil {
+			return c, err
 		}
+		c.Deadlines = d
 	}
-	fail := func(msg string) error { return &SLOError{whole, base + i + 1, msg} }
-	skip()
-	start := i
-	for i < len(part) && (part[i] >= 'a' && part[i] <= 'z' || part[i] >= '0' && part[i] <= '9' || part[i] == '_') {
-		i++
-	}
-	metric := part[start:i]
-	switch metric {
-	case "ttft", "ttfo", "tpot", "e2e":
-	case "":
-		return Constraint{}, fail("expected a metric (ttft, ttfo, tpot, e2e)")
-	default:
-		i = start
-		return Constraint{}, fail(fmt.Sprintf("unknown metric %q (want ttft, ttfo, tpot or e2e)", metric))
-	}
-	skip()
-	c := Constraint{Metric: metric}
-	switch {
-	case strings.HasPrefix(part[i:], "<="):
-		i += 2
-	case strings.HasPrefix(part[i:], "<"):
-		c.Strict = true
-		i++
-	default:
-		return Constraint{}, fail("expected <= or <")
-	}
-	skip()
-	start = i
-	for i < len(part) && (part[i] >= '0' && part[i] <= '9' || part[i] == '.') {
-		i++
-	}
-	if start == i {
-		return Constraint{}, fail("expected a number")
-	}
-	v, err := strconv.ParseFloat(part[start:i], 64)
+	opTok := p.peek()
+	op, err := p.op()
 	if err != nil {
-		i = start
-		return Constraint{}, fail("bad number " + strconv.Quote(part[start:i]))
+		return c, err
 	}
-	skip()
-	start = i
-	unit := strings.TrimRight(part[i:], " \t")
-	scale, ok := sloUnits[unit]
-	if !ok {
-		if unit == "" {
-			return Constraint{}, fail("a unit is required (ns, us, ms, s)")
+	c.Strict = op == "<" || op == ">"
+	c.AtLeast = op == ">=" || op == ">"
+	kind := unitTime
+	if c.Metric == "fluidity" {
+		kind = unitFraction
+		if !c.AtLeast {
+			return c, p.errAt(opTok, "fluidity is a share of deadlines met: bound it from below (>= or >)")
 		}
-		return Constraint{}, fail(fmt.Sprintf("unknown unit %q (want ns, us, ms, s)", unit))
+	} else if c.AtLeast {
+		return c, p.errAt(opTok, "%s is a latency: bound it from above (<= or <)", c.Metric)
 	}
-	c.Limit = v * scale
-	c.Text = strings.TrimSpace(part)
+	if c.Limit, err = p.quantity(kind); err != nil {
+		return c, err
+	}
+	if !p.atItemEnd() {
+		return c, p.errAt(p.peek(), "unexpected %s after the constraint", p.peek())
+	}
 	return c, nil
 }
 
-// Value returns m's value of the constraint's metric (ms; NaN if undefined).
+// vllmAlias matches vLLM's --goodput form: KEY:VALUE pairs separated by
+// spaces (or commas), no comparison operators.
+var vllmAlias = regexp.MustCompile(`^\s*[a-z_0-9]+\s*:\s*[0-9.]+(\s*[ ,]\s*[a-z_0-9]+\s*:\s*[0-9.]+)*\s*$`)
+
+// parseVLLMAlias parses "ttft:500 tpot:15 e2el:2000" as ttft<=500ms,
+// tpot<=15ms, e2e<=2000ms: vLLM counts a request good when every given
+// metric is ≤ its value in ms (keys ttft, tpot, e2el).
+func parseVLLMAlias(s string) (SLO, error) {
+	out := SLO{Text: strings.TrimSpace(s)}
+	seen := map[string]bool{}
+	for _, loc := range regexp.MustCompile(`([a-z_0-9]+)\s*:\s*([0-9.]+)`).FindAllStringSubmatchIndex(s, -1) {
+		key, val := s[loc[2]:loc[3]], s[loc[4]:loc[5]]
+		pos := utf8.RuneCountInString(s[:loc[2]]) + 1
+		metric := map[string]string{"ttft": "ttft", "tpot": "tpot", "e2el": "e2e", "e2e": "e2e"}[key]
+		if metric == "" {
+			return SLO{}, &SLOError{s, pos, fmt.Sprintf("unknown vLLM goodput key %q (want ttft, tpot or e2el)", key), ""}
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return SLO{}, &SLOError{s, utf8.RuneCountInString(s[:loc[4]]) + 1, "bad number " + strconv.Quote(val), ""}
+		}
+		if seen[metric] {
+			return SLO{}, &SLOError{s, pos, "metric " + metric + " constrained twice", ""}
+		}
+		seen[metric] = true
+		out.Constraints = append(out.Constraints, Constraint{Metric: metric, Limit: v, Text: s[loc[0]:loc[1]]})
+	}
+	return out, nil
+}
+
+// Deadlines lists the fluidity deadlines the SLO's constraints use, each
+// once (the Analyzer computes the fluidity-index for these as rows stream
+// by; see Analyzer.SetFluidity).
+func (s SLO) Deadlines() []Deadlines {
+	var out []Deadlines
+	for _, c := range s.Constraints {
+		if c.Metric == "fluidity" {
+			out = appendDeadline(out, c.Deadlines)
+		}
+	}
+	return out
+}
+
+func appendDeadline(list []Deadlines, d Deadlines) []Deadlines {
+	for _, x := range list {
+		if x == d {
+			return list
+		}
+	}
+	return append(list, d)
+}
+
+// Value returns m's value of the constraint's metric (ms, or a fraction
+// for fluidity; NaN if undefined).
 func (c Constraint) Value(m *RequestMetrics) float64 {
 	switch c.Metric {
+	case "max_itl":
+		return m.MaxITLMs
+	case "fluidity":
+		return m.fluidity(c.Deadlines)
 	case "ttft":
 		return m.TTFTMs
 	case "ttfo":
@@ -150,6 +227,12 @@ func (c Constraint) Value(m *RequestMetrics) float64 {
 
 // Met reports whether v meets the constraint.
 func (c Constraint) Met(v float64) bool {
+	if c.AtLeast {
+		if c.Strict {
+			return v > c.Limit
+		}
+		return v >= c.Limit
+	}
 	if c.Strict {
 		return v < c.Limit
 	}

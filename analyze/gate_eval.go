@@ -1,0 +1,705 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// GateSchemaVersion is the version of the gate result JSON contract.
+const GateSchemaVersion = 1
+
+// DefaultAlpha is the significance level of regression gates.
+const DefaultAlpha = 0.05
+
+// GateSpec is everything `tokentrace gate` checks: the SLO that defines a
+// good request and the gates over runs.
+type GateSpec struct {
+	SLO   SLO
+	Gates []Gate
+	// Alpha is the significance level at which a regression gate's
+	// violation must be established before it fails (0: DefaultAlpha).
+	Alpha float64
+	// StrictSamples fails a percentile gate whose percentile rests on too
+	// few samples to be bounded (QuantileCI), instead of only warning.
+	StrictSamples bool
+}
+
+// Deadlines lists every fluidity deadline pair the SLO and the gates use.
+func (s GateSpec) Deadlines() []Deadlines {
+	out := s.SLO.Deadlines()
+	for _, g := range s.Gates {
+		if g.Metric == "fluidity" {
+			out = appendDeadline(out, g.Deadlines)
+		}
+	}
+	return out
+}
+
+// NeedsBaseline reports whether a gate compares with a baseline.
+func (s GateSpec) NeedsBaseline() bool {
+	for _, g := range s.Gates {
+		if g.Bound.Baseline {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks what the grammar alone cannot: goodput and capacity
+// gates need the SLO that defines a good request.
+func (s GateSpec) Validate() error {
+	for _, g := range s.Gates {
+		switch g.Metric {
+		case "goodput", "goodput_rate", "capacity":
+			if len(s.SLO.Constraints) == 0 {
+				return fmt.Errorf("gate %q needs an SLO defining a good request (--slo, or slo: in the SLO file)", g.Text)
+			}
+		}
+		if g.Bound.Baseline && g.Bound.Scale <= 0 {
+			return fmt.Errorf("gate %q: the baseline factor must be positive", g.Text)
+		}
+	}
+	if len(s.Gates) == 0 && len(s.SLO.Constraints) == 0 {
+		return fmt.Errorf("nothing to gate: give --slo and/or --gate")
+	}
+	return nil
+}
+
+// GateReport is the outcome of a gate run: the JSON contract of `tokentrace
+// gate --format json` (documented in analyze/REPORT.md).
+type GateReport struct {
+	SchemaVersion int    `json:"schema_version"`
+	Pass          bool   `json:"pass"`
+	SLO           string `json:"slo"`
+	Convention    string `json:"convention"`
+	Alpha         F      `json:"alpha"`
+	// Baseline names the baseline's runs ("" without one).
+	Baseline string       `json:"baseline,omitempty"`
+	Results  []GateResult `json:"results"`
+	// Capacity is the goodput capacity over the runs as a rate sweep, when
+	// a capacity gate asked for it.
+	Capacity *Capacity `json:"capacity,omitempty"`
+}
+
+// GateResult is one gate checked on one subject (a run, the pooled runs,
+// or the sweep of all runs for capacity).
+type GateResult struct {
+	Gate    string `json:"gate"`
+	Subject string `json:"run"`
+	// Status is "pass" or "fail".
+	Status string `json:"status"`
+	// Value and Bound are in Unit; Bound is resolved against the baseline.
+	Value F      `json:"value"`
+	Op    string `json:"op"`
+	Bound F      `json:"bound"`
+	Unit  string `json:"unit"`
+	// N is the number of samples behind Value (requests, or gaps for itl).
+	N int `json:"n"`
+	// CI95 is Value's distribution-free 95% interval, for percentiles.
+	CI95 *[2]F `json:"ci95,omitempty"`
+	// Source is "recomputed" (from the requests under the convention) or
+	// "reported" (the tool's own summary value; the run has no
+	// per-request data).
+	Source   string              `json:"source"`
+	Baseline *BaselineComparison `json:"baseline,omitempty"`
+	// Reason says why a gate failed or passed despite an observed
+	// violation (within noise).
+	Reason   string    `json:"reason,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// BaselineComparison is a regression gate's baseline value and the test
+// that decided whether an observed violation is more than noise.
+type BaselineComparison struct {
+	Value F     `json:"value"`
+	N     int   `json:"n"`
+	CI95  *[2]F `json:"ci95,omitempty"`
+	// Test names the significance test: "order-statistic bounds"
+	// (percentiles), "welch t" (means), "agresti-caffo" (proportions), or
+	// "none" (extremes and run-level rates: the observed comparison
+	// decides).
+	Test string `json:"test"`
+	// Significant is true when the observed violation is established at
+	// level Alpha; false also when the gate holds.
+	Significant bool `json:"significant"`
+	// PValue is the one-sided p-value of the violation, where the test
+	// gives one (null for order-statistic bounds and none).
+	PValue F `json:"p_value"`
+}
+
+// subject is one set of requests a gate is checked on.
+type subject struct {
+	name      string
+	c         Convention
+	run       *formats.Run
+	reqs      []RequestMetrics
+	itl       []float64
+	streaming bool
+	rr        *RunReport
+}
+
+// Gate checks spec on the Analyzer's runs under opt (its SLO is replaced
+// by spec.SLO). Each run is a subject, or — with opt.Pool and more than
+// one run — the pooled runs are the one subject. baseline (nil when no
+// gate compares with one) holds the baseline runs, pooled when there are
+// several. Capacity gates are checked once over all runs as a rate sweep.
+// It fails on the errors Report fails on, and when a regression gate has
+// no baseline.
+func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateReport, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	alpha := spec.Alpha
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	if spec.NeedsBaseline() && baseline == nil {
+		return nil, fmt.Errorf("a regression gate compares with a baseline: give --baseline")
+	}
+	opt.SLO = spec.SLO
+	subs, rep, err := a.subjects(opt, opt.Pool)
+	if err != nil {
+		return nil, err
+	}
+	out := &GateReport{SchemaVersion: GateSchemaVersion, Pass: true, SLO: spec.SLO.Text, Alpha: F(alpha), Results: []GateResult{}}
+	if len(subs) > 0 {
+		out.Convention = subs[0].c.Name
+	}
+	var base *subject
+	if baseline != nil && spec.NeedsBaseline() {
+		bs, _, err := baseline.subjects(opt, true)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		if len(bs) == 0 {
+			return nil, fmt.Errorf("baseline: no runs")
+		}
+		base = bs[len(bs)-1] // the pooled subject when there are several
+		out.Baseline = base.name
+	}
+	for _, g := range spec.Gates {
+		if g.Metric == "capacity" {
+			r, capa := capacityGate(g, rep)
+			out.Capacity = capa
+			out.Results = append(out.Results, r)
+			continue
+		}
+		for _, s := range subs {
+			out.Results = append(out.Results, checkGate(g, s, base, spec, alpha))
+		}
+	}
+	for _, r := range out.Results {
+		if r.Status != "pass" {
+			out.Pass = false
+		}
+	}
+	return out, nil
+}
+
+// subjects returns the runs as gate subjects (or, with pool and several
+// runs, the one pooled subject) with the report built under opt.
+func (a *Analyzer) subjects(opt Options, pool bool) ([]*subject, *Report, error) {
+	opt.Pool = pool && len(a.runs) > 1
+	rep, err := a.Report(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opt.Pool {
+		ci, err := a.pick(opt, a.runs[0].run)
+		if err != nil {
+			return nil, nil, err
+		}
+		acc := a.poolAcc(ci)
+		return []*subject{{name: "pooled", c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].itl,
+			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Pooled}}, rep, nil
+	}
+	var out []*subject
+	for i, acc := range a.runs {
+		ci, err := a.pick(opt, acc.run)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, &subject{name: acc.run.RunID, c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].itl,
+			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Runs[i]})
+	}
+	return out, rep, nil
+}
+
+// measure is a gate's value on a subject with what the tests need.
+type measure struct {
+	value  float64
+	n      int
+	sorted []float64 // the sample, for percentiles and means
+	x, nn  int       // successes and trials, for proportions
+	source string
+	why    string // why the value is undefined
+	method PercentileMethod
+}
+
+// measureOf computes g's left-hand side on s.
+func measureOf(g Gate, s *subject) measure {
+	m := measure{value: math.NaN(), source: "recomputed", method: s.c.Percentile}
+	rr := s.rr
+	switch g.Metric {
+	case "goodput", "goodput_rate":
+		if rr.Goodput == nil {
+			m.why = "no goodput (no SLO)"
+			return m
+		}
+		m.x, m.nn, m.n = rr.Goodput.Good, rr.Goodput.Total, rr.Goodput.Total
+		m.value = float64(rr.Goodput.Fraction)
+		if g.Metric == "goodput_rate" {
+			m.value = float64(rr.Goodput.RequestsPerS)
+		}
+		if math.IsNaN(m.value) {
+			m.why = "undefined: no requests, or no duration"
+		}
+		return m
+	case "error_rate":
+		m.x, m.nn, m.n = rr.Requests.Failed+rr.Requests.Cancelled, rr.Requests.Total, rr.Requests.Total
+		m.value = float64(rr.Requests.ErrorRate)
+		if math.IsNaN(m.value) {
+			m.why = "undefined: the run has no per-request rows"
+		}
+		return m
+	case "throughput", "request_rate":
+		m.value = float64(rr.Throughput.OutputTokensPerS)
+		if g.Metric == "request_rate" {
+			m.value = float64(rr.Throughput.RequestsPerS)
+		}
+		m.n = rr.Requests.Completed
+		if rr.Throughput.Reported {
+			m.source = "reported"
+		}
+		if math.IsNaN(m.value) {
+			m.why = "undefined: no duration or token counts"
+		}
+		return m
+	}
+	// A statistic of a per-request metric.
+	reqs := s.reqs
+	if len(g.Conds) > 0 {
+		reqs = nil
+		for i := range s.reqs {
+			if meets(g.Conds, &s.reqs[i]) {
+				reqs = append(reqs, s.reqs[i])
+			}
+		}
+	}
+	var vals []float64
+	switch g.Metric {
+	case "fluidity":
+		if !s.streaming {
+			m.why = "undefined: the run is not streaming, so there are no per-token deadlines"
+			return m
+		}
+		for i := range reqs {
+			if reqs[i].Counted && !reqs[i].NonStreaming {
+				if v := reqs[i].fluidity(g.Deadlines); !math.IsNaN(v) {
+					vals = append(vals, v)
+				}
+			}
+		}
+	default:
+		itl := s.itl
+		if len(g.Conds) > 0 {
+			itl = nil
+		}
+		vals = samplesOf(s.c, reqs, itl, s.streaming).values[g.Metric]
+	}
+	m.sorted = sortedCopy(vals)
+	m.n = len(m.sorted)
+	if m.n == 0 {
+		if v, ok := reportedStat(g, s); ok && len(g.Conds) == 0 {
+			m.value, m.source = v, "reported"
+			return m
+		}
+		m.why = fmt.Sprintf("undefined: no %s samples", g.Metric)
+		if g.Metric == "tpot" || g.Metric == "itl" || g.Metric == "ttst" || g.Metric == "max_itl" {
+			if !s.streaming {
+				m.why += " (the run is not streaming)"
+			}
+		}
+		if len(g.Conds) > 0 {
+			m.why += " among requests with " + g.lhs()[len(g.Stat):]
+		}
+		return m
+	}
+	switch g.Stat {
+	case "p":
+		m.value = Percentile(m.sorted, g.P, s.c.Percentile)
+	case "mean":
+		m.value = mean(m.sorted)
+	case "min":
+		m.value = m.sorted[0]
+	case "max":
+		m.value = m.sorted[m.n-1]
+	}
+	return m
+}
+
+// reportedStat is the tool's own value of g's statistic for a run whose
+// source has no per-request rows (summary only), where the tool reported
+// it: e.g. MLPerf's first_token_latency_ns p99 for p99(ttft).
+func reportedStat(g Gate, s *subject) (float64, bool) {
+	if s.run == nil || len(s.run.Reported) == 0 {
+		return 0, false
+	}
+	c, ok := ToolConvention(s.run.Convention, s.run.Tool)
+	if !ok {
+		return 0, false
+	}
+	keys := []string{g.Stat}
+	switch g.Stat {
+	case "p":
+		keys = []string{"p" + strconv.FormatFloat(g.P*100, 'f', -1, 64)}
+	case "mean":
+		keys = []string{"mean", "avg"}
+	}
+	for name, tm := range toolMetrics(c) {
+		if tm.quantity != g.Metric || tm.reason != "" || tm.scale == 0 {
+			continue
+		}
+		for _, st := range s.run.Reported {
+			if st.Metric != name || st.Value == nil {
+				continue
+			}
+			for _, k := range keys {
+				if st.Stat == k {
+					return *st.Value / tm.scale, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// checkGate checks one gate on one subject.
+func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) GateResult {
+	r := GateResult{Gate: g.Text, Subject: s.name, Op: g.Op, Unit: g.Unit(), Status: "fail", Warnings: []Warning{}}
+	cur := measureOf(g, s)
+	r.Value, r.N, r.Source = F(cur.value), cur.n, cur.source
+	if cur.source == "reported" {
+		r.Warnings = append(r.Warnings, Warning{Code: "summary_only", Message: "the run has no per-request data: the value is the tool's own reported statistic (its percentile method and definitions)"})
+	}
+	if g.Stat == "p" && cur.n > 0 {
+		lo, hi := QuantileCI(cur.sorted, g.P, CILevel)
+		r.CI95 = &[2]F{F(lo), F(hi)}
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			need := MinSamplesForCI(g.P, CILevel)
+			msg := fmt.Sprintf("%s rests on %d samples; at least %d are needed to bound it at 95%% confidence", g.lhs(), cur.n, need)
+			r.Warnings = append(r.Warnings, Warning{Code: "few_samples", Message: msg, Metric: g.Metric})
+			if spec.StrictSamples {
+				r.Reason = "too few samples: " + msg
+				return r
+			}
+		}
+	}
+	if math.IsNaN(cur.value) {
+		r.Reason = cur.why
+		r.Bound = F(g.Bound.Value)
+		if !g.Bound.Baseline {
+			return r
+		}
+	}
+	bound := g.Bound.Value
+	var bm measure
+	if g.Bound.Baseline {
+		bm = measureOf(g, base)
+		bound = g.Bound.Scale*bm.value + g.Bound.Value
+		r.Baseline = &BaselineComparison{Value: F(bm.value), N: bm.n, Test: "none", PValue: F(math.NaN())}
+		if g.Stat == "p" && bm.n > 0 {
+			lo, hi := QuantileCI(bm.sorted, g.P, CILevel)
+			r.Baseline.CI95 = &[2]F{F(lo), F(hi)}
+		}
+		if math.IsNaN(bm.value) {
+			r.Bound = F(bound)
+			r.Reason = "baseline " + bm.why
+			return r
+		}
+	}
+	r.Bound = F(bound)
+	if math.IsNaN(cur.value) {
+		return r
+	}
+	if holds(cur.value, g.Op, bound) {
+		r.Status = "pass"
+		if r.CI95 != nil && !g.Bound.Baseline {
+			lo, hi := float64(r.CI95[0]), float64(r.CI95[1])
+			if !math.IsNaN(lo) && !math.IsNaN(hi) && (g.upper() && hi > bound || !g.upper() && lo < bound) {
+				r.Warnings = append(r.Warnings, Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", fmtVal(F(lo), g.Unit()), fmtVal(F(hi), g.Unit()), fmtVal(F(bound), g.Unit()))})
+			}
+		}
+		return r
+	}
+	if !g.Bound.Baseline {
+		r.Reason = fmt.Sprintf("%s is not %s %s", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()))
+		return r
+	}
+	// An observed regression: fail only when it is more than noise.
+	sig, test, p := regressionSignificant(g, cur, bm, alpha)
+	r.Baseline.Test, r.Baseline.Significant, r.Baseline.PValue = test, sig, F(p)
+	if sig {
+		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()), fmtVal(F(bm.value), g.Unit()), fmtNum(alpha), test)
+		return r
+	}
+	r.Status = "pass"
+	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()), fmtVal(F(bm.value), g.Unit()), fmtNum(alpha), test)
+	return r
+}
+
+// regressionSignificant decides whether an observed violation of a
+// regression gate (current vs Scale·baseline + Value) is established at
+// level alpha (one-sided). Percentiles: the violation must hold between
+// the current sample's one-sided (1−alpha) bound and the baseline's
+// (percentileBound: distribution-free order statistics, or the bootstrap
+// where a sample is too small for them), a conservative test. Means: Welch's t
+// test. Proportions (goodput, error_rate): the Agresti–Caffo adjusted
+// two-proportion z test (Agresti & Caffo 2000). Extremes and run-level
+// rates have no test: the observed comparison decides (test "none").
+func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, test string, p float64) {
+	k, d := g.Bound.Scale, g.Bound.Value
+	upper := g.upper()
+	switch {
+	case g.Stat == "p":
+		// upper gate: the current's lower bound against the baseline's
+		// upper bound (a lower gate: the other way round).
+		cb, cboot := percentileBound(cur.sorted, g.P, cur.method, alpha, !upper)
+		bb, bboot := percentileBound(base.sorted, g.P, base.method, alpha, upper)
+		switch {
+		case cboot && bboot:
+			test = fmt.Sprintf("bootstrap bounds (B=%d)", bootReplicates)
+		case cboot || bboot:
+			test = fmt.Sprintf("order-statistic and bootstrap bounds (B=%d)", bootReplicates)
+		default:
+			test = "order-statistic bounds"
+		}
+		return !math.IsNaN(cb) && !math.IsNaN(bb) && !holds(cb, g.Op, k*bb+d), test, math.NaN()
+	case g.Stat == "mean":
+		test = "welch t"
+		if cur.n < 2 || base.n < 2 {
+			return false, test, math.NaN()
+		}
+		vc := variance(cur.sorted)
+		vb := variance(base.sorted)
+		se2c, se2b := vc/float64(cur.n), k*k*vb/float64(base.n)
+		se := math.Sqrt(se2c + se2b)
+		diff := cur.value - (k*base.value + d)
+		if se == 0 {
+			return true, test, 0
+		}
+		df := (se2c + se2b) * (se2c + se2b) / (se2c*se2c/float64(cur.n-1) + se2b*se2b/float64(base.n-1))
+		t := diff / se
+		dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+		if upper {
+			p = 1 - dist.CDF(t)
+		} else {
+			p = dist.CDF(t)
+		}
+		return p < alpha, test, p
+	case g.Stat == "" && (g.Metric == "goodput" || g.Metric == "error_rate"):
+		test = "agresti-caffo"
+		if cur.nn == 0 || base.nn == 0 {
+			return false, test, math.NaN()
+		}
+		pc := float64(cur.x+1) / float64(cur.nn+2)
+		pb := float64(base.x+1) / float64(base.nn+2)
+		se := math.Sqrt(pc*(1-pc)/float64(cur.nn+2) + k*k*pb*(1-pb)/float64(base.nn+2))
+		z := (pc - (k*pb + d)) / se
+		n := distuv.UnitNormal
+		if upper {
+			p = 1 - n.CDF(z)
+		} else {
+			p = n.CDF(z)
+		}
+		return p < alpha, test, p
+	}
+	return true, "none", math.NaN()
+}
+
+// bootReplicates is the number of bootstrap resamples behind a percentile
+// bound the order statistics cannot give.
+const bootReplicates = 2000
+
+// percentileBound is a one-sided (1 − alpha) confidence bound of the
+// p-quantile of the population sorted was drawn from: the upper bound when
+// upper, else the lower. It is the distribution-free order-statistic bound
+// (QuantileCI at level 1 − 2·alpha) when the sample is large enough to give
+// it; otherwise (boot true) the percentile bootstrap's: the alpha or
+// 1 − alpha quantile of the p-quantile (by method) over bootReplicates
+// resamples, drawn with a fixed seed so a gate's verdict is reproducible.
+// For a small sample and a tail quantile the bootstrap bound is close to
+// the sample's extreme.
+func percentileBound(sorted []float64, p float64, method PercentileMethod, alpha float64, upper bool) (bound float64, boot bool) {
+	lo, hi := QuantileCI(sorted, p, 1-2*alpha)
+	if upper && !math.IsNaN(hi) {
+		return hi, false
+	}
+	if !upper && !math.IsNaN(lo) {
+		return lo, false
+	}
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN(), true
+	}
+	rng := rand.New(rand.NewPCG(0x746f6b656e, 0x7472616365))
+	reps := make([]float64, bootReplicates)
+	buf := make([]float64, n)
+	for b := range reps {
+		for i := range buf {
+			buf[i] = sorted[rng.IntN(n)]
+		}
+		sort.Float64s(buf)
+		reps[b] = Percentile(buf, p, method)
+	}
+	sort.Float64s(reps)
+	q := alpha
+	if upper {
+		q = 1 - alpha
+	}
+	return Percentile(reps, q, PercentileLinear), true
+}
+
+// variance is the sample variance (n − 1).
+func variance(xs []float64) float64 {
+	s := stddev(xs, mean(xs), 1)
+	return s * s
+}
+
+// MinSamplesForCI is the smallest sample size whose p-quantile has both
+// sides of its distribution-free interval at level (QuantileCI): at 95%,
+// 72 for P95 and 368 for P99 (pⁿ ≤ 0.025).
+func MinSamplesForCI(p, level float64) int {
+	alpha := (1 - level) / 2
+	for n := 1; n < 1<<22; n++ {
+		b := distuv.Binomial{N: float64(n), P: p}
+		// lower rank ≥ 1: P(B ≤ 0) ≤ alpha; upper rank ≤ n: P(B ≥ n) ≤ alpha.
+		if b.CDF(0) <= alpha && 1-b.CDF(float64(n-1)) <= alpha {
+			return n
+		}
+	}
+	return -1
+}
+
+func fmtNum(v float64) string {
+	if math.IsNaN(v) {
+		return "null"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// CapacityPoint is one run of a rate sweep: its offered request rate
+// (RateSource "configured" from the run's settings, or "measured": the
+// completed requests per second), the share of its requests that met the
+// SLO, and its output token throughput.
+type CapacityPoint struct {
+	RunID            string `json:"run_id"`
+	RateRPS          F      `json:"rate_rps"`
+	RateSource       string `json:"rate_source"`
+	Attainment       F      `json:"attainment"`
+	OutputTokensPerS F      `json:"output_tokens_per_s"`
+	Requests         int    `json:"requests"`
+}
+
+// Capacity is DistServe's goodput (Zhong et al., OSDI 2024, §2): the
+// highest request rate at which at least Target of the requests meet the
+// SLO, over a sweep of runs at several rates. RateRPS is interpolated
+// linearly between the last measured rate that meets the target and the
+// next one, which does not; AtLeast is set when even the highest measured
+// rate meets it (the capacity is then that rate, a lower bound); RateRPS is
+// NaN when no measured rate does. OutputTokensPerS is the output token
+// throughput interpolated at the same point. Points are sorted by rate.
+type Capacity struct {
+	Target           F    `json:"target"`
+	RateRPS          F    `json:"rate_rps"`
+	OutputTokensPerS F    `json:"output_tokens_per_s"`
+	AtLeast          bool `json:"at_least"`
+	// GPUs and PerGPURateRPS: the capacity divided by the GPU count
+	// (DistServe's per-GPU goodput), when given.
+	GPUs          int             `json:"gpus,omitempty"`
+	PerGPURateRPS F               `json:"per_gpu_rate_rps,omitempty"`
+	Note          string          `json:"note,omitempty"`
+	Points        []CapacityPoint `json:"points"`
+}
+
+// ComputeCapacity finds the capacity of a sweep (see Capacity).
+func ComputeCapacity(points []CapacityPoint, target float64) Capacity {
+	pts := make([]CapacityPoint, 0, len(points))
+	for _, p := range points {
+		if !math.IsNaN(float64(p.RateRPS)) && !math.IsNaN(float64(p.Attainment)) {
+			pts = append(pts, p)
+		}
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].RateRPS < pts[j].RateRPS })
+	c := Capacity{Target: F(target), RateRPS: F(math.NaN()), OutputTokensPerS: F(math.NaN()), Points: pts}
+	if len(pts) == 0 {
+		c.Note = "no run has both a request rate and an attainment"
+		return c
+	}
+	last := -1
+	for i, p := range pts {
+		if float64(p.Attainment) >= target {
+			last = i
+		}
+	}
+	switch {
+	case last < 0:
+		c.Note = fmt.Sprintf("no measured rate meets the target: at the lowest, %s req/s, %s%% of requests met the SLO", fmtNum(float64(pts[0].RateRPS)), fmtNum(100*float64(pts[0].Attainment)))
+	case last == len(pts)-1:
+		c.RateRPS, c.OutputTokensPerS, c.AtLeast = pts[last].RateRPS, pts[last].OutputTokensPerS, true
+		c.Note = "the highest measured rate still meets the target: the capacity is at least this; sweep higher rates to find it"
+	default:
+		a, b := pts[last], pts[last+1]
+		t := (float64(a.Attainment) - target) / (float64(a.Attainment) - float64(b.Attainment))
+		c.RateRPS = F(float64(a.RateRPS) + t*float64(b.RateRPS-a.RateRPS))
+		c.OutputTokensPerS = F(float64(a.OutputTokensPerS) + t*float64(b.OutputTokensPerS-a.OutputTokensPerS))
+	}
+	return c
+}
+
+// SweepPoints turns a report's runs into capacity points: each run's
+// configured request rate when finite, else its measured request rate.
+func SweepPoints(rep *Report) []CapacityPoint {
+	var out []CapacityPoint
+	for _, rr := range rep.Runs {
+		p := CapacityPoint{RunID: rr.RunID, RateRPS: F(math.NaN()), Attainment: F(math.NaN()), OutputTokensPerS: rr.Throughput.OutputTokensPerS, Requests: rr.Requests.Total}
+		if rr.configuredRate > 0 && !math.IsInf(rr.configuredRate, 0) {
+			p.RateRPS, p.RateSource = F(rr.configuredRate), "configured"
+		} else {
+			p.RateRPS, p.RateSource = rr.Throughput.RequestsPerS, "measured"
+		}
+		if rr.Goodput != nil {
+			p.Attainment = rr.Goodput.Fraction
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func capacityGate(g Gate, rep *Report) (GateResult, *Capacity) {
+	c := ComputeCapacity(SweepPoints(rep), g.Target)
+	r := GateResult{Gate: g.Text, Subject: "sweep", Op: g.Op, Unit: g.Unit(), Value: c.RateRPS, Bound: F(g.Bound.Value),
+		N: len(c.Points), Source: "recomputed", Status: "fail", Warnings: []Warning{}}
+	switch {
+	case len(c.Points) < 2:
+		r.Warnings = append(r.Warnings, Warning{Code: "few_runs", Message: fmt.Sprintf("capacity from %d run(s): a sweep needs runs at several request rates", len(c.Points))})
+	}
+	if c.AtLeast {
+		r.Warnings = append(r.Warnings, Warning{Code: "capacity_lower_bound", Message: c.Note})
+	}
+	switch {
+	case math.IsNaN(float64(c.RateRPS)):
+		r.Reason = c.Note
+	case holds(float64(c.RateRPS), g.Op, g.Bound.Value):
+		r.Status = "pass"
+	default:
+		r.Reason = fmt.Sprintf("capacity %s is not %s %s", fmtVal(c.RateRPS, "req/s"), g.Op, fmtVal(F(g.Bound.Value), "req/s"))
+	}
+	return r, &c
+}

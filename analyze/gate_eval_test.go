@@ -1,0 +1,344 @@
+package analyze
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/registry"
+)
+
+// corpusAnalyzer imports testdata runs into one canonical Analyzer.
+func corpusAnalyzer(t *testing.T, ds []Deadlines, dirs ...string) *Analyzer {
+	t.Helper()
+	a := NewAnalyzer(Canonical)
+	a.SetFluidity(ds)
+	for _, d := range dirs {
+		jobs, _, err := registry.Resolve([]string{"../testdata/" + d}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := registry.Import(jobs, nil, ingest.Options{}, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
+}
+
+func mustSpec(t *testing.T, slo string, gates ...string) GateSpec {
+	t.Helper()
+	s, err := ParseSLO(slo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := GateSpec{SLO: s}
+	for _, g := range gates {
+		gs, err := ParseGates(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Gates = append(spec.Gates, gs...)
+	}
+	return spec
+}
+
+func result(t *testing.T, rep *GateReport, gate string) GateResult {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.Gate == gate {
+			return r
+		}
+	}
+	t.Fatalf("no result for %q", gate)
+	return GateResult{}
+}
+
+// TestGateOnCorpusRuns: the same gates pass on LLMPerf's Groq run and fail
+// on its Bedrock run (49 of 150 requests failed there), and the gated
+// values are the report's own.
+func TestGateOnCorpusRuns(t *testing.T) {
+	gates := []string{"p50(ttft)<=1s", "p99(ttft)<=2s", "goodput>=0.9", "error_rate<=1%", "mean(tpot)<=30ms"}
+	groq := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b")
+	rep, err := groq.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Pass {
+		t.Fatalf("groq should pass: %+v", rep.Results)
+	}
+	full, _ := groq.Report(Options{})
+	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.TTFTMs.P99; got != want {
+		t.Errorf("p99(ttft) %v, report %v", got, want)
+	}
+	if got, want := float64(result(t, rep, "mean(tpot)<=30ms").Value), full.Runs[0].Metrics.TPOTMs.Mean; got != want {
+		t.Errorf("mean(tpot) %v, report %v", got, want)
+	}
+
+	bedrock := corpusAnalyzer(t, nil, "llmperf/leaderboard-bedrock-70b")
+	rep, err = bedrock.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pass {
+		t.Fatal("bedrock should fail")
+	}
+	want := map[string]string{"p50(ttft)<=1s": "pass", "p99(ttft)<=2s": "pass", "goodput>=0.9": "fail", "error_rate<=1%": "fail", "mean(tpot)<=30ms": "fail"}
+	for g, st := range want {
+		if r := result(t, rep, g); r.Status != st {
+			t.Errorf("%s: %s (%s), want %s", g, r.Status, r.Reason, st)
+		}
+	}
+	// 97 of the 150 requests completed within both constraints; 49 failed.
+	if r := result(t, rep, "goodput>=0.9"); float64(r.Value) != 97.0/150 || r.N != 150 {
+		t.Errorf("goodput %v over %d, want 97/150", r.Value, r.N)
+	}
+	if r := result(t, rep, "error_rate<=1%"); float64(r.Value) != 49.0/150 {
+		t.Errorf("error rate %v, want 49/150", r.Value)
+	}
+	// P99 from 101 completed requests cannot be bounded: a warning, and a
+	// failure under StrictSamples.
+	r := result(t, rep, "p99(ttft)<=2s")
+	if len(r.Warnings) == 0 || r.Warnings[0].Code != "few_samples" || !strings.Contains(r.Warnings[0].Message, "at least 368") {
+		t.Errorf("warnings %+v", r.Warnings)
+	}
+	strict := mustSpec(t, "", "p99(ttft)<=2s", "p50(ttft)<=1s")
+	strict.StrictSamples = true
+	rep, _ = bedrock.Gate(strict, Options{}, nil)
+	if result(t, rep, "p99(ttft)<=2s").Status != "fail" || result(t, rep, "p50(ttft)<=1s").Status != "pass" {
+		t.Errorf("strict samples: %+v", rep.Results)
+	}
+}
+
+// TestGateMLPerfPresetsOnReportedSummaries: MLPerf logs keep no
+// per-sample rows, so the presets gate the tool's own P99s: the AMD
+// Interactive run passes its 450/40 ms limits (436.0 / 39.51 ms) and the
+// Server run fails them (1915 / 193.4 ms).
+func TestGateMLPerfPresetsOnReportedSummaries(t *testing.T) {
+	b, err := PresetText("mlperf-llama2-70b-interactive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := ParseGateFile("preset", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inter := corpusAnalyzer(t, nil, "mlperf/amd-mi300x-llama2-70b-99-interactive")
+	rep, err := inter.Gate(spec, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Pass {
+		t.Errorf("interactive should pass: %+v", rep.Results)
+	}
+	ttft, tpot := result(t, rep, "p99(ttft) <= 450ms"), result(t, rep, "p99(tpot) <= 40ms")
+	if float64(ttft.Value) != 435.9761 || float64(tpot.Value) != 39.507635 || ttft.Source != "reported" {
+		t.Errorf("P99 TTFT %v, TPOT %v (%s), want 435.9761, 39.507635 reported", ttft.Value, tpot.Value, ttft.Source)
+	}
+	server := corpusAnalyzer(t, nil, "mlperf/amd-mi300x-llama2-70b-99-server")
+	rep, _ = server.Gate(spec, Options{}, nil)
+	if rep.Pass {
+		t.Errorf("server run should fail the interactive limits: %+v", rep.Results)
+	}
+	b, _ = PresetText("mlperf-llama2-70b-server")
+	spec, _, _ = ParseGateFile("preset", b)
+	if rep, _ = server.Gate(spec, Options{}, nil); !rep.Pass {
+		t.Errorf("server run should pass its own 2000/200 ms limits: %+v", rep.Results)
+	}
+}
+
+// TestRegressionGateCorpus: two runs that differ (Bedrock's median TTFT
+// 388 ms against Groq's 222 ms) fail a 10% regression gate; two that do
+// not differ enough to tell (Groq 221.9 ms against Anyscale 212.8 ms, each
+// median's 95% interval containing the other) pass it as noise.
+func TestRegressionGateCorpus(t *testing.T) {
+	groq := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b")
+	bedrock := corpusAnalyzer(t, nil, "llmperf/leaderboard-bedrock-70b")
+	anyscale := corpusAnalyzer(t, nil, "llmperf/leaderboard-anyscale-70b")
+
+	spec := mustSpec(t, "ttft<=1s", "p50(ttft) <= 1.1 * baseline", "goodput >= baseline - 0.01", "p99(e2e) <= baseline")
+	rep, err := bedrock.Gate(spec, Options{}, groq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"p50(ttft) <= 1.1 * baseline", "goodput >= baseline - 0.01", "p99(e2e) <= baseline"} {
+		r := result(t, rep, g)
+		if r.Status != "fail" || !r.Baseline.Significant {
+			t.Errorf("%s: %s %+v", g, r.Status, r.Baseline)
+		}
+	}
+	// Agresti–Caffo by hand: 101 of 150 good against 150 of 150:
+	// p̃ = 102/152 and 151/152, se = √(p̃c(1−p̃c)/152 + p̃b(1−p̃b)/152)
+	// = 0.038669, z = (0.671053 − (0.993421 − 0.01))/0.038669 = −8.078,
+	// p = Φ(−8.078) = 3.3e-16.
+	if p := float64(result(t, rep, "goodput >= baseline - 0.01").Baseline.PValue); p < 3.2e-16 || p > 3.4e-16 {
+		t.Errorf("agresti-caffo p %v, want 3.3e-16", p)
+	}
+
+	rep, err = groq.Gate(mustSpec(t, "", "p50(ttft) <= baseline"), Options{}, anyscale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := result(t, rep, "p50(ttft) <= baseline")
+	if r.Status != "pass" || r.Baseline.Significant || !strings.HasPrefix(r.Reason, "within noise") {
+		t.Errorf("groq vs anyscale median TTFT: %s %s %+v", r.Status, r.Reason, r.Baseline)
+	}
+	if float64(r.Value) <= float64(r.Bound) {
+		t.Errorf("the observed median %v should exceed the baseline %v (a violation that is noise)", r.Value, r.Bound)
+	}
+}
+
+// synthRun builds a streaming run of n requests whose TTFT is lognormal
+// (median medMs) and 20 tokens 10 ms apart, from a seeded generator.
+func synthRun(t *testing.T, a *Analyzer, id string, n int, medMs float64, seed uint64, rate float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for i := 0; i < n; i++ {
+		ttft := int64(medMs * math.Exp(0.3*rng.NormFloat64()) * 1e6)
+		var evs []ev
+		for k := int64(0); k < 20; k++ {
+			evs = append(evs, ev{ttft + k*10*ms, formats.KindContent, nil})
+		}
+		r, e := mkRequest(int64(i), int64(i)*int64(1e9/rate), evs, ingest.Ptr(int64(20)))
+		r.RunID = id
+		for j := range e {
+			e[j].RunID = id
+		}
+		if err := a.Request(&r, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := true
+	if err := a.Run(&formats.Run{RunID: id, Tool: "synthetic", Streaming: &st, RequestRateRPS: &rate}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRegressionGateSynthetic: 400 requests against 400 from the same
+// distribution do not fail "p99(ttft) <= baseline" whichever sample's P99
+// is higher; a 50% slower TTFT does.
+func TestRegressionGateSynthetic(t *testing.T) {
+	same1, same2, slow := NewAnalyzer(Canonical), NewAnalyzer(Canonical), NewAnalyzer(Canonical)
+	synthRun(t, same1, "a", 400, 200, 1, 1)
+	synthRun(t, same2, "b", 400, 200, 2, 1)
+	synthRun(t, slow, "c", 400, 300, 3, 1)
+	spec := mustSpec(t, "", "p99(ttft) <= baseline", "mean(ttft) <= baseline")
+	for _, pair := range [][2]*Analyzer{{same1, same2}, {same2, same1}} {
+		rep, err := pair[0].Gate(spec, Options{}, pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Pass {
+			t.Errorf("same distribution failed: %+v", rep.Results)
+		}
+	}
+	rep, err := slow.Gate(spec, Options{}, same1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != "fail" || !r.Baseline.Significant {
+			t.Errorf("%s: %s %+v", r.Gate, r.Status, r.Baseline)
+		}
+	}
+	if r := result(t, rep, "p99(ttft) <= baseline"); r.Baseline.Test != "order-statistic bounds" {
+		t.Errorf("n=400 P99 should use order statistics, got %s", r.Baseline.Test)
+	}
+	if r := result(t, rep, "mean(ttft) <= baseline"); r.Baseline.Test != "welch t" || !(float64(r.Baseline.PValue) < 1e-10) {
+		t.Errorf("mean: %+v", r.Baseline)
+	}
+}
+
+// TestCapacityGateOverSweep: three runs at 1, 2 and 3 req/s with 100%, 95%
+// and 50% of requests within TTFT 250 ms: the 90% capacity is 2 +
+// (0.95 − 0.9)/(0.95 − 0.5) = 2.111 req/s.
+func TestCapacityGateOverSweep(t *testing.T) {
+	a := NewAnalyzer(Canonical)
+	for i, good := range []int{20, 19, 10} {
+		id := []string{"r1", "r2", "r3"}[i]
+		rate := float64(i + 1)
+		for k := 0; k < 20; k++ {
+			ttft := 100 * ms
+			if k >= good {
+				ttft = 400 * ms
+			}
+			r, e := mkRequest(int64(k), int64(k)*int64(1e9/rate), []ev{{ttft, formats.KindContent, nil}, {ttft + 10*ms, formats.KindContent, nil}}, ingest.Ptr(int64(2)))
+			r.RunID = id
+			if err := a.Request(&r, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := true
+		if err := a.Run(&formats.Run{RunID: id, Streaming: &st, RequestRateRPS: &rate}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := a.Gate(mustSpec(t, "ttft<=250ms", "capacity>=2/s", "capacity(0.99)>=1.5/s"), Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, rep, "capacity>=2/s"); r.Status != "pass" || !close(float64(r.Value), 2+0.05/0.45) {
+		t.Errorf("capacity %v %s", r.Value, r.Status)
+	}
+	// 99%: between 1 (100%) and 2 (95%): 1 + 0.01/0.05 = 1.2 < 1.5.
+	if r := result(t, rep, "capacity(0.99)>=1.5/s"); r.Status != "fail" || !close(float64(r.Value), 1.2) {
+		t.Errorf("capacity(0.99) %v %s", r.Value, r.Status)
+	}
+	if rep.Capacity == nil || len(rep.Capacity.Points) != 3 || rep.Capacity.Points[1].RateSource != "configured" {
+		t.Errorf("points %+v", rep.Capacity)
+	}
+}
+
+// TestFluidityThroughTheAnalyzer: the hand-computed request of
+// TestFluidityIndexHandComputed (TTFT 600 ms, gaps 40, 0, 120, 30 ms with
+// a 2-token chunk) has fluidity 3/7 under deadlines 500/50 ms, as a gate
+// and as an SLO constraint.
+func TestFluidityThroughTheAnalyzer(t *testing.T) {
+	d := Deadlines{500 * ms, 50 * ms}
+	a := NewAnalyzer(Canonical)
+	a.SetFluidity([]Deadlines{d})
+	two := int32(2)
+	r, e := mkRequest(0, 0, []ev{{600 * ms, formats.KindContent, nil}, {640 * ms, formats.KindContent, &two}, {760 * ms, formats.KindContent, nil}, {790 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(5)))
+	if err := a.Request(&r, e); err != nil {
+		t.Fatal(err)
+	}
+	st := true
+	_ = a.Run(&formats.Run{RunID: "r", Streaming: &st})
+	rep, err := a.Gate(mustSpec(t, "fluidity(500ms,50ms)>=0.4", "mean(fluidity(500ms,50ms))>=0.5", "goodput>=1"), Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, rep, "mean(fluidity(500ms,50ms))>=0.5"); !close(float64(r.Value), 3.0/7) || r.Status != "fail" {
+		t.Errorf("fluidity %v %s, want 3/7 fail", r.Value, r.Status)
+	}
+	if r := result(t, rep, "goodput>=1"); r.Status != "pass" {
+		t.Errorf("3/7 ≥ 0.4 should make the request good: %+v", r)
+	}
+}
+
+// TestPooledReportsBetweenRunSpread: pooling three LLMPerf runs reports
+// each run's own P99 TTFT beside the pooled one.
+func TestPooledReportsBetweenRunSpread(t *testing.T) {
+	a := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b", "llmperf/leaderboard-anyscale-70b", "llmperf/leaderboard-bedrock-70b")
+	rep, err := a.Report(Options{Pool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, ok := rep.Pooled.BetweenRuns["ttft_ms"]
+	if !ok || len(sp.P99) != 3 {
+		t.Fatalf("between_runs %+v", rep.Pooled.BetweenRuns)
+	}
+	var want []float64
+	for i, rr := range rep.Runs {
+		want = append(want, rr.Metrics.TTFTMs.P99)
+		if float64(sp.P99[i]) != rr.Metrics.TTFTMs.P99 || sp.Runs[i] != rr.RunID {
+			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.TTFTMs.P99, rr.RunID)
+		}
+	}
+	s := sortedCopy(want)
+	if float64(sp.Min) != s[0] || float64(sp.Median) != s[1] || float64(sp.Max) != s[2] {
+		t.Errorf("spread %+v of %v", sp, s)
+	}
+}

@@ -1,0 +1,294 @@
+package analyze
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteGateJSON writes the gate report as indented JSON (NaN as null).
+func WriteGateJSON(w io.Writer, g *GateReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(g)
+}
+
+// gateCounts returns the number of passing and failing results.
+func gateCounts(g *GateReport) (pass, fail int) {
+	for _, r := range g.Results {
+		if r.Status == "pass" {
+			pass++
+		} else {
+			fail++
+		}
+	}
+	return
+}
+
+func verdict(g *GateReport) string {
+	pass, fail := gateCounts(g)
+	if g.Pass {
+		return fmt.Sprintf("PASS: %d of %d gates hold", pass, pass+fail)
+	}
+	return fmt.Sprintf("FAIL: %d of %d gates failed", fail, pass+fail)
+}
+
+func fmtVal(v F, unit string) string {
+	x := float64(v)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "null"
+	}
+	n := shortNum(x)
+	switch unit {
+	case "fraction":
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	case "req/s":
+		return n + "/s"
+	case "tok/s":
+		return n + " tok/s"
+	case "tokens":
+		return n + " tok"
+	}
+	return n + " ms"
+}
+
+// shortNum prints x with about four significant digits and no exponent
+// for everyday magnitudes.
+func shortNum(x float64) string {
+	a := math.Abs(x)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// detail is a result's one-line explanation: CI, baseline, reason and
+// warnings.
+func detail(r GateResult, md bool) string {
+	var parts []string
+	if r.CI95 != nil {
+		parts = append(parts, fmt.Sprintf("95%% CI [%s, %s]", fmtVal(r.CI95[0], r.Unit), fmtVal(r.CI95[1], r.Unit)))
+	}
+	if r.N > 0 {
+		parts = append(parts, fmt.Sprintf("n=%d", r.N))
+	}
+	if r.Source == "reported" {
+		parts = append(parts, "tool-reported")
+	}
+	if b := r.Baseline; b != nil {
+		s := "baseline " + fmtVal(b.Value, r.Unit)
+		if b.Test != "none" || b.Significant {
+			s += ", " + b.Test
+			if !math.IsNaN(float64(b.PValue)) {
+				s += fmt.Sprintf(" p=%.3g", float64(b.PValue))
+			}
+		}
+		parts = append(parts, s)
+	}
+	if r.Reason != "" {
+		parts = append(parts, r.Reason)
+	}
+	for _, w := range r.Warnings {
+		parts = append(parts, "warning "+w.Code+": "+w.Message)
+	}
+	return cleanN(strings.Join(parts, "; "), md, 600)
+}
+
+// WriteGateText writes the gate report as an aligned table with the
+// verdict last.
+func WriteGateText(w io.Writer, g *GateReport) error {
+	fmt.Fprintf(w, "tokentrace gate — convention %s", clean(g.Convention, false))
+	if g.SLO != "" {
+		fmt.Fprintf(w, ", SLO %s", clean(g.SLO, false))
+	}
+	if g.Baseline != "" {
+		fmt.Fprintf(w, ", baseline %s", clean(g.Baseline, false))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RESULT\tGATE\tRUN\tVALUE\tBOUND\tDETAIL")
+	for _, r := range g.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\n", strings.ToUpper(r.Status), clean(r.Gate, false), clean(r.Subject, false),
+			fmtVal(r.Value, r.Unit), r.Op, fmtVal(r.Bound, r.Unit), detail(r, false))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeCapacity(w, g.Capacity, false)
+	_, err := fmt.Fprintln(w, verdict(g))
+	return err
+}
+
+func writeCapacity(w io.Writer, c *Capacity, md bool) {
+	if c == nil {
+		return
+	}
+	if md {
+		fmt.Fprintf(w, "\n**Goodput capacity** (≥ %s%% of requests good): %s", fmtNum(100*float64(c.Target)), fmtVal(c.RateRPS, "req/s"))
+	} else {
+		fmt.Fprintf(w, "goodput capacity (>= %s%% of requests good): %s", fmtNum(100*float64(c.Target)), fmtVal(c.RateRPS, "req/s"))
+	}
+	if c.AtLeast {
+		fmt.Fprint(w, " (at least)")
+	}
+	if !math.IsNaN(float64(c.OutputTokensPerS)) {
+		fmt.Fprintf(w, ", %s", fmtVal(c.OutputTokensPerS, "tok/s"))
+	}
+	if c.Note != "" {
+		fmt.Fprintf(w, " — %s", clean(c.Note, md))
+	}
+	fmt.Fprintln(w)
+	if md {
+		fmt.Fprintln(w, "\n| run | rate | source | attainment | output tok/s |\n|---|---|---|---|---|")
+	}
+	for _, p := range c.Points {
+		if md {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", clean(p.RunID, true), fmtVal(p.RateRPS, "req/s"), p.RateSource, fmtVal(p.Attainment, "fraction"), fmtVal(p.OutputTokensPerS, "tok/s"))
+		} else {
+			fmt.Fprintf(w, "  %-40s %12s (%s)  attainment %s  %s\n", clean(p.RunID, false), fmtVal(p.RateRPS, "req/s"), p.RateSource, fmtVal(p.Attainment, "fraction"), fmtVal(p.OutputTokensPerS, "tok/s"))
+		}
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
+}
+
+var opSymbol = map[string]string{"<=": "≤", "<": "&lt;", ">=": "≥", ">": "&gt;"}
+
+// codeSpan renders user text (a gate, an SLO) as a Markdown code span,
+// where nothing needs escaping but the pipe of a table cell; control
+// characters and backticks are replaced.
+func codeSpan(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '`' || r < 0x20 || r == 0x7f {
+			return '\''
+		}
+		return r
+	}, cleanN(s, false, 200))
+	return "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
+}
+
+// WriteGateMarkdown writes the gate report as a Markdown table, for a CI
+// job summary (e.g. appended to $GITHUB_STEP_SUMMARY).
+func WriteGateMarkdown(w io.Writer, g *GateReport) error {
+	icon := "✅"
+	if !g.Pass {
+		icon = "❌"
+	}
+	fmt.Fprintf(w, "### %s tokentrace gate: %s\n\n", icon, verdict(g))
+	fmt.Fprintf(w, "Convention %s", codeSpan(g.Convention))
+	if g.SLO != "" {
+		fmt.Fprintf(w, "; a good request meets %s", codeSpan(g.SLO))
+	}
+	if g.Baseline != "" {
+		fmt.Fprintf(w, "; baseline %s", clean(g.Baseline, true))
+	}
+	fmt.Fprint(w, ".\n\n| | gate | run | value | bound | detail |\n|---|---|---|---|---|---|\n")
+	for _, r := range g.Results {
+		mark := "✅"
+		if r.Status != "pass" {
+			mark = "❌"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s %s | %s |\n", mark, codeSpan(r.Gate), clean(r.Subject, true),
+			fmtVal(r.Value, r.Unit), opSymbol[r.Op], fmtVal(r.Bound, r.Unit), detail(r, true))
+	}
+	writeCapacity(w, g.Capacity, true)
+	return nil
+}
+
+// WriteGateJUnit writes the gate report as JUnit XML: one test suite per
+// gate run, one test case per result (name: the gate; classname:
+// tokentrace.gate.<run>), a <failure> for each failed gate, and the
+// detail in <system-out>, so CI systems show gates natively.
+func WriteGateJUnit(w io.Writer, g *GateReport) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Time      string   `xml:"time,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		SystemOut string   `xml:"system-out,omitempty"`
+	}
+	type suite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Errors   int        `xml:"errors,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	type suites struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Name     string   `xml:"name,attr"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []suite  `xml:"testsuite"`
+	}
+	s := suite{Name: "tokentrace gate"}
+	for _, r := range g.Results {
+		tc := testcase{Name: r.Gate, Classname: "tokentrace.gate." + r.Subject, Time: "0",
+			SystemOut: fmt.Sprintf("value %s %s %s; %s", fmtVal(r.Value, r.Unit), r.Op, fmtVal(r.Bound, r.Unit), detail(r, false))}
+		if r.Status != "pass" {
+			s.Failures++
+			msg := r.Reason
+			if msg == "" {
+				msg = "gate failed"
+			}
+			tc.Failure = &failure{Message: msg, Type: "GateFailed", Text: tc.SystemOut}
+		}
+		s.Cases = append(s.Cases, tc)
+		s.Tests++
+	}
+	doc := suites{Name: "tokentrace", Tests: s.Tests, Failures: s.Failures, Suites: []suite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// WriteCapacity writes a capacity (see Capacity) as text, markdown or
+// JSON; gpus > 0 adds the per-GPU capacity.
+func WriteCapacity(w io.Writer, format string, c *Capacity, gpus int) error {
+	if gpus > 0 {
+		c.GPUs = gpus
+		c.PerGPURateRPS = c.RateRPS / F(gpus)
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	case "markdown", "md":
+		writeCapacity(w, c, true)
+	default:
+		writeCapacity(w, c, false)
+	}
+	if gpus > 0 {
+		fmt.Fprintf(w, "per GPU (%d): %s\n", gpus, fmtVal(c.PerGPURateRPS, "req/s"))
+	}
+	return nil
+}
