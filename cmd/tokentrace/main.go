@@ -9,7 +9,7 @@
 //
 // INPUT is a tool's file or a directory holding them; summaries beside a raw
 // file are picked up automatically. Exit status: 0 on success, 1 on error,
-// 2 on a usage error.
+// 2 on a usage error; `gate` exits 3 when a gate fails.
 package main
 
 import (
@@ -24,14 +24,28 @@ import (
 
 func main() {
 	root := newRoot()
-	if err := root.Execute(); err != nil {
+	err := root.Execute()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "tokentrace:", err)
-		var ue usageError
-		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
-			os.Exit(2)
-		}
-		os.Exit(1)
 	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the process status for a command's error: 0 none, 2 a usage
+// error, a command's own code (gate: 3), else 1.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+		return 2
+	}
+	return 1
 }
 
 type usageError struct{ error }

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// Exit status of `tokentrace gate` when every input was read but a gate
+// failed (1 is an error, 2 a usage error, as for every command).
+const exitGateFailed = 3
+
+// exitError carries a command's exit status to main.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func init() { extraCommands = append(extraCommands, newGate, newCapacity) }
+
+// gateFlags are gate's own flags.
+type gateFlags struct {
+	gates      []string
+	spec       string
+	preset     string
+	baseline   []string
+	alpha      float64
+	fewFail    bool
+	junit      string
+	jsonOut    string
+	listPreset bool
+}
+
+func newGate() *cobra.Command {
+	var in inputFlags
+	var rf reportFlags
+	var gf gateFlags
+	c := &cobra.Command{
+		Use:   "gate INPUT_OR_DIR... [--slo SLO] [--gate GATE]... [--spec FILE | --preset NAME] [--baseline PATH]",
+		Short: "Check runs against an SLO and gates (P99s, goodput, capacity, regressions vs a baseline); exit 3 if one fails",
+		Long: `gate imports the runs (trace files or tables written by analyze/import) and checks each gate
+on each run (or on the pooled runs with --pool):
+
+  --slo   per-request constraints defining a good request, e.g. 'ttft<=500ms, tpot<=15ms, e2e<=2s'
+          (also max_itl and fluidity(TTFT_DEADLINE,TBT_DEADLINE)>=0.9; vLLM's 'ttft:500 tpot:15' is read as ms)
+  --gate  aggregate gates, e.g. 'p99(ttft)<=800ms', 'p99(e2e | osl<300)<=3s', 'goodput>=0.99',
+          'goodput_rate>=2.5/s', 'throughput>=1000tok/s', 'error_rate<=1%', 'capacity>=4/s',
+          and regressions against --baseline: 'p99(ttft) <= 1.10 * baseline', 'goodput >= baseline - 0.01'
+  --spec  a YAML/JSON file with slo:, gates:, alpha:, fail_on_few_samples:, convention:
+  --preset a built-in spec: ` + strings.Join(analyze.Presets(), ", ") + `
+
+A regression gate fails only when the violation is significant at --alpha (order-statistic bounds
+for percentiles, Welch's t for means, Agresti–Caffo for goodput and error rate).
+
+Exit status: 0 every gate holds; 3 a gate failed; 1 an error (unreadable input, a gate that
+cannot be evaluated as written); 2 a usage error (bad flag, SLO or gate syntax).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if gf.listPreset {
+				return nil
+			}
+			return minArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if gf.listPreset {
+				for _, p := range analyze.Presets() {
+					fmt.Fprintln(cmd.OutOrStdout(), p)
+				}
+				return nil
+			}
+			spec, err := gf.buildSpec(cmd, &rf)
+			if err != nil {
+				return err
+			}
+			switch rf.format {
+			case "text", "json", "markdown", "md", "junit":
+			default:
+				return usageError{fmt.Errorf("--format %q: want text, markdown, json or junit", rf.format)}
+			}
+			format := rf.format
+			rf.format = "text" // reportFlags.options knows only the report formats
+			opt, err := rf.options()
+			rf.format = format
+			if err != nil {
+				return err
+			}
+			an, err := rf.analyzer()
+			if err != nil {
+				return err
+			}
+			an.SetFluidity(spec.Deadlines())
+			if err := importInputs(args, in, true, an); err != nil {
+				return err
+			}
+			var base *analyze.Analyzer
+			if len(gf.baseline) > 0 {
+				if base, err = rf.analyzer(); err != nil {
+					return err
+				}
+				base.SetFluidity(spec.Deadlines())
+				if err := importInputs(gf.baseline, in, true, base); err != nil {
+					return fmt.Errorf("--baseline: %w", err)
+				}
+			} else if spec.NeedsBaseline() {
+				return usageError{fmt.Errorf("a regression gate compares with a baseline: give --baseline PATH")}
+			}
+			rep, err := an.Gate(spec, opt, base)
+			if err != nil {
+				return err
+			}
+			if gf.junit != "" {
+				if err := formats.WriteFileAtomic(gf.junit, func(f *os.File) error { return analyze.WriteGateJUnit(f, rep) }); err != nil {
+					return err
+				}
+			}
+			if gf.jsonOut != "" {
+				if err := formats.WriteFileAtomic(gf.jsonOut, func(f *os.File) error { return analyze.WriteGateJSON(f, rep) }); err != nil {
+					return err
+				}
+			}
+			if err := writeGate(cmd.OutOrStdout(), format, rep); err != nil {
+				return err
+			}
+			if !rep.Pass {
+				pass, total := 0, len(rep.Results)
+				for _, r := range rep.Results {
+					if r.Status == "pass" {
+						pass++
+					}
+				}
+				return exitError{exitGateFailed, fmt.Sprintf("gate failed: %d of %d gates failed", total-pass, total)}
+			}
+			return nil
+		},
+	}
+	in.register(c)
+	rf.register(c)
+	c.Flags().Lookup("format").Usage = "output format: text, markdown (for a CI job summary), json or junit"
+	c.Flags().StringArrayVar(&gf.gates, "gate", nil, "an aggregate gate (repeatable; or several separated by commas)")
+	c.Flags().StringVar(&gf.spec, "spec", "", "a gate file (YAML or JSON): slo, gates, alpha, fail_on_few_samples, convention")
+	c.Flags().StringVar(&gf.preset, "preset", "", "a built-in gate file (see --list-presets)")
+	c.Flags().BoolVar(&gf.listPreset, "list-presets", false, "list the built-in gate files and exit")
+	c.Flags().StringArrayVar(&gf.baseline, "baseline", nil, "the baseline run(s) regression gates compare with (pooled when several)")
+	c.Flags().Float64Var(&gf.alpha, "alpha", 0, "significance level of regression gates (default 0.05)")
+	c.Flags().BoolVar(&gf.fewFail, "fail-on-few-samples", false, "fail a percentile gate whose percentile rests on too few samples to bound (default: warn)")
+	c.Flags().StringVar(&gf.junit, "junit", "", "also write the results as JUnit XML to this file")
+	c.Flags().StringVar(&gf.jsonOut, "json", "", "also write the results as JSON to this file")
+	return c
+}
+
+// buildSpec assembles the spec from --spec/--preset, --slo and --gate,
+// all parsed and validated before any data is read.
+func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.GateSpec, error) {
+	var spec analyze.GateSpec
+	if gf.spec != "" && gf.preset != "" {
+		return spec, usageError{fmt.Errorf("give --spec or --preset, not both")}
+	}
+	fileConv := ""
+	switch {
+	case gf.spec != "":
+		s, conv, err := analyze.ReadGateFile(gf.spec)
+		if err != nil {
+			return spec, usageError{err}
+		}
+		spec, fileConv = s, conv
+	case gf.preset != "":
+		b, err := analyze.PresetText(gf.preset)
+		if err != nil {
+			return spec, usageError{err}
+		}
+		s, conv, err := analyze.ParseGateFile("preset "+gf.preset, b)
+		if err != nil {
+			return spec, err
+		}
+		spec, fileConv = s, conv
+	}
+	if fileConv != "" && !cmd.Flags().Changed("convention") {
+		rf.convention = fileConv
+	}
+	if rf.slo != "" {
+		if len(spec.SLO.Constraints) > 0 {
+			return spec, usageError{fmt.Errorf("--slo given and the gate file has an slo: give one")}
+		}
+		s, err := analyze.ParseSLO(rf.slo)
+		if err != nil {
+			return spec, usageError{err}
+		}
+		spec.SLO = s
+		rf.slo = ""
+	}
+	for _, g := range gf.gates {
+		gs, err := analyze.ParseGates(g)
+		if err != nil {
+			return spec, usageError{err}
+		}
+		spec.Gates = append(spec.Gates, gs...)
+	}
+	if cmd.Flags().Changed("alpha") {
+		if gf.alpha <= 0 || gf.alpha >= 0.5 {
+			return spec, usageError{fmt.Errorf("--alpha %v: want a level in (0, 0.5)", gf.alpha)}
+		}
+		spec.Alpha = gf.alpha
+	}
+	if gf.fewFail {
+		spec.StrictSamples = true
+	}
+	if err := spec.Validate(); err != nil {
+		return spec, usageError{err}
+	}
+	return spec, nil
+}
+
+func writeGate(w io.Writer, format string, rep *analyze.GateReport) error {
+	switch format {
+	case "json":
+		return analyze.WriteGateJSON(w, rep)
+	case "markdown", "md":
+		return analyze.WriteGateMarkdown(w, rep)
+	case "junit":
+		return analyze.WriteGateJUnit(w, rep)
+	}
+	return analyze.WriteGateText(w, rep)
+}
+
+func newCapacity() *cobra.Command {
+	var in inputFlags
+	var rf reportFlags
+	var target float64
+	var gpus int
+	c := &cobra.Command{
+		Use:   "capacity INPUT_OR_DIR... --slo SLO",
+		Short: "Goodput capacity of a rate sweep: the highest request rate at which a target share of requests meet the SLO",
+		Long: `capacity treats its runs as one sweep over request rates (each run's configured rate, else
+its measured request throughput), computes each run's SLO attainment (the share of its requests
+that met every constraint), and finds the highest rate at which at least --target of requests are
+good, interpolated linearly between the measured rates around the crossing (DistServe, OSDI 2024).`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if rf.slo == "" {
+				return usageError{fmt.Errorf("capacity needs --slo")}
+			}
+			if target <= 0 || target > 1 {
+				return usageError{fmt.Errorf("--target %v: want a fraction in (0, 1]", target)}
+			}
+			if gpus < 0 {
+				return usageError{fmt.Errorf("--gpus %d: want a positive count", gpus)}
+			}
+			opt, err := rf.options()
+			if err != nil {
+				return err
+			}
+			an, err := rf.analyzer()
+			if err != nil {
+				return err
+			}
+			an.SetFluidity(opt.SLO.Deadlines())
+			if err := importInputs(args, in, true, an); err != nil {
+				return err
+			}
+			opt.Pool = false
+			rep, err := an.Report(opt)
+			if err != nil {
+				return err
+			}
+			capa := analyze.ComputeCapacity(analyze.SweepPoints(rep), target)
+			return analyze.WriteCapacity(cmd.OutOrStdout(), rf.format, &capa, gpus)
+		},
+	}
+	in.register(c)
+	rf.register(c)
+	c.Flags().Float64Var(&target, "target", analyze.DefaultCapacityTarget, "attainment target: the share of requests that must meet the SLO")
+	c.Flags().IntVar(&gpus, "gpus", 0, "divide the capacity by this many GPUs (DistServe's per-GPU goodput)")
+	return c
+}

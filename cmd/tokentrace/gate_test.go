@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	groq     = "../../testdata/llmperf/leaderboard-groq-70b"
+	bedrock  = "../../testdata/llmperf/leaderboard-bedrock-70b"
+	anyscale = "../../testdata/llmperf/leaderboard-anyscale-70b"
+)
+
+// TestGateExitCodes: a passing and a failing SLO on corpus runs, and the
+// documented exit status of each outcome.
+func TestGateExitCodes(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"a run meeting every gate exits 0", []string{"gate", groq, "--slo", "ttft<=1s,tpot<=50ms", "--gate", "p90(ttft)<=500ms", "--gate", "goodput>=0.95"}, 0},
+		{"a run failing a gate exits 3", []string{"gate", bedrock, "--slo", "ttft<=1s,tpot<=50ms", "--gate", "p90(ttft)<=500ms", "--gate", "goodput>=0.95"}, 3},
+		{"the chat preset fails the slow Bedrock run", []string{"gate", bedrock, "--preset", "chat"}, 3},
+		{"a regression that is noise passes", []string{"gate", groq, "--baseline", anyscale, "--gate", "p50(ttft)<=baseline"}, 0},
+		{"a significant regression fails", []string{"gate", bedrock, "--baseline", groq, "--gate", "p50(ttft)<=1.1*baseline"}, 3},
+		{"few samples fail only when asked", []string{"gate", groq, "--gate", "p99(ttft)<=2s", "--fail-on-few-samples"}, 3},
+		{"a syntax error in a gate is a usage error", []string{"gate", groq, "--gate", "p99(ttft)<=800"}, 2},
+		{"a regression gate without a baseline is a usage error", []string{"gate", groq, "--gate", "p99(ttft)<=baseline"}, 2},
+		{"a goodput gate without an SLO is a usage error", []string{"gate", groq, "--gate", "goodput>=0.9"}, 2},
+		{"an unknown preset is a usage error", []string{"gate", groq, "--preset", "nope"}, 2},
+		{"a missing input is an error", []string{"gate", "../../testdata/none", "--gate", "p50(ttft)<=1s"}, 1},
+		{"a non-streaming run cannot meet a TPOT SLO: an error", []string{"gate", "../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream", "--slo", "tpot<=50ms"}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := run(t, c.args...)
+			if got := exitCode(err); got != c.code {
+				t.Errorf("exit %d (%v), want %d", got, err, c.code)
+			}
+		})
+	}
+}
+
+func TestGateFormats(t *testing.T) {
+	dir := t.TempDir()
+	junit, js := filepath.Join(dir, "gate.xml"), filepath.Join(dir, "gate.json")
+	args := []string{"gate", groq, bedrock, "--slo", "ttft<=1s", "--gate", "p50(ttft)<=300ms, goodput>=0.9", "--junit", junit, "--json", js}
+	md, err := run(t, append(args, "--format", "markdown")...)
+	if exitCode(err) != 3 {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+	// Groq passes both; Bedrock (388 ms, 101/150 good) fails both.
+	for _, want := range []string{"### ❌ tokentrace gate: FAIL: 2 of 4 gates failed", "| ✅ | `p50(ttft)<=300ms` | leaderboard-groq-70b | 221.9 ms | ≤ 300.0 ms |", "| ❌ | `goodput>=0.9` | leaderboard-bedrock-70b | 0.6733 | ≥ 0.9 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suite    []struct {
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &suites); err != nil {
+		t.Fatalf("junit: %v\n%s", err, b)
+	}
+	if suites.Tests != 4 || suites.Failures != 2 || len(suites.Suite) != 1 || len(suites.Suite[0].Cases) != 4 {
+		t.Fatalf("junit counts: %+v", suites)
+	}
+	c := suites.Suite[0].Cases[3]
+	if c.Name != "goodput>=0.9" || c.Classname != "tokentrace.gate.leaderboard-bedrock-70b" || c.Failure == nil || !strings.Contains(c.Failure.Message, "0.6733 is not >= 0.9") {
+		t.Errorf("junit case %+v", c)
+	}
+	var rep struct {
+		SchemaVersion int  `json:"schema_version"`
+		Pass          bool `json:"pass"`
+		Results       []struct {
+			Gate   string   `json:"gate"`
+			Run    string   `json:"run"`
+			Status string   `json:"status"`
+			Value  *float64 `json:"value"`
+			N      int      `json:"n"`
+			CI95   []float64
+		} `json:"results"`
+	}
+	b, _ = os.ReadFile(js)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.SchemaVersion != 1 || rep.Pass || len(rep.Results) != 4 || rep.Results[0].Status != "pass" || rep.Results[0].N != 150 || math.Abs(*rep.Results[0].Value-221.9) > 0.05 {
+		t.Errorf("json %+v", rep)
+	}
+	text, _ := run(t, args...)
+	if !strings.Contains(text, "FAIL: 2 of 4 gates failed") || !strings.Contains(text, "PASS    p50(ttft)<=300ms  leaderboard-groq-70b") {
+		t.Errorf("text:\n%s", text)
+	}
+}
+
+func TestGateSpecFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "slo.yaml")
+	os.WriteFile(good, []byte("slo:\n  - ttft<=1s\n  - tpot<=50ms\ngates:\n  - p50(ttft) <= 300ms\n  - goodput >= 99%\nalpha: 0.01\n"), 0o644)
+	if _, err := run(t, "gate", groq, "--spec", good); exitCode(err) != 0 {
+		t.Errorf("groq with %s: %v", good, err)
+	}
+	if _, err := run(t, "gate", bedrock, "--spec", good); exitCode(err) != 3 {
+		t.Errorf("bedrock with %s: %v", good, err)
+	}
+	js := filepath.Join(dir, "slo.json")
+	os.WriteFile(js, []byte(`{"slo": "ttft<=1s", "gates": ["goodput>=0.99"]}`), 0o644)
+	if _, err := run(t, "gate", groq, "--spec", js); exitCode(err) != 0 {
+		t.Errorf("json spec: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("slo: ttft<=1s\ngates:\n  - p50(ttft) <= 300ms\n  - p99(ttft) <= 3\n"), 0o644)
+	_, err := run(t, "gate", groq, "--spec", bad)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "bad.yaml:4:") || !strings.Contains(err.Error(), "at character 15: a unit is required") {
+		t.Errorf("bad spec: %v", err)
+	}
+	typo := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(typo, []byte("slo: ttft<=1s\ngate:\n  - goodput>=0.9\n"), 0o644)
+	if _, err := run(t, "gate", groq, "--spec", typo); exitCode(err) != 2 || !strings.Contains(err.Error(), "field gate not found") {
+		t.Errorf("unknown key: %v", err)
+	}
+	out, err := run(t, "gate", "--list-presets")
+	if err != nil || !strings.Contains(out, "chat\n") || !strings.Contains(out, "mlperf-llama2-70b-interactive\n") {
+		t.Errorf("presets: %v %q", err, out)
+	}
+}
+
+func TestCapacityCommand(t *testing.T) {
+	out, err := run(t, "capacity", groq, anyscale, bedrock, "--slo", "ttft<=1s,tpot<=50ms", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Points []struct {
+			RunID      string  `json:"run_id"`
+			RateSource string  `json:"rate_source"`
+			Attainment float64 `json:"attainment"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) != 3 || c.Points[0].RateSource != "measured" {
+		t.Errorf("points %+v", c.Points)
+	}
+	if _, err := run(t, "capacity", groq); exitCode(err) != 2 {
+		t.Errorf("capacity without --slo: %v", err)
+	}
+}
