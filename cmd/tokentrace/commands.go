@@ -137,6 +137,10 @@ func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 	if err := f.setTokenizer(a); err != nil {
 		return nil, err
 	}
+	// fluidity constraints need their per-token deadlines while rows stream
+	if slo, err := analyze.ParseSLO(f.slo); err == nil {
+		a.SetFluidity(slo.Deadlines())
+	}
 	return a, nil
 }
 

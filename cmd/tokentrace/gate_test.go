@@ -167,3 +167,41 @@ func TestCapacityCommand(t *testing.T) {
 		t.Errorf("capacity without --slo: %v", err)
 	}
 }
+
+// TestReportComputesFluidityForItsSLO: report and analyze compute the
+// fluidity-index an --slo constrains (it needs the per-token gaps while
+// rows stream by), and agree with gate on the same SLO.
+func TestReportComputesFluidityForItsSLO(t *testing.T) {
+	in := "../../testdata/aiperf/qwen3vl30b-local-agent-c2"
+	slo := "fluidity(300ms,50ms)>=0.95"
+	out, err := run(t, "report", in, "--slo", slo, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Runs []struct {
+			Goodput struct {
+				Good, Total int
+			} `json:"goodput"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Runs[0].Goodput
+	if g.Total != 20 || g.Good == 0 || g.Good == 20 {
+		t.Fatalf("goodput %+v: the SLO should separate requests", g)
+	}
+	gout, _ := run(t, "gate", in, "--slo", slo, "--gate", "goodput>=0", "--format", "json")
+	var gr struct {
+		Results []struct {
+			Value float64 `json:"value"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(gout), &gr); err != nil {
+		t.Fatal(err)
+	}
+	if gr.Results[0].Value != float64(g.Good)/20 {
+		t.Errorf("gate goodput %v, report %d/20", gr.Results[0].Value, g.Good)
+	}
+}
