@@ -21,6 +21,16 @@ func TestQuantileCI(t *testing.T) {
 	if !math.IsNaN(hi) || math.IsNaN(lo) {
 		t.Errorf("P99 CI of n=100 [%v, %v], want a lower bound only", lo, hi)
 	}
+	// P99 of n=1000, ranks from the exact binomial sums (Python
+	// fractions): P(B ≤ 982) = 0.01383 ≤ 0.025 < P(B ≤ 983) = 0.02639 → l =
+	// 983; P(B ≥ 996) = 0.02869 > 0.025 ≥ P(B ≥ 997) = 0.01007 → u = 997.
+	big := make([]float64, 1000)
+	for i := range big {
+		big[i] = float64(i + 1)
+	}
+	if lo, hi := QuantileCI(big, 0.99, 0.95); lo != 983 || hi != 997 {
+		t.Errorf("P99 CI of 1…1000 [%v, %v], want [983, 997]", lo, hi)
+	}
 	// Coverage by simulation would be slow; check monotonicity instead:
 	// a wider level never gives a narrower interval.
 	l90, h90 := QuantileCI(xs, 0.5, 0.90)
