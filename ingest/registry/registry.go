@@ -91,14 +91,29 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 			continue
 		}
 		var files []string
-		err = filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+		// A symlinked directory is walked through its target, with the
+		// paths kept under the name given (labels come from them).
+		root := in
+		if r, err := filepath.EvalSymlinks(in); err == nil {
+			root = r
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != in {
+			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
 				return filepath.SkipDir
 			}
-			if d.Type().IsRegular() {
+			regular := d.Type().IsRegular()
+			if d.Type()&fs.ModeSymlink != 0 { // a symlinked file counts as the file
+				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+					regular = true
+				}
+			}
+			if regular {
+				if rel, err := filepath.Rel(root, p); err == nil {
+					p = filepath.Join(in, rel)
+				}
 				files = append(files, p)
 			}
 			return nil

@@ -78,3 +78,30 @@ func TestImportLabelsMustMatchJobs(t *testing.T) {
 		t.Fatal("2 labels for 1 input accepted")
 	}
 }
+
+// TestResolveFollowsSymlinks: a symlinked directory (a CI job's
+// results → artifacts/run-42) and a symlinked file inside a directory are
+// read as what they point to, under the names given.
+func TestResolveFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	run, _ := filepath.Abs("../../testdata/llmperf/leaderboard-groq-70b")
+	if err := os.Symlink(run, filepath.Join(dir, "results")); err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err := Resolve([]string{filepath.Join(dir, "results")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].Path != filepath.Join(dir, "results", "individual_responses.json") || jobs[0].Importer.Name() != "llmperf" {
+		t.Fatalf("jobs %+v", jobs)
+	}
+	linked := filepath.Join(dir, "linked")
+	os.Mkdir(linked, 0o755)
+	if err := os.Symlink(filepath.Join(run, "individual_responses.json"), filepath.Join(linked, "individual_responses.json")); err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err = Resolve([]string{linked}, "")
+	if err != nil || len(jobs) != 1 || jobs[0].Importer.Name() != "llmperf" {
+		t.Fatalf("symlinked file: %v %+v", err, jobs)
+	}
+}
