@@ -292,7 +292,8 @@ func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 	return out
 }
 
-func appendUnique(list []string, s string) []string {
+// appendUnique appends s to list unless it is there already.
+func appendUnique[T comparable](list []T, s T) []T {
 	for _, x := range list {
 		if x == s {
 			return list

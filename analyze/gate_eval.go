@@ -35,7 +35,7 @@ func (s GateSpec) Deadlines() []Deadlines {
 	out := s.SLO.Deadlines()
 	for _, g := range s.Gates {
 		if g.Metric == "fluidity" {
-			out = appendDeadline(out, g.Deadlines)
+			out = appendUnique(out, g.Deadlines)
 		}
 	}
 	return out

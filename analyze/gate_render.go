@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -12,12 +11,7 @@ import (
 )
 
 // WriteGateJSON writes the gate report as indented JSON (NaN as null).
-func WriteGateJSON(w io.Writer, g *GateReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(g)
-}
+func WriteGateJSON(w io.Writer, g *GateReport) error { return writeIndentedJSON(w, g) }
 
 // gateCounts returns the number of passing and failing results.
 func gateCounts(g *GateReport) (pass, fail int) {
@@ -278,10 +272,7 @@ func WriteCapacity(w io.Writer, format string, c *Capacity, gpus int) error {
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeIndentedJSON(w, c)
 	case "markdown", "md":
 		writeCapacity(w, c, true)
 	default:

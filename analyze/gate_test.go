@@ -127,14 +127,20 @@ func TestGateGrammar(t *testing.T) {
 	for _, c := range invalid {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseGates(c.in)
-			var se *SLOError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %v, want *SLOError", err)
-			}
-			if se.Pos != c.pos || !strings.Contains(se.Msg, c.msg) {
-				t.Errorf("at %d %q, want at %d containing %q", se.Pos, se.Msg, c.pos, c.msg)
-			}
+			wantSLOError(t, err, c.pos, c.msg)
 		})
+	}
+}
+
+// wantSLOError checks err is an *SLOError at pos whose message contains msg.
+func wantSLOError(t *testing.T, err error, pos int, msg string) {
+	t.Helper()
+	var se *SLOError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v, want *SLOError", err)
+	}
+	if se.Pos != pos || !strings.Contains(se.Msg, msg) {
+		t.Errorf("at %d %q, want at %d containing %q", se.Pos, se.Msg, pos, msg)
 	}
 }
 
@@ -182,13 +188,7 @@ func TestSLOGrammarExtensions(t *testing.T) {
 	for _, c := range invalid {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseSLO(c.in)
-			var se *SLOError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %v, want *SLOError", err)
-			}
-			if se.Pos != c.pos || !strings.Contains(se.Msg, c.msg) {
-				t.Errorf("at %d %q, want at %d containing %q", se.Pos, se.Msg, c.pos, c.msg)
-			}
+			wantSLOError(t, err, c.pos, c.msg)
 		})
 	}
 }

@@ -11,11 +11,15 @@ import (
 )
 
 // WriteJSON writes the report as indented JSON (the versioned contract).
-func WriteJSON(w io.Writer, r *Report) error {
+func WriteJSON(w io.Writer, r *Report) error { return writeIndentedJSON(w, r) }
+
+// writeIndentedJSON writes v as two-space-indented JSON without HTML
+// escaping, the form of every JSON document tokentrace writes.
+func writeIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteText writes the report as aligned plain-text tables, one block per

@@ -190,19 +190,10 @@ func (s SLO) Deadlines() []Deadlines {
 	var out []Deadlines
 	for _, c := range s.Constraints {
 		if c.Metric == "fluidity" {
-			out = appendDeadline(out, c.Deadlines)
+			out = appendUnique(out, c.Deadlines)
 		}
 	}
 	return out
-}
-
-func appendDeadline(list []Deadlines, d Deadlines) []Deadlines {
-	for _, x := range list {
-		if x == d {
-			return list
-		}
-	}
-	return append(list, d)
 }
 
 // Value returns m's value of the constraint's metric (ms, or a fraction
