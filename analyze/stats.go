@@ -65,11 +65,24 @@ func stddev(xs []float64, mu float64, ddof int) float64 {
 	if d <= 0 {
 		return math.NaN()
 	}
-	sq := make([]float64, len(xs))
-	for i, x := range xs {
-		sq[i] = (x - mu) * (x - mu)
+	return math.Sqrt(pairwiseSumSq(xs, mu) / float64(d))
+}
+
+// pairwiseSumSq is pairwiseSum of the squared deviations (x − mu)² without
+// materializing them: the same blocks in the same order, so the same bits,
+// with no allocation proportional to len(xs).
+func pairwiseSumSq(xs []float64, mu float64) float64 {
+	n := len(xs)
+	if n <= 128 {
+		var sq [128]float64
+		for i, x := range xs {
+			sq[i] = (x - mu) * (x - mu)
+		}
+		return pairwiseSum(sq[:n])
 	}
-	return math.Sqrt(pairwiseSum(sq) / float64(d))
+	half := n / 2
+	half -= half % 8
+	return pairwiseSumSq(xs[:half], mu) + pairwiseSumSq(xs[half:], mu)
 }
 
 // pairwiseSum adds xs the way numpy's add.reduce does for contiguous

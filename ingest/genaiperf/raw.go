@@ -28,12 +28,16 @@ type experiment struct {
 	notes  notes
 }
 
-// rawReader walks a raw export with a json.Decoder, one request at a time.
+// rawReader walks a raw export with a lexer, one request at a time.
 type rawReader struct {
 	path string
-	dec  *json.Decoder
-	conv converter
-	sink formats.Sink
+	dec  *lexer
+	reqs reqParser
+	// errOff, when ≥ 0, is the input offset to report for the current
+	// error (a request that decoded but did not convert).
+	errOff int64
+	conv   converter
+	sink   formats.Sink
 	// label and sum describe the runs, for formats.StartRun.
 	label string
 	sum   *summary
@@ -72,7 +76,7 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 		return err
 	}
 	defer hf.Close()
-	r := &rawReader{path: path, dec: json.NewDecoder(hf), sink: sink, label: label, sum: sum}
+	r := &rawReader{path: path, dec: newLexer(hf), sink: sink, label: label, sum: sum, errOff: -1}
 	r.conv = converter{label: label, noText: opt.NoText}
 	err = r.read()
 	truncated := errors.Is(err, errTruncated)
@@ -80,7 +84,7 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 		return r.positioned(err)
 	}
 	if truncated && !r.sawExperiments {
-		return ingest.Errorf(path, fmt.Sprintf("byte %d", r.dec.InputOffset()), "file ends before any experiment")
+		return ingest.Errorf(path, fmt.Sprintf("byte %d", r.dec.offset()), "file ends before any experiment")
 	}
 	if !r.sawExperiments {
 		return &ingest.FormatError{File: path, Where: "top level", Msg: `no "experiments" array`, Err: ingest.ErrNotThisFormat}
@@ -101,14 +105,21 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 
 // read walks the top-level object.
 func (r *rawReader) read() error {
-	if err := expectDelim(r.dec, '{'); err != nil {
+	if err := r.dec.expect('{'); err != nil {
 		if errors.Is(err, errTruncated) {
 			return err
 		}
 		return fmt.Errorf("not a JSON object: %w", ingest.ErrNotThisFormat)
 	}
-	for r.dec.More() {
-		key, err := readKey(r.dec)
+	for first := true; ; first = false {
+		more, err := r.dec.next(first, '}')
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		key, err := r.dec.key()
 		if err != nil {
 			return err
 		}
@@ -122,16 +133,13 @@ func (r *rawReader) read() error {
 		case "endpoint":
 			err = decodeString(r.dec, &r.endpoint)
 		default:
-			err = skipValue(r.dec)
+			err = r.dec.skipValue()
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if err := expectDelim(r.dec, '}'); err != nil {
-		return err
-	}
-	if _, err := r.dec.Token(); err != io.EOF {
+	if !r.dec.atEOF() {
 		return errors.New("data after the top-level JSON object")
 	}
 	return nil
@@ -139,11 +147,18 @@ func (r *rawReader) read() error {
 
 // experiments walks the "experiments" array.
 func (r *rawReader) experiments() error {
-	if err := expectDelim(r.dec, '['); err != nil {
+	if err := r.dec.expect('['); err != nil {
 		return err
 	}
 	r.sawExperiments, r.inExperiments = true, true
-	for r.dec.More() {
+	for first := true; ; first = false {
+		more, err := r.dec.next(first, ']')
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
 		r.exp, r.req = len(r.exps), 0
 		x := &experiment{}
 		r.exps = append(r.exps, x)
@@ -151,20 +166,24 @@ func (r *rawReader) experiments() error {
 			return err
 		}
 	}
-	if err := expectDelim(r.dec, ']'); err != nil {
-		return err
-	}
 	r.inExperiments = false
 	return nil
 }
 
 // experiment walks one element of "experiments".
 func (r *rawReader) experiment(x *experiment) error {
-	if err := expectDelim(r.dec, '{'); err != nil {
+	if err := r.dec.expect('{'); err != nil {
 		return err
 	}
-	for r.dec.More() {
-		key, err := readKey(r.dec)
+	for first := true; ; first = false {
+		more, err := r.dec.next(first, '}')
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		key, err := r.dec.key()
 		if err != nil {
 			return err
 		}
@@ -174,28 +193,27 @@ func (r *rawReader) experiment(x *experiment) error {
 				Mode  string          `json:"mode"`
 				Value json.RawMessage `json:"value"`
 			}
-			err = eof(r.dec.Decode(&e))
+			err = r.dec.decodeValue(&e)
 			x.mode, x.value = e.Mode, jsonFloat(e.Value)
 		case "requests":
 			err = r.requests(x)
 		case "window_boundaries":
 			var wb []json.RawMessage
-			err = eof(r.dec.Decode(&wb))
+			err = r.dec.decodeValue(&wb)
 			x.windows = len(wb)
 		default:
-			err = skipValue(r.dec)
+			err = r.dec.skipValue()
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return expectDelim(r.dec, '}')
 }
 
 // requests walks a "requests" array, decoding and sending one request at a
 // time.
 func (r *rawReader) requests(x *experiment) error {
-	if err := expectDelim(r.dec, '['); err != nil {
+	if err := r.dec.expect('['); err != nil {
 		return err
 	}
 	r.inRequests = true
@@ -207,13 +225,10 @@ func (r *rawReader) requests(x *experiment) error {
 			return &sinkError{err}
 		}
 	}
-	for r.dec.More() {
-		var rr rawRequest
-		if err := r.dec.Decode(&rr); err != nil {
-			return eof(err)
-		}
-		req, events, err := r.conv.request(r.exp, r.req, &rr, x)
+	err := r.pipeline(func(rr *rawRequest, endOff int64) error {
+		req, events, err := r.conv.request(r.exp, r.req, rr, x)
 		if err != nil {
+			r.errOff = endOff
 			return err
 		}
 		if err := r.sink.Request(req, events); err != nil {
@@ -221,9 +236,107 @@ func (r *rawReader) requests(x *experiment) error {
 		}
 		r.req++
 		x.requests++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	r.inRequests = false
-	return expectDelim(r.dec, ']')
+	return nil
+}
+
+// pipeline decodes the requests of a "requests" array (after its "[") on
+// a second goroutine, up to pipelineDepth ahead, and calls use with each in
+// order on this one: decoding and conversion overlap on two cores. use gets
+// the lexer offset just after the request (for errors) and must not keep
+// rr, which is reused once use returns. The first error of either side
+// stops both; a decoding error comes after use has seen every request
+// before it, so the reader's position is that of the failing request.
+func (r *rawReader) pipeline(use func(rr *rawRequest, endOff int64) error) error {
+	type decoded struct {
+		rr     *rawRequest
+		endOff int64
+		err    error
+	}
+	free := make(chan *rawRequest, pipelineDepth+2)
+	for i := 0; i < pipelineDepth+2; i++ {
+		free <- &rawRequest{}
+	}
+	out := make(chan decoded, pipelineDepth)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		for first := true; ; first = false {
+			var rr *rawRequest
+			select {
+			case rr = <-free:
+			case <-stop:
+				return
+			}
+			more, err := r.dec.next(first, ']')
+			if err == nil && more {
+				err = r.nextRequest(rr)
+			}
+			if err == nil && !more {
+				return
+			}
+			select {
+			case out <- decoded{rr, r.dec.offset(), err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var err error
+	for d := range out {
+		if err = d.err; err != nil {
+			break
+		}
+		if err = use(d.rr, d.endOff); err != nil {
+			break
+		}
+		free <- d.rr
+	}
+	close(stop)
+	<-done
+	return err
+}
+
+// pipelineDepth is how many decoded requests may wait for conversion.
+const pipelineDepth = 4
+
+// nextRequest decodes the next request into rr: by the fast path straight
+// from the lexer's buffer (reading more while the request is incomplete),
+// else from the request's bytes (fast path, then encoding/json).
+func (r *rawReader) nextRequest(rr *rawRequest) error {
+	l := r.dec
+	for {
+		c, err := l.peek()
+		if err != nil {
+			return err
+		}
+		if c != '{' {
+			break
+		}
+		l.began = l.offset()
+		n, ok, short := r.reqs.parseObject(l.buf[l.pos:], rr)
+		if ok {
+			l.pos += n
+			return nil
+		}
+		if !short || !l.more() {
+			break
+		}
+	}
+	raw, err := l.value()
+	if err != nil {
+		return err
+	}
+	return l.spanErr(r.reqs.decode(raw, rr))
 }
 
 // sinkError wraps an error returned by the Sink, which is passed through
@@ -249,7 +362,7 @@ func (r *rawReader) where() string {
 // offset is where the incomplete request (or other value) began.
 func (r *rawReader) cutPoint(size int64) string {
 	at := fmt.Sprintf("file ends at byte %d", size)
-	began := r.dec.InputOffset()
+	began := r.dec.began
 	switch {
 	case r.inRequests:
 		return fmt.Sprintf("%s inside experiment %d, request %d (begun at byte %d; the %d complete requests before it imported); version, service_kind and endpoint missing",
@@ -271,10 +384,20 @@ func (r *rawReader) positioned(err error) error {
 		return fe
 	}
 	where := r.where()
+	off := r.dec.offset()
+	if r.errOff >= 0 {
+		off = r.errOff
+	}
+	var span *spanError
 	var syn *json.SyntaxError
-	off := r.dec.InputOffset()
-	if errors.As(err, &syn) {
-		off = syn.Offset
+	var lex *syntaxError
+	switch {
+	case errors.As(err, &span) && errors.As(err, &syn):
+		off = span.base + syn.Offset
+	case errors.As(err, &span):
+		off = span.base
+	case errors.As(err, &lex):
+		off = lex.at
 	}
 	return &ingest.FormatError{File: r.path, Where: fmt.Sprintf("%s (byte %d)", where, off), Msg: "invalid raw export", Err: err}
 }
@@ -394,6 +517,15 @@ func fmtFloat(v *float64) string {
 	return strconv.FormatFloat(*v, 'g', -1, 64)
 }
 
+func decodeString(dec *lexer, s *string) error {
+	var v any
+	if err := dec.decodeValue(&v); err != nil {
+		return err
+	}
+	*s, _ = v.(string)
+	return nil
+}
+
 // expectDelim reads the next token and checks it is the delimiter want.
 // The end of input is errTruncated.
 func expectDelim(dec *json.Decoder, want json.Delim) error {
@@ -418,20 +550,6 @@ func readKey(dec *json.Decoder) (string, error) {
 		return "", fmt.Errorf("expected an object key, found %v", tokenText(t))
 	}
 	return k, nil
-}
-
-func decodeString(dec *json.Decoder, s *string) error {
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return eof(err)
-	}
-	*s, _ = v.(string)
-	return nil
-}
-
-func skipValue(dec *json.Decoder) error {
-	var raw json.RawMessage
-	return eof(dec.Decode(&raw))
 }
 
 // eof maps the decoder's end-of-input errors to errTruncated.

@@ -128,7 +128,19 @@ func ClassifyBody(body string) Payload {
 // Decoding uses encoding/json, so key matching is case-insensitive and a
 // field of the wrong type is left empty while the rest still decodes.
 // Usage, ID and FinishReason are filled whatever the kind.
+//
+// Common chunks take a hand-written fast path (classifyFast) that answers
+// only when it is sure to agree with encoding/json; everything else is
+// decoded by encoding/json (classifySlow).
 func ClassifyJSON(data string) Payload {
+	if p, ok := classifyFast(data); ok {
+		return p
+	}
+	return classifySlow(data)
+}
+
+// classifySlow is ClassifyJSON by encoding/json.
+func classifySlow(data string) Payload {
 	b := []byte(data)
 	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return Payload{Kind: formats.KindOther}

@@ -100,7 +100,9 @@ type Parser struct {
 	fed      bool
 
 	// the message being built
-	open    bool // a non-blank line has been seen
+	open    bool   // a non-blank line has been seen
+	data1   string // the first data line's value
+	multi   bool   // more than one data line: the joined value is in data
 	data    []byte
 	hasData bool
 	event   string
@@ -127,8 +129,16 @@ func (p *Parser) Feed(dst []Message, read int, timeNs int64, chunk string) []Mes
 			p.consumed++
 		}
 	}
+	// Most streams have no "\r": then a line ends at the next "\n", found
+	// by the vectorized IndexByte rather than IndexAny's byte loop.
+	hasCR := strings.IndexByte(chunk[i:], '\r') >= 0
 	for i < len(chunk) {
-		j := strings.IndexAny(chunk[i:], "\r\n")
+		var j int
+		if hasCR {
+			j = strings.IndexAny(chunk[i:], "\r\n")
+		} else {
+			j = strings.IndexByte(chunk[i:], '\n')
+		}
 		if j < 0 {
 			p.partial = append(p.partial, chunk[i:]...)
 			p.consumed += len(chunk) - i
@@ -202,10 +212,18 @@ func (p *Parser) line(dst []Message, line string) []Message {
 	value = strings.TrimPrefix(value, " ")
 	switch name {
 	case "data":
-		if p.hasData {
-			p.data = append(p.data, '\n')
+		// The first data line is kept as a string (no copy: it is part of
+		// the caller's chunk, or a line already joined from partials);
+		// further lines are joined in p.data.
+		switch {
+		case !p.hasData:
+			p.data1, p.multi = value, false
+		case !p.multi:
+			p.data = append(append(append(p.data[:0], p.data1...), '\n'), value...)
+			p.multi = true
+		default:
+			p.data = append(append(p.data, '\n'), value...)
 		}
-		p.data = append(p.data, value...)
 		p.hasData = true
 	case "event":
 		p.event = value
@@ -226,13 +244,16 @@ func (p *Parser) dispatch(dst []Message) []Message {
 		ID:        p.id,
 		Comment:   !p.fields,
 	}
-	if p.hasData {
+	switch {
+	case p.multi:
 		m.Data = string(p.data)
+	case p.hasData:
+		m.Data = p.data1
 	}
 	dst = append(dst, m)
 	p.consumed = 0
-	p.open, p.hasData, p.fields = false, false, false
-	p.data = p.data[:0]
+	p.open, p.hasData, p.fields, p.multi = false, false, false, false
+	p.data, p.data1 = p.data[:0], ""
 	p.event, p.id = "", ""
 	return dst
 }
