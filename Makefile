@@ -15,7 +15,7 @@ DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
                testdata/genai-perf/openrouter-llama31-8b-c1-nonstream
 DEMO_SLO    := ttft<=500ms,e2e<=15s
 
-.PHONY: all build demo test test-go vet fuzz bench fidelity clean
+.PHONY: all build demo test test-go vet fuzz bench bench-go fidelity clean
 
 all: build
 
@@ -56,7 +56,17 @@ fuzz:
 fidelity:
 	@$(GO) test ./analyze -run '^TestFidelity$$' -count=1 -v | grep -E 'fidelity |reproduced|^(ok|FAIL|---)' | sed 's/^ *fidelity_test.go:[0-9]*: //'
 
-bench:
+# tokentrace report/analyze against DuckDB and a Python parser on generated
+# ~250 MB and ~1 GB GenAI-Perf runs (data under out/bench, reused); prints
+# the table and writes it into BENCHMARKS.md. BENCH_SIZES=2000 for the small
+# run only; BENCH_REPEAT / BENCH_REPEAT_SLOW set the repetitions.
+BENCH_SIZES ?= 2000,8000
+bench: build
+	tools/bench/run.sh $(BIN) --sizes $(BENCH_SIZES)
+
+# Go benchmarks of the hot paths (SSE parsing, classification, request
+# decoding, percentiles, Parquet writing) and every other package's.
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
