@@ -127,7 +127,13 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 	for i, c := range a.convs {
 		var m RequestMetrics
 		p := &acc.per[i]
+		n := len(p.itl)
 		m, p.itl = ComputeRequest(c, r, events, acc.tok, p.itl)
+		if !m.Counted {
+			// ITL pools the gaps of the convention's completed requests
+			// only (CONVENTIONS.md), not a failed request's partial stream.
+			p.itl = p.itl[:n]
+		}
 		if len(a.fluid) > 0 {
 			a.gaps = TokenGaps(c, events, a.gaps)
 			m.Fluidity = make([]FluidityValue, len(a.fluid))

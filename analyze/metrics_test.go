@@ -315,3 +315,19 @@ func TestThroughputUndefinedWithoutCounts(t *testing.T) {
 		t.Fatalf("%+v", tp)
 	}
 }
+
+// TestITLLeavesOutBrokenStreams: a request whose stream broke after three
+// tokens (status error) is not completed, so its two gaps stay out of the
+// pooled ITL (CONVENTIONS.md: over the completed requests); the classic
+// request's 99 gaps are all there.
+func TestITLLeavesOutBrokenStreams(t *testing.T) {
+	broken := func() (formats.Request, []formats.Event) {
+		r, e := mkRequest(2, 0, []ev{{100 * ms, formats.KindContent, nil}, {110 * ms, formats.KindContent, nil}, {120 * ms, formats.KindContent, nil}}, nil)
+		r.Status, r.ErrorText = formats.StatusError, "stream reset"
+		return r, e
+	}
+	rr := analyzeRows(t, formats.Run{RunID: "r"}, func() (formats.Request, []formats.Event) { return classic(1, 0) }, broken)
+	if rr.Metrics.ITLMs.N != 99 || rr.Requests.Failed != 1 {
+		t.Errorf("ITL n = %d (failed %d), want 99", rr.Metrics.ITLMs.N, rr.Requests.Failed)
+	}
+}
