@@ -72,6 +72,14 @@ type WriteOptions struct {
 	// in-memory size (fixed-width fields plus string bytes) reaches it
 	// (0: DefaultRowGroupBytes). It bounds memory when rows carry long texts.
 	RowGroupBytes int64
+	// Layout is the directory layout: LayoutFlat ("" or "flat": one file
+	// per table) or LayoutHive (hive-partitioned by run_id; see
+	// partition.go and SCHEMA.md). NewParquetWriter rejects any other value.
+	Layout string
+	// PartRows caps the rows of one part file of LayoutHive before the
+	// partition continues in the next part (0: DefaultPartRows). Ignored
+	// by LayoutFlat.
+	PartRows int64
 }
 
 func (o WriteOptions) codec() (compress.Codec, error) {
@@ -119,11 +127,21 @@ type ParquetWriter struct {
 	dir    string
 	opt    WriteOptions
 	check  sinkChecker
-	events *parquetTable[Event]
-	reqs   *parquetTable[Request]
-	runs   *parquetTable[Run]
-	err    error // sticky
+	events tableWriter[Event]
+	reqs   tableWriter[Request]
+	runs   tableWriter[Run]
+	hive   *hiveLayout // nil for LayoutFlat
+	err    error       // sticky
 	closed bool
+}
+
+// tableWriter is where a ParquetWriter streams one table's rows: one file
+// (*parquetTable, LayoutFlat) or a partitioned dataset (*hiveTable).
+type tableWriter[T any] interface {
+	add(row *T, size int64)
+	failed() error
+	finish() error
+	abort()
 }
 
 // NewParquetWriter returns a ParquetWriter writing into dir, which it
@@ -131,8 +149,12 @@ type ParquetWriter struct {
 // succeeds: rows go to hidden temporary files in dir (".events.parquet.tmp-…")
 // that Close renames over events.parquet, requests.parquet and runs.parquet,
 // replacing any previous tables; Abort (or a failed Close) removes them and
-// leaves previous tables untouched. It fails if dir cannot be created or
-// written, or if opt is invalid.
+// leaves previous tables untouched. With opt.Layout LayoutHive the tables
+// are hive-partitioned datasets (DIR/events/run_id=…/part-NNNNN.parquet,
+// …) written under a hidden staging directory whose table directories Close
+// renames into place (see partition.go). It fails if dir cannot be created
+// or written, if opt is invalid, or (LayoutHive) if a directory named like a
+// table is in the way and is not a dataset.
 func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 	codec, err := opt.codec()
 	if err != nil {
@@ -144,22 +166,41 @@ func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 	if opt.RowGroupBytes <= 0 {
 		opt.RowGroupBytes = DefaultRowGroupBytes
 	}
+	if opt.PartRows <= 0 {
+		opt.PartRows = DefaultPartRows
+	}
+	switch opt.Layout {
+	case "", LayoutFlat, LayoutHive:
+	default:
+		return nil, fmt.Errorf("formats: unknown table layout %q (want %q or %q)", opt.Layout, LayoutFlat, LayoutHive)
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("formats: %w", err)
 	}
 	importID := newImportID()
 	w := &ParquetWriter{dir: dir, opt: opt}
-	w.events, err = newParquetTable[Event](dir, TableEvents, importID, codec, opt)
-	if err == nil {
-		w.reqs, err = newParquetTable[Request](dir, TableRequests, importID, codec, opt)
+	if opt.Layout == LayoutHive {
+		if err := w.openHive(importID, codec); err != nil {
+			return nil, err
+		}
+		return w, nil
 	}
-	if err == nil {
-		w.runs, err = newParquetTable[Run](dir, TableRuns, importID, codec, opt)
-	}
+	ev, err := newParquetTable[Event](dir, TableEvents, importID, codec, opt)
 	if err != nil {
-		w.Abort()
 		return nil, err
 	}
+	rq, err := newParquetTable[Request](dir, TableRequests, importID, codec, opt)
+	if err != nil {
+		ev.abort()
+		return nil, err
+	}
+	rn, err := newParquetTable[Run](dir, TableRuns, importID, codec, opt)
+	if err != nil {
+		ev.abort()
+		rq.abort()
+		return nil, err
+	}
+	w.events, w.reqs, w.runs = ev, rq, rn
 	return w, nil
 }
 
@@ -174,6 +215,9 @@ func (w *ParquetWriter) Request(r *Request, events []Event) error {
 	if err := w.check.request(r, events); err != nil {
 		return w.fail(err)
 	}
+	if w.hive != nil {
+		w.hive.startGroup(r.RunID)
+	}
 	w.reqs.add(r, requestSize(r))
 	for i := range events {
 		e := &events[i]
@@ -184,7 +228,7 @@ func (w *ParquetWriter) Request(r *Request, events []Event) error {
 		}
 		w.events.add(e, eventSize(e))
 	}
-	if err := cmpErr(w.reqs.err, w.events.err); err != nil {
+	if err := cmpErr(w.reqs.failed(), w.events.failed()); err != nil {
 		return w.fail(err)
 	}
 	return nil
@@ -201,9 +245,12 @@ func (w *ParquetWriter) Run(r *Run) error {
 		return w.fail(err)
 	}
 	row := stampRun(r)
+	if w.hive != nil {
+		w.hive.startRun(r.RunID)
+	}
 	w.runs.add(&row, runSize(&row))
-	if w.runs.err != nil {
-		return w.fail(w.runs.err)
+	if err := w.runs.failed(); err != nil {
+		return w.fail(err)
 	}
 	return nil
 }
@@ -232,7 +279,15 @@ func (w *ParquetWriter) Close() error {
 		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
 	}
 	if err == nil {
-		err = commit(w.dir, []*tempFile{&w.events.file, &w.reqs.file, &w.runs.file})
+		if w.hive != nil {
+			err = w.hive.commit()
+		} else {
+			ev, rq, rn := w.events.(*parquetTable[Event]), w.reqs.(*parquetTable[Request]), w.runs.(*parquetTable[Run])
+			err = commit(w.dir, []*tempFile{&ev.file, &rq.file, &rn.file})
+			if err == nil {
+				removeStaleDatasets(w.dir)
+			}
+		}
 	}
 	if err != nil {
 		w.fail(err)
@@ -263,6 +318,9 @@ func (w *ParquetWriter) Abort() {
 	}
 	if w.runs != nil {
 		w.runs.abort()
+	}
+	if w.hive != nil {
+		w.hive.abort()
 	}
 }
 
@@ -359,8 +417,14 @@ type parquetTable[T any] struct {
 }
 
 func newParquetTable[T any](dir, table, importID string, codec compress.Codec, opt WriteOptions) (*parquetTable[T], error) {
+	return newParquetFile[T](dir, table+".parquet", table, importID, codec, opt)
+}
+
+// newParquetFile starts dir/name (under a temporary name) holding rows of
+// table; extra are more writer options (key-value metadata).
+func newParquetFile[T any](dir, name, table, importID string, codec compress.Codec, opt WriteOptions, extra ...parquet.WriterOption) (*parquetTable[T], error) {
 	t := &parquetTable[T]{maxRows: int64(opt.RowGroupRows), maxBytes: opt.RowGroupBytes, batch: make([]T, 0, writeBatchRows)}
-	if err := t.file.create(dir, table+".parquet"); err != nil {
+	if err := t.file.create(dir, name); err != nil {
 		return nil, err
 	}
 	opts := []parquet.WriterOption{
@@ -386,6 +450,7 @@ func newParquetTable[T any](dir, table, importID string, codec compress.Codec, o
 	for _, col := range freeTextColumns[table] {
 		opts = append(opts, parquet.SkipPageBounds(col))
 	}
+	opts = append(opts, extra...)
 	t.w = parquet.NewGenericWriter[T](t.file.f, opts...)
 	return t, nil
 }
@@ -445,6 +510,8 @@ func (t *parquetTable[T]) finish() error {
 }
 
 func (t *parquetTable[T]) abort() { t.file.abort() }
+
+func (t *parquetTable[T]) failed() error { return t.err }
 
 // tempFile is an output file written under a hidden temporary name in its
 // final directory and renamed into place by commit.
@@ -601,7 +668,8 @@ func (c *sinkChecker) finish() error {
 }
 
 // ReadTables streams the tables in dir (events.parquet, requests.parquet,
-// runs.parquet, as written by ParquetWriter) into sink, in Sink order: each
+// runs.parquet, as written by ParquetWriter; or the hive-partitioned
+// datasets events/, requests/, runs/ of LayoutHive) into sink, in Sink order: each
 // request with its events, and each run's Run row once all its requests
 // have been sent. Runs are sent in runs.parquet order; a run is held back
 // until the runs before it have been sent, and runs without requests are
@@ -624,22 +692,26 @@ func (c *sinkChecker) finish() error {
 // their columns fit. An error returned by sink stops reading and is returned
 // unchanged.
 func ReadTables(dir string, sink Sink) error {
-	runsT, err := openParquetTable[Run](dir, TableRuns)
+	layout, err := DetectLayout(dir)
+	if err != nil {
+		return err
+	}
+	runsT, err := openTable[Run](dir, TableRuns, layout)
 	if err != nil {
 		return err
 	}
 	defer runsT.close()
-	reqT, err := openParquetTable[Request](dir, TableRequests)
+	reqT, err := openTable[Request](dir, TableRequests, layout)
 	if err != nil {
 		return err
 	}
 	defer reqT.close()
-	evT, err := openParquetTable[Event](dir, TableEvents)
+	evT, err := openTable[Event](dir, TableEvents, layout)
 	if err != nil {
 		return err
 	}
 	defer evT.close()
-	if err := sameImport(runsT.info(), reqT.info(), evT.info()); err != nil {
+	if err := sameImport(slices.Concat(runsT.infos(), reqT.infos(), evT.infos())...); err != nil {
 		return err
 	}
 
@@ -655,7 +727,7 @@ func ReadTables(dir string, sink Sink) error {
 			return err
 		}
 		if _, dup := runIndex[r.RunID]; dup {
-			return fmt.Errorf("formats: %s row %d: second row for run %q", runsT.path, row, r.RunID)
+			return fmt.Errorf("formats: %s row %d: second row for run %q", runsT.file(), row, r.RunID)
 		}
 		runIndex[r.RunID] = len(runs)
 		runs = append(runs, *r)
@@ -688,10 +760,10 @@ func ReadTables(dir string, sink Sink) error {
 		if cur < 0 || r.RunID != runs[cur].RunID {
 			ri, ok := runIndex[r.RunID]
 			if !ok {
-				return fmt.Errorf("formats: %s row %d: run_id %q has no row in %s", reqT.path, row, r.RunID, runsT.path)
+				return fmt.Errorf("formats: %s row %d: run_id %q has no row in %s", reqT.file(), row, r.RunID, runsT.file())
 			}
 			if done[ri] {
-				return fmt.Errorf("formats: %s row %d: requests of run %q are not contiguous", reqT.path, row, r.RunID)
+				return fmt.Errorf("formats: %s row %d: requests of run %q are not contiguous", reqT.file(), row, r.RunID)
 			}
 			cur = ri
 			if err := StartRun(sink, &runs[ri]); err != nil {
@@ -699,7 +771,7 @@ func ReadTables(dir string, sink Sink) error {
 			}
 		} else if r.RequestKey <= prevKey {
 			return fmt.Errorf("formats: %s row %d: run %q request_key %d after %d; keys must increase within a run",
-				reqT.path, row, r.RunID, r.RequestKey, prevKey)
+				reqT.file(), row, r.RunID, r.RequestKey, prevKey)
 		}
 		prevKey = r.RequestKey
 		evs = evs[:0]
@@ -735,7 +807,7 @@ func ReadTables(dir string, sink Sink) error {
 	}
 	if e, row, err := evT.peek(); err == nil {
 		return fmt.Errorf("formats: %s row %d: event of run %q request_key %d matches no request in %s (or events are not in request order)",
-			evT.path, row, e.RunID, e.RequestKey, reqT.path)
+			evT.file(), row, e.RunID, e.RequestKey, reqT.file())
 	} else if err != io.EOF {
 		return err
 	}
@@ -794,7 +866,13 @@ type parquetReader[T any] struct {
 }
 
 func openParquetTable[T any](dir, table string) (*parquetReader[T], error) {
-	path := filepath.Join(dir, table+".parquet")
+	return openParquetFile[T](filepath.Join(dir, table+".parquet"), table, false)
+}
+
+// openParquetFile opens one file of table. In a hive partition (partition
+// true) the run_id column may be missing (the partition's directory gives
+// it, as Spark's partitionBy writes).
+func openParquetFile[T any](path, table string, partition bool) (*parquetReader[T], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("formats: %w", err)
@@ -814,7 +892,7 @@ func openParquetTable[T any](dir, table string) (*parquetReader[T], error) {
 		return nil, err
 	}
 	var zero T
-	if err := checkColumns(path, parquet.SchemaOf(zero), pf.Schema()); err != nil {
+	if err := checkColumns(path, parquet.SchemaOf(zero), pf.Schema(), partition); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -846,13 +924,13 @@ func checkFileMeta(path, table string, lookup func(string) (string, bool)) error
 
 // checkColumns checks that every non-nullable top-level column of want is in
 // the file (nullable ones may be missing: they read as null).
-func checkColumns(path string, want, file *parquet.Schema) error {
+func checkColumns(path string, want, file *parquet.Schema, partition bool) error {
 	have := map[string]bool{}
 	for _, f := range file.Fields() {
 		have[f.Name()] = true
 	}
 	for _, f := range want.Fields() {
-		if !have[f.Name()] && !f.Optional() {
+		if !have[f.Name()] && !f.Optional() && !(partition && f.Name() == "run_id") {
 			return fmt.Errorf("formats: %s: column %q missing", path, f.Name())
 		}
 	}
@@ -908,10 +986,15 @@ func (t *parquetReader[T]) close() {
 	t.f.Close()
 }
 
-// ReadRuns returns the rows of dir/runs.parquet (small: one per run), for
+// ReadRuns returns the rows of dir/runs.parquet, or of the runs/ dataset
+// in Run-row order (small: one per run), for
 // callers that must know the runs before streaming their requests.
 func ReadRuns(dir string) ([]Run, error) {
-	runsT, err := openParquetTable[Run](dir, TableRuns)
+	layout, err := DetectLayout(dir)
+	if err != nil {
+		return nil, err
+	}
+	runsT, err := openTable[Run](dir, TableRuns, layout)
 	if err != nil {
 		return nil, err
 	}

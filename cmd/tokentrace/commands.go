@@ -176,10 +176,10 @@ func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	return analyze.WriteText(w, rep)
 }
 
-// findTableDirs returns dir itself when it holds runs.parquet, else every
-// directory below it that does.
+// findTableDirs returns dir itself when it holds tables (runs.parquet or a
+// runs/ hive dataset), else every directory below it that does.
 func findTableDirs(dir string) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "runs.parquet")); err == nil {
+	if formats.IsTableDir(dir) {
 		return []string{dir}, nil
 	}
 	var out []string
@@ -188,7 +188,7 @@ func findTableDirs(dir string) ([]string, error) {
 			return err
 		}
 		if d.IsDir() && p != dir {
-			if _, err := os.Stat(filepath.Join(p, "runs.parquet")); err == nil {
+			if formats.IsTableDir(p) {
 				out = append(out, p)
 				return filepath.SkipDir
 			}
@@ -444,6 +444,7 @@ func newImport() *cobra.Command {
 	var in inputFlags
 	var out string
 	var arrow bool
+	var layout, compression string
 	c := &cobra.Command{
 		Use:   "import INPUT... -o DIR",
 		Short: "Import traces into events/requests/runs tables (Parquet; Arrow IPC with --arrow)",
@@ -452,10 +453,16 @@ func newImport() *cobra.Command {
 			if out == "" {
 				return usageError{fmt.Errorf("import needs -o DIR")}
 			}
+			if layout != formats.LayoutFlat && layout != formats.LayoutHive {
+				return usageError{fmt.Errorf("--layout %q: want flat or hive", layout)}
+			}
+			if compression != formats.CompressionZstd && compression != formats.CompressionSnappy && compression != formats.CompressionNone {
+				return usageError{fmt.Errorf("--compression %q: want zstd, snappy or none", compression)}
+			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			pw, err := formats.NewParquetWriter(out, formats.WriteOptions{NoText: in.noText})
+			pw, err := formats.NewParquetWriter(out, formats.WriteOptions{NoText: in.noText, Layout: layout, Compression: compression})
 			if err != nil {
 				return err
 			}
@@ -492,6 +499,8 @@ func newImport() *cobra.Command {
 	in.register(c)
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory")
 	c.Flags().BoolVar(&arrow, "arrow", false, "also write events.arrow, requests.arrow, runs.arrow (Arrow IPC files)")
+	c.Flags().StringVar(&layout, "layout", formats.LayoutFlat, "table layout: flat (DIR/events.parquet, …) or hive (DIR/events/run_id=…/part-NNNNN.parquet, …; see formats/SCHEMA.md)")
+	c.Flags().StringVar(&compression, "compression", formats.CompressionZstd, "Parquet compression: zstd, snappy or none")
 	return c
 }
 
@@ -657,7 +666,7 @@ func tableDirs(inputs []string, f inputFlags) (dirs []string, cleanup func(), er
 	cleanup = func() {}
 	var raw []string
 	for _, in := range inputs {
-		if _, err := os.Stat(filepath.Join(in, "runs.parquet")); err == nil {
+		if formats.IsTableDir(in) {
 			dirs = append(dirs, in)
 		} else {
 			raw = append(raw, in)

@@ -18,11 +18,16 @@
 //     "queries": [{"sql": "...", "rows": [{...}, ...]}, ...]
 //   }
 //
+// DIR may also hold the hive-partitioned layout (DIR/events/run_id=…/
+// part-NNNNN.parquet, …): each table is then read as one table with
+// read_parquet('DIR/<table>/**/*.parquet', hive_partitioning = true).
+//
 // Each extra SQL argument is run as is and its result rows are reported
 // under "queries" (values as DuckDB's JSON conversion gives them). The
 // process exits non-zero with a message on stderr if DuckDB cannot read a
 // file or a query fails.
 import { DuckDBInstance } from '@duckdb/node-api';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const [dir, ...queries] = process.argv.slice(2);
@@ -40,11 +45,14 @@ async function main() {
   const all = async (sql) => (await con.runAndReadAll(sql)).getRowObjectsJson();
 
   const out = { duckdb_version: (await all('SELECT version() AS v'))[0].v, tables: {}, queries: [] };
+  const hive = fs.statSync(path.join(dir, 'runs'), { throwIfNoEntry: false })?.isDirectory() ?? false;
+  out.layout = hive ? 'hive' : 'flat';
   for (const table of ['events', 'requests', 'runs']) {
-    const file = sqlString(path.join(dir, table + '.parquet'));
-    const cols = await all(`DESCRIBE SELECT * FROM read_parquet(${file})`);
+    const file = hive ? sqlString(path.join(dir, table, '**', '*.parquet')) : sqlString(path.join(dir, table + '.parquet'));
+    const scan = hive ? `read_parquet(${file}, hive_partitioning = true)` : `read_parquet(${file})`;
+    const cols = await all(`DESCRIBE SELECT * FROM ${scan}`);
     const counts = cols.map((c) => `count(*) - count(${ident(c.column_name)}) AS ${ident(c.column_name)}`);
-    const [nulls] = await all(`SELECT count(*) AS "__rows", ${counts.join(', ')} FROM read_parquet(${file})`);
+    const [nulls] = await all(`SELECT count(*) AS "__rows", ${counts.join(', ')} FROM ${scan}`);
     const meta = await all(
       `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file})`);
     out.tables[table] = {
