@@ -43,6 +43,9 @@ func writeHuman(w io.Writer, r *Report, md bool) error {
 			return err
 		}
 	}
+	if r.ServerJoin != nil {
+		writeServerJoin(w, r.ServerJoin, md)
+	}
 	return nil
 }
 

@@ -18,6 +18,9 @@ type Report struct {
 	Runs          []*RunReport `json:"runs"`
 	// Pooled is one report over all runs together (with --pool).
 	Pooled *RunReport `json:"pooled,omitempty"`
+	// ServerJoin is the join of client requests with server-log records
+	// and the TTFT decomposition (analyze --server-log; decompose.go).
+	ServerJoin *ServerJoin `json:"server_join,omitempty"`
 }
 
 // RunReport is the analysis of one run under one convention.

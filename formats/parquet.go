@@ -378,7 +378,8 @@ func eventSize(e *Event) int64 {
 func requestSize(r *Request) int64 {
 	return int64(320 + len(r.RunID) + len(r.SourceID) + len(r.XRequestID) + len(r.ResponseID) +
 		len(r.TraceID) + len(r.Status) + len(r.ErrorType) + len(r.ErrorText) + len(r.ClockDomain) +
-		len(r.InputTokensSource) + len(r.OutputTokensSource))
+		len(r.InputTokensSource) + len(r.OutputTokensSource) + len(r.ServerKind) + len(r.ServerSource) +
+		len(r.ServerRequestID) + len(r.ServerClockDomain) + len(r.MatchQuality))
 }
 
 func runSize(r *Run) int64 {

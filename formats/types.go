@@ -267,7 +267,80 @@ type Request struct {
 	ReportedOutputTokens   *float64 `parquet:"reported_output_tokens,optional" json:"reported_output_tokens"`
 	ReportedInputTokens    *float64 `parquet:"reported_input_tokens,optional" json:"reported_input_tokens"`
 	ReportedOutputTokensPS *float64 `parquet:"reported_output_tokens_per_s,optional" json:"reported_output_tokens_per_s"`
+
+	// Server-side values (ingest/serverlog). On a row imported from a
+	// server log (a "server row") they are the server's own record; on a
+	// client row joined to a server record (analyze --server-log) they are
+	// copied from the matched server row and MatchQuality says how it was
+	// matched. Durations keep the server's own definitions, named by
+	// ServerKind (ingest/serverlog/README.md): e.g. TGI has no TTFT and its
+	// time per token includes prefill; vLLM's span TTFT starts at frontend
+	// arrival but its queue and prefill come from the engine core's clock.
+
+	// ServerKind is the kind of server record ("vllm.otlp_span",
+	// "tgi.success", "sglang.finish", "triton.trace", …); "" on a client
+	// row that is not joined.
+	ServerKind string `parquet:"server_kind" json:"server_kind"`
+	// ServerSource locates the server record: "<file name>:<line N>" or
+	// "<file name>:record N".
+	ServerSource string `parquet:"server_source" json:"server_source"`
+	// ServerRequestID is the server's id for the request (vLLM
+	// gen_ai.request.id / request-log id, SGLang rid, Triton request_id);
+	// "" when the server logs none (TGI, llama.cpp, Ollama).
+	ServerRequestID string `parquet:"server_request_id" json:"server_request_id"`
+	// ServerClockDomain is the clock of ServerArrivalNs: "unix", "monotonic",
+	// "elapsed" (since the server process started) or "local" (wall clock of
+	// an unknown zone, encoded as if UTC); "" when ServerArrivalNs is null.
+	ServerClockDomain string `parquet:"server_clock_domain" json:"server_clock_domain"`
+	// ServerArrivalNs is when the server received the request, in
+	// ServerClockDomain (derived as end − total where the server logs only
+	// its end; see ServerKind's definition).
+	ServerArrivalNs *int64 `parquet:"server_arrival_ns,optional" json:"server_arrival_ns"`
+	// ServerQueueNs is the server's queue time (waiting for a batch slot).
+	ServerQueueNs *int64 `parquet:"server_queue_ns,optional" json:"server_queue_ns"`
+	// ServerPrefillNs is the server's prefill time (prompt processing up to
+	// the first token).
+	ServerPrefillNs *int64 `parquet:"server_prefill_ns,optional" json:"server_prefill_ns"`
+	// ServerDecodeNs is the server's decode time (first to last token).
+	ServerDecodeNs *int64 `parquet:"server_decode_ns,optional" json:"server_decode_ns"`
+	// ServerInferenceNs is prefill + decode as the server measured it (TGI
+	// inference_time, vLLM time_in_model_inference, Triton compute).
+	ServerInferenceNs *int64 `parquet:"server_inference_ns,optional" json:"server_inference_ns"`
+	// ServerTTFTNs is the server's own time to first token.
+	ServerTTFTNs *int64 `parquet:"server_ttft_ns,optional" json:"server_ttft_ns"`
+	// ServerE2ENs is the server's own request latency (arrival to end).
+	ServerE2ENs *int64 `parquet:"server_e2e_ns,optional" json:"server_e2e_ns"`
+	// ServerTimePerTokenNs is the server's own per-token time (TGI
+	// time_per_token = inference / generated tokens, prefill included;
+	// llama.cpp predicted_per_token_ms).
+	ServerTimePerTokenNs *int64 `parquet:"server_time_per_token_ns,optional" json:"server_time_per_token_ns"`
+	// MatchQuality says how a client row was joined to its server record:
+	// "trace_id" (W3C traceparent), "request_id" (X-Request-Id / response
+	// id / rid), "time_tokens" (time window and equal token counts),
+	// "time" (time window only); "" when not joined. Server rows carry the
+	// quality of their match too.
+	MatchQuality string `parquet:"match_quality" json:"match_quality"`
 }
+
+// Server clock domains (Request.ServerClockDomain) besides ClockUnix and
+// ClockMonotonic.
+const (
+	// ClockElapsed: nanoseconds since the server process started
+	// (llama.cpp's log prefix).
+	ClockElapsed = "elapsed"
+	// ClockLocal: wall-clock time of an unknown zone, encoded as
+	// nanoseconds since 1970-01-01 as if it were UTC (vLLM's and SGLang's
+	// log prefixes, Ollama's GIN line).
+	ClockLocal = "local"
+)
+
+// Match qualities (Request.MatchQuality).
+const (
+	MatchTraceID    = "trace_id"
+	MatchRequestID  = "request_id"
+	MatchTimeTokens = "time_tokens"
+	MatchTime       = "time"
+)
 
 // Event is one message the client received for a request: an SSE message,
 // or a whole non-streaming response body. One row of events.parquet.

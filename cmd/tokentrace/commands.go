@@ -400,12 +400,22 @@ func newAnalyze() *cobra.Command {
 				pw.Abort()
 				return err
 			}
-			if err := importInputs(args, in, true, formats.Tee(pw, an)); err != nil {
+			// --server-log (serverjoin.go) joins server records to the rows
+			sink, finishJoin, err := serverJoinSink(cmd, args, in, rf, pw, an)
+			if err != nil {
+				pw.Abort()
+				return err
+			}
+			if err := importInputs(args, in, true, sink); err != nil {
 				pw.Abort()
 				return err
 			}
 			rep, err := an.Report(opt)
 			if err != nil {
+				pw.Abort()
+				return err
+			}
+			if err := finishJoin(rep); err != nil {
 				pw.Abort()
 				return err
 			}
@@ -530,13 +540,17 @@ func newReport() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := importInputs(args, in, true, an); err != nil {
+			// rows joined by analyze --server-log get their server_join
+			// section back (serverjoin.go)
+			sink, finishJoin := joinedReportSink(rf, an)
+			if err := importInputs(args, in, true, sink); err != nil {
 				return err
 			}
 			rep, err := an.Report(opt)
 			if err != nil {
 				return err
 			}
+			finishJoin(rep)
 			return rf.write(cmd.OutOrStdout(), rep)
 		},
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/tokentrace/tokentrace/ingest/inferenceperf"
 	"github.com/tokentrace/tokentrace/ingest/llmperf"
 	"github.com/tokentrace/tokentrace/ingest/mlperf"
+	"github.com/tokentrace/tokentrace/ingest/serverlog"
 	"github.com/tokentrace/tokentrace/ingest/sglangbench"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
 )
@@ -31,7 +32,7 @@ const HeadSize = 64 << 10
 
 // All returns every importer, in detection order.
 func All() []ingest.Importer {
-	return []ingest.Importer{genaiperf.New(), aiperf.New(), llmperf.New(), inferenceperf.New(), vllmbench.New(), sglangbench.New(), guidellm.New(), mlperf.New()}
+	return []ingest.Importer{genaiperf.New(), aiperf.New(), llmperf.New(), inferenceperf.New(), vllmbench.New(), sglangbench.New(), guidellm.New(), mlperf.New(), serverlog.New()}
 }
 
 // Names returns the importers' names (the values --from accepts).

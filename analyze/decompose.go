@@ -1,0 +1,273 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/join"
+)
+
+// ServerJoin is the report's server_join section (analyze --server-log):
+// how client requests were matched with server records, the clock offset
+// between the two sides, and the decomposition of TTFT and E2E of the
+// matched requests. REPORT.md documents it.
+type ServerJoin struct {
+	// ClientRequests and ServerRecords are the records on each side.
+	ClientRequests int `json:"client_requests"`
+	ServerRecords  int `json:"server_records"`
+	// Matched counts pairs by match quality (trace_id, request_id,
+	// time_tokens, time).
+	Matched          map[string]int `json:"matched"`
+	UnmatchedClients int            `json:"unmatched_clients"`
+	UnmatchedServers int            `json:"unmatched_servers"`
+	// AmbiguousKeys counts id keys shared by several records of one side
+	// (not used for matching).
+	AmbiguousKeys int `json:"ambiguous_keys"`
+	// ClockOffsets: per (client clock, server clock), server arrival −
+	// client send over the matched pairs (median, and the interval of
+	// offsets consistent with every pair).
+	ClockOffsets  []ClockOffset  `json:"clock_offsets"`
+	Decomposition *Decomposition `json:"decomposition"`
+	Notes         []string       `json:"notes"`
+}
+
+// ClockOffset is the offset between a client clock and a server clock
+// (ms). MedianMs = median(server arrival − client send): the clock offset
+// plus the client→server network time. LoMs ≤ θ ≤ HiMs bounds the offsets
+// consistent with every pair (LoMs null when no pair has both ends);
+// Consistent is false when the interval is empty (clock drift, or a wrong
+// pair).
+type ClockOffset struct {
+	ClientClock string `json:"client_clock"`
+	ServerClock string `json:"server_clock"`
+	N           int    `json:"n"`
+	MedianMs    F      `json:"median_ms"`
+	LoMs        F      `json:"lo_ms"`
+	HiMs        F      `json:"hi_ms"`
+	Consistent  bool   `json:"consistent"`
+}
+
+// Decomposition splits the client's TTFT of each joined request into the
+// server's queue and prefill and the remainder, and its E2E into TTFT and
+// decode (ms):
+//
+//	remainder = client TTFT − server queue − server prefill
+//	decode    = client E2E − client TTFT
+//
+// Client TTFT and E2E are this report's convention's (ComputeRequest);
+// queue and prefill are the server's own (Request.ServerQueueNs,
+// ServerPrefillNs, by ServerKind's definition). The remainder is network
+// both ways, tokenization and the server's frontend (for vLLM: its span
+// TTFT − queue − prefill), and the client. It needs no clock alignment.
+// A negative remainder — the server's parts exceed what the client saw,
+// from clock skew between the server's timers and the client's, or a wrong
+// match — is kept as is in the percentiles (never clamped) and counted in
+// NegativeRemainder.
+type Decomposition struct {
+	// N requests were decomposed; NotDecomposable joined requests lack the
+	// server's queue or prefill (TGI, Ollama, llama.cpp logs), a client
+	// TTFT (failed requests), or were not streamed (fewer than two
+	// token-carrying messages: the client's TTFT is the whole response).
+	N                 int     `json:"n"`
+	NotDecomposable   int     `json:"not_decomposable"`
+	NegativeRemainder int     `json:"negative_remainder"`
+	TTFTMs            Summary `json:"ttft_ms"`
+	QueueMs           Summary `json:"queue_ms"`
+	PrefillMs         Summary `json:"prefill_ms"`
+	RemainderMs       Summary `json:"remainder_ms"`
+	E2EMs             Summary `json:"e2e_ms"`
+	DecodeMs          Summary `json:"decode_ms"`
+	ServerDecodeMs    Summary `json:"server_decode_ms"`
+	// Tail says which part drives the TTFT tail.
+	Tail *TailShare `json:"ttft_tail"`
+}
+
+// TailShare is, over the decomposed requests whose TTFT is at or above the
+// P99 TTFT (ThresholdMs; at least one request), the share of their summed
+// TTFT spent queued, in prefill and in the remainder (the three sum to 1),
+// and the largest of the three (Driver: "queue", "prefill", "remainder").
+type TailShare struct {
+	ThresholdMs    F      `json:"threshold_ms"`
+	N              int    `json:"n"`
+	QueueShare     F      `json:"queue_share"`
+	PrefillShare   F      `json:"prefill_share"`
+	RemainderShare F      `json:"remainder_share"`
+	Driver         string `json:"driver"`
+}
+
+// DecomposedRequest is one joined request's parts (ms).
+type DecomposedRequest struct {
+	RunID                                   string
+	Key                                     int64
+	TTFTMs, QueueMs, PrefillMs, RemainderMs float64
+	E2EMs, DecodeMs, ServerDecodeMs         float64
+	NegativeRemainder                       bool
+	MatchQuality, ServerKind, ServerSource  string
+}
+
+// Decomposer is a formats.Sink that decomposes every joined client row
+// (MatchQuality set, not a server row) as rows stream by.
+type Decomposer struct {
+	conv      Convention
+	rows      []DecomposedRequest
+	notDecomp int
+}
+
+// NewDecomposer returns a Decomposer computing client TTFT and E2E under c.
+func NewDecomposer(c Convention) *Decomposer { return &Decomposer{conv: c} }
+
+// Request implements formats.Sink.
+func (d *Decomposer) Request(r *formats.Request, events []formats.Event) error {
+	if r.MatchQuality == "" || join.IsServerRow(r) {
+		return nil
+	}
+	m, _ := ComputeRequest(d.conv, r, events, nil, nil)
+	// a whole (non-streamed) response's TTFT is its E2E: the remainder
+	// would hold the decode, so it is not decomposed
+	if r.ServerQueueNs == nil || r.ServerPrefillNs == nil || math.IsNaN(m.TTFTMs) || r.TokenMessageCount < 2 {
+		d.notDecomp++
+		return nil
+	}
+	q, p := float64(*r.ServerQueueNs)/1e6, float64(*r.ServerPrefillNs)/1e6
+	row := DecomposedRequest{RunID: r.RunID, Key: r.RequestKey, TTFTMs: m.TTFTMs, QueueMs: q, PrefillMs: p,
+		RemainderMs: m.TTFTMs - q - p, E2EMs: m.E2EMs, DecodeMs: m.E2EMs - m.TTFTMs, ServerDecodeMs: nsToMs(r.ServerDecodeNs),
+		MatchQuality: r.MatchQuality, ServerKind: r.ServerKind, ServerSource: r.ServerSource}
+	row.NegativeRemainder = row.RemainderMs < 0
+	d.rows = append(d.rows, row)
+	return nil
+}
+
+// Run implements formats.Sink.
+func (d *Decomposer) Run(*formats.Run) error { return nil }
+
+// Rows returns the decomposed requests in arrival order.
+func (d *Decomposer) Rows() []DecomposedRequest { return d.rows }
+
+// Result summarizes the decomposed requests; nil when no request was
+// joined.
+func (d *Decomposer) Result() *Decomposition {
+	if len(d.rows) == 0 && d.notDecomp == 0 {
+		return nil
+	}
+	pm := d.conv.Percentile
+	if pm == "" {
+		pm = PercentileLinear
+	}
+	col := func(f func(*DecomposedRequest) float64) Summary {
+		xs := make([]float64, 0, len(d.rows))
+		for i := range d.rows {
+			xs = append(xs, f(&d.rows[i]))
+		}
+		return Summarize(xs, pm, 1)
+	}
+	out := &Decomposition{N: len(d.rows), NotDecomposable: d.notDecomp,
+		TTFTMs:         col(func(r *DecomposedRequest) float64 { return r.TTFTMs }),
+		QueueMs:        col(func(r *DecomposedRequest) float64 { return r.QueueMs }),
+		PrefillMs:      col(func(r *DecomposedRequest) float64 { return r.PrefillMs }),
+		RemainderMs:    col(func(r *DecomposedRequest) float64 { return r.RemainderMs }),
+		E2EMs:          col(func(r *DecomposedRequest) float64 { return r.E2EMs }),
+		DecodeMs:       col(func(r *DecomposedRequest) float64 { return r.DecodeMs }),
+		ServerDecodeMs: col(func(r *DecomposedRequest) float64 { return r.ServerDecodeMs }),
+	}
+	for _, r := range d.rows {
+		if r.NegativeRemainder {
+			out.NegativeRemainder++
+		}
+	}
+	if len(d.rows) > 0 {
+		th := out.TTFTMs.P99
+		var q, p, rem, tot float64
+		n := 0
+		for _, r := range d.rows {
+			if r.TTFTMs >= th {
+				n++
+				q += r.QueueMs
+				p += r.PrefillMs
+				rem += r.RemainderMs
+				tot += r.TTFTMs
+			}
+		}
+		t := &TailShare{ThresholdMs: F(th), N: n, QueueShare: F(q / tot), PrefillShare: F(p / tot), RemainderShare: F(rem / tot)}
+		parts := []struct {
+			name string
+			v    float64
+		}{{"queue", q}, {"prefill", p}, {"remainder", rem}}
+		sort.SliceStable(parts, func(i, j int) bool { return parts[i].v > parts[j].v })
+		t.Driver = parts[0].name
+		out.Tail = t
+	}
+	return out
+}
+
+// Warnings returns the decomposition's caveats for the report.
+func (d *Decomposition) Warnings() []string {
+	var w []string
+	if d == nil {
+		return nil
+	}
+	if d.NegativeRemainder > 0 {
+		w = append(w, fmt.Sprintf("%d of %d decomposed requests have a negative remainder (server queue + prefill exceed the client's TTFT): clock skew between the server's timers and the client's, or a wrong match; kept negative, not clamped", d.NegativeRemainder, d.N))
+	}
+	if d.NotDecomposable > 0 {
+		w = append(w, fmt.Sprintf("%d joined requests not decomposed: the server record lacks queue or prefill, the client has no TTFT, or the response was not streamed", d.NotDecomposable))
+	}
+	return w
+}
+
+// writeServerJoin renders the server_join section (text or Markdown).
+func writeServerJoin(w io.Writer, sj *ServerJoin, md bool) {
+	fmt.Fprintln(w)
+	head := "Server join"
+	if md {
+		head = "### " + head
+	}
+	fmt.Fprintln(w, head)
+	qs := make([]string, 0, len(sj.Matched))
+	for q := range sj.Matched {
+		qs = append(qs, q)
+	}
+	sort.Strings(qs)
+	var parts []string
+	total := 0
+	for _, q := range qs {
+		parts = append(parts, fmt.Sprintf("%s %d", q, sj.Matched[q]))
+		total += sj.Matched[q]
+	}
+	fmt.Fprintf(w, "  matched %d of %d client requests and %d server records (%s); unmatched: %d client, %d server\n",
+		total, sj.ClientRequests, sj.ServerRecords, strings.Join(parts, ", "), sj.UnmatchedClients, sj.UnmatchedServers)
+	for _, o := range sj.ClockOffsets {
+		cons := "consistent"
+		if !o.Consistent {
+			cons = "INCONSISTENT (drift or a wrong pair)"
+		}
+		fmt.Fprintf(w, "  clock offset %s→%s over %d pairs: median(server arrival − client send) %s ms, consistent offsets [%s, %s] ms, %s\n",
+			o.ClientClock, o.ServerClock, o.N, num(float64(o.MedianMs)), num(float64(o.LoMs)), num(float64(o.HiMs)), cons)
+	}
+	d := sj.Decomposition
+	if d != nil && d.N > 0 {
+		t := &table{md: md}
+		t.add("part (ms)", "n", "mean", "p50", "p90", "p99", "max")
+		for _, r := range []struct {
+			name string
+			s    Summary
+		}{{"TTFT (client)", d.TTFTMs}, {"queue (server)", d.QueueMs}, {"prefill (server)", d.PrefillMs}, {"remainder", d.RemainderMs},
+			{"E2E (client)", d.E2EMs}, {"decode (E2E − TTFT)", d.DecodeMs}, {"decode (server)", d.ServerDecodeMs}} {
+			t.add(r.name, fmt.Sprint(r.s.N), num(r.s.Mean), num(r.s.P50), num(r.s.P90), num(r.s.P99), num(r.s.Max))
+		}
+		t.write(w)
+		if d.Tail != nil {
+			fmt.Fprintf(w, "  TTFT tail (%d requests ≥ P99 %s ms): queue %.1f%%, prefill %.1f%%, remainder %.1f%% of their TTFT — driven by %s\n",
+				d.Tail.N, num(float64(d.Tail.ThresholdMs)), 100*float64(d.Tail.QueueShare), 100*float64(d.Tail.PrefillShare), 100*float64(d.Tail.RemainderShare), d.Tail.Driver)
+		}
+	}
+	for _, n := range sj.Notes {
+		fmt.Fprintln(w, "  note:", cleanN(n, md, 400))
+	}
+	for _, x := range d.Warnings() {
+		fmt.Fprintln(w, "  warning:", cleanN(x, md, 400))
+	}
+}

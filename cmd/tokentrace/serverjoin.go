@@ -1,0 +1,244 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/serverlog"
+	"github.com/tokentrace/tokentrace/join"
+)
+
+// serverLogs are the --server-log files of analyze.
+var serverLogs []string
+
+func init() {
+	analyzeSteps = append(analyzeSteps, analyzeStep{register: func(c *cobra.Command) {
+		c.Flags().StringArrayVar(&serverLogs, "server-log", nil, "inference-server log to join to the client traces (vLLM, TGI, SGLang, Triton, llama.cpp, Ollama, OTLP/JSON gen_ai spans; repeatable): adds server_* columns to the requests table and a server_join section (TTFT decomposition) to the report")
+	}})
+}
+
+// rowKey identifies a row across the two import passes (run ids are
+// renamed identically in both).
+type rowKey struct {
+	run string
+	key int64
+}
+
+// keySink collects the join fields of the client rows, and the server
+// rows, of the positional inputs (pass 1).
+type keySink struct {
+	clients    []join.Client
+	clientKeys []rowKey
+	servers    []formats.Request
+	serverKeys []rowKey
+}
+
+func (k *keySink) Request(r *formats.Request, _ []formats.Event) error {
+	if join.IsServerRow(r) {
+		k.servers = append(k.servers, *r)
+		k.serverKeys = append(k.serverKeys, rowKey{r.RunID, r.RequestKey})
+		return nil
+	}
+	k.clients = append(k.clients, join.ClientOf(r))
+	k.clientKeys = append(k.clientKeys, rowKey{r.RunID, r.RequestKey})
+	return nil
+}
+
+func (k *keySink) Run(*formats.Run) error { return nil }
+
+// joinSink fills the matched server fields into client rows and the match
+// quality into server rows as the positional inputs stream by (pass 2).
+type joinSink struct {
+	next     formats.Sink
+	toServer map[rowKey]int    // client row → server index
+	quality  map[rowKey]string // row → match quality
+	servers  []formats.Request
+}
+
+func (j *joinSink) StartRun(r *formats.Run) error { return formats.StartRun(j.next, r) }
+
+func (j *joinSink) Request(r *formats.Request, ev []formats.Event) error {
+	k := rowKey{r.RunID, r.RequestKey}
+	q, ok := j.quality[k]
+	if !ok {
+		return j.next.Request(r, ev)
+	}
+	cp := *r
+	if si, isClient := j.toServer[k]; isClient {
+		join.Apply(&cp, &j.servers[si], q)
+	} else {
+		cp.MatchQuality = q
+	}
+	return j.next.Request(&cp, ev)
+}
+
+func (j *joinSink) Run(r *formats.Run) error { return j.next.Run(r) }
+
+// serverJoinSink prepares analyze's sink. Without --server-log it is
+// Tee(pw, an). With it: the server logs are imported (runs labelled
+// "server:<label>"), the positional inputs are read once for their join
+// keys, client rows are matched with server records (package join), and
+// the returned sink copies the matched server values into the client rows
+// on the second, real import; finish writes the server-log rows to pw
+// (with their match quality) and adds the server_join section to the
+// report.
+func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportFlags, pw *formats.ParquetWriter, an *analyze.Analyzer) (formats.Sink, func(*analyze.Report) error, error) {
+	noop := func(*analyze.Report) error { return nil }
+	if len(serverLogs) == 0 {
+		return formats.Tee(pw, an), noop, nil
+	}
+	positional := map[string]bool{}
+	for _, a := range args {
+		if abs, err := filepath.Abs(a); err == nil {
+			positional[abs] = true
+		}
+	}
+	var logs formats.Collector
+	var notes []string
+	im := serverlog.New()
+	for _, p := range serverLogs {
+		if abs, err := filepath.Abs(p); err == nil && positional[abs] {
+			notes = append(notes, p+" is also a positional input: its server rows are joined from there")
+			continue
+		}
+		opt := ingest.Options{Label: "server:" + ingest.DefaultLabel(p), NoText: in.noText, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
+		if err := im.Import(p, opt, &logs); err != nil {
+			return nil, nil, fmt.Errorf("--server-log %s: %w", p, err)
+		}
+	}
+	for _, r := range logs.Runs {
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n, "no per-request timing: ") {
+				notes = append(notes, r.RunID+": "+n)
+			}
+		}
+	}
+	// pass 1: the positional inputs' join keys
+	keys := &keySink{}
+	if err := importInputs(args, in, true, keys); err != nil {
+		return nil, nil, err
+	}
+	servers := append([]formats.Request{}, keys.servers...)
+	serverKeys := append([]rowKey{}, keys.serverKeys...)
+	logIdx := map[int]int{} // server index → index in logs.Requests
+	for i := range logs.Requests {
+		if join.IsServerRow(&logs.Requests[i]) {
+			logIdx[len(servers)] = i
+			servers = append(servers, logs.Requests[i])
+			serverKeys = append(serverKeys, rowKey{logs.Requests[i].RunID, logs.Requests[i].RequestKey})
+		}
+	}
+	res := join.Match(keys.clients, servers, join.Options{})
+	js := &joinSink{toServer: map[rowKey]int{}, quality: map[rowKey]string{}, servers: servers}
+	for _, p := range res.Pairs {
+		ck := keys.clientKeys[p.Client]
+		js.toServer[ck] = p.Server
+		js.quality[ck] = p.Quality
+		if li, ok := logIdx[p.Server]; ok {
+			logs.Requests[li].MatchQuality = p.Quality
+		} else {
+			js.quality[serverKeys[p.Server]] = p.Quality
+		}
+	}
+	conv := analyze.Canonical
+	if rf.convention != "tool" {
+		if c, err := analyze.LookupConvention(rf.convention); err == nil {
+			conv = c
+		}
+	}
+	dec := analyze.NewDecomposer(conv)
+	js.next = formats.Tee(pw, an, dec)
+	finish := func(rep *analyze.Report) error {
+		if err := logs.Replay(pw); err != nil {
+			return err
+		}
+		sj := &analyze.ServerJoin{ClientRequests: len(keys.clients), ServerRecords: len(servers), Matched: res.ByQuality,
+			UnmatchedClients: res.UnmatchedClients, UnmatchedServers: res.UnmatchedServers, AmbiguousKeys: res.Ambiguous,
+			ClockOffsets: []analyze.ClockOffset{}, Decomposition: dec.Result(), Notes: append(notes, res.Notes...)}
+		sj.ClockOffsets = clockOffsets(res.Offsets)
+		if sj.Notes == nil {
+			sj.Notes = []string{}
+		}
+		rep.ServerJoin = sj
+		fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: joined %d of %d client requests with %d server records\n", len(res.Pairs), len(keys.clients), len(servers))
+		return nil
+	}
+	return js, finish, nil
+}
+
+// clockOffsets converts join offsets (ns) to the report's (ms).
+func clockOffsets(offs []join.Offset) []analyze.ClockOffset {
+	out := []analyze.ClockOffset{}
+	for _, o := range offs {
+		co := analyze.ClockOffset{ClientClock: o.ClientClock, ServerClock: o.ServerClock, N: o.N, MedianMs: analyze.F(float64(o.MedianNs) / 1e6),
+			HiMs: analyze.F(float64(o.HiNs) / 1e6), Consistent: o.Consistent, LoMs: analyze.F(math.NaN())}
+		if o.LoNs != nil {
+			co.LoMs = analyze.F(float64(*o.LoNs) / 1e6)
+		}
+		out = append(out, co)
+	}
+	return out
+}
+
+// joinedSink rebuilds the server_join section from rows that analyze
+// --server-log already joined (its written tables): counts from the
+// match_quality of client and server rows, offsets and decomposition from
+// the joined client rows, which carry the server's values.
+type joinedSink struct {
+	dec                    *analyze.Decomposer
+	clients                []join.Client
+	servers                []formats.Request
+	pairs                  []join.Pair
+	byQ                    map[string]int
+	nClients, nServers     int
+	unmatchedC, unmatchedS int
+}
+
+func (j *joinedSink) Request(r *formats.Request, ev []formats.Event) error {
+	if join.IsServerRow(r) {
+		j.nServers++
+		if r.MatchQuality == "" {
+			j.unmatchedS++
+		}
+		return nil
+	}
+	j.nClients++
+	if r.MatchQuality == "" {
+		j.unmatchedC++
+		return nil
+	}
+	j.byQ[r.MatchQuality]++
+	j.pairs = append(j.pairs, join.Pair{Client: len(j.clients), Server: len(j.servers), Quality: r.MatchQuality})
+	j.clients = append(j.clients, join.ClientOf(r))
+	j.servers = append(j.servers, *r)
+	return j.dec.Request(r, ev)
+}
+
+func (j *joinedSink) Run(*formats.Run) error { return nil }
+
+// joinedReportSink returns report's sink (an, plus a joinedSink) and the
+// function that adds server_join to the report when some row was joined.
+func joinedReportSink(rf reportFlags, an *analyze.Analyzer) (formats.Sink, func(*analyze.Report)) {
+	conv := analyze.Canonical
+	if rf.convention != "tool" {
+		if c, err := analyze.LookupConvention(rf.convention); err == nil {
+			conv = c
+		}
+	}
+	j := &joinedSink{dec: analyze.NewDecomposer(conv), byQ: map[string]int{}}
+	return formats.Tee(an, j), func(rep *analyze.Report) {
+		if len(j.pairs) == 0 {
+			return
+		}
+		rep.ServerJoin = &analyze.ServerJoin{ClientRequests: j.nClients, ServerRecords: j.nServers, Matched: j.byQ,
+			UnmatchedClients: j.unmatchedC, UnmatchedServers: j.unmatchedS, ClockOffsets: clockOffsets(join.Offsets(j.clients, j.servers, j.pairs)),
+			Decomposition: j.dec.Result(), Notes: []string{"recomputed from joined tables (match_quality and the server_* columns written by analyze --server-log)"}}
+	}
+}

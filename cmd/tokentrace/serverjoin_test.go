@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+const joinedDir = "../../testdata/joined/aiperf-vllm"
+
+// TestServerJoinEndToEnd: an AIPerf client trace and vLLM OTLP spans
+// (testdata/joined/aiperf-vllm, constructed from the documented formats;
+// SOURCE.md gives every value) through `analyze --server-log`: the joined
+// rows land in requests.parquet with the server's values, and report.json's
+// server_join section has the hand-computed decomposition.
+func TestServerJoinEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run(t, "analyze", filepath.Join(joinedDir, "profile_export.jsonl"),
+		"--server-log", filepath.Join(joinedDir, "vllm-spans.json"), "-o", dir, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sj := rep.ServerJoin
+	if sj == nil {
+		t.Fatal("no server_join section")
+	}
+	// 5 client requests, 5 server records: req-0001..3 by id (X-Request-Id
+	// "req-0001" ↔ "chatcmpl-req-0001"), the 4th (no X-Request-Id) by time
+	// and tokens, req-0005 has no server record, chatcmpl-req-0099 no client
+	if sj.ClientRequests != 5 || sj.ServerRecords != 5 || sj.Matched["request_id"] != 3 || sj.Matched["time_tokens"] != 1 ||
+		sj.UnmatchedClients != 1 || sj.UnmatchedServers != 1 {
+		t.Fatalf("join counts: %+v", sj)
+	}
+	// every span arrives 2 ms after the send; server end = client end − 2 ms
+	if len(sj.ClockOffsets) != 1 {
+		t.Fatalf("offsets %+v", sj.ClockOffsets)
+	}
+	o := sj.ClockOffsets[0]
+	if o.N != 4 || o.MedianMs != 2 || o.LoMs != -2 || o.HiMs != 2 || !o.Consistent {
+		t.Fatalf("offset %+v", o)
+	}
+	d := sj.Decomposition
+	// hand-computed (SOURCE.md): TTFT 120, 250, 90, 100; queue 10, 150, 30,
+	// 5; prefill 80, 60, 70, 60 → remainder 30, 40, −10, 35
+	if d.N != 4 || d.NegativeRemainder != 1 || d.NotDecomposable != 0 {
+		t.Fatalf("decomposition counts %+v", d)
+	}
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	near("mean TTFT", d.TTFTMs.Mean, (120+250+90+100)/4.0)
+	near("mean queue", d.QueueMs.Mean, (10+150+30+5)/4.0)
+	near("mean prefill", d.PrefillMs.Mean, (80+60+70+60)/4.0)
+	near("mean remainder", d.RemainderMs.Mean, (30+40-10+35)/4.0)
+	near("min remainder", d.RemainderMs.Min, -10)
+	near("p50 remainder", d.RemainderMs.P50, 32.5) // sorted −10, 30, 35, 40
+	near("mean decode", d.DecodeMs.Mean, 80)
+	// P99 TTFT (linear) = 120 + 0.97·(250 − 120) = 246.1: only request 2
+	// (250 ms: queue 150, prefill 60, remainder 40)
+	tl := d.Tail
+	if tl == nil || tl.N != 1 || tl.Driver != "queue" {
+		t.Fatalf("tail %+v", tl)
+	}
+	near("tail threshold", float64(tl.ThresholdMs), 246.1)
+	near("queue share", float64(tl.QueueShare), 0.6)
+	near("prefill share", float64(tl.PrefillShare), 0.24)
+	near("remainder share", float64(tl.RemainderShare), 0.16)
+
+	// the tables: client rows carry the server's values and the quality
+	var c formats.Collector
+	if err := formats.ReadTables(dir, &c); err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		quality, id     string
+		queueMs, prefMs int64
+	}
+	wants := []want{{"request_id", "chatcmpl-req-0001", 10, 80}, {"request_id", "chatcmpl-req-0002", 150, 60},
+		{"request_id", "chatcmpl-req-0003", 30, 70}, {"time_tokens", "chatcmpl-0c1d2e3f4a5b6c7d", 5, 60}, {"", "", 0, 0}}
+	var clients, servers []formats.Request
+	for _, r := range c.Requests {
+		if r.StartNs != nil {
+			clients = append(clients, r)
+		} else {
+			servers = append(servers, r)
+		}
+	}
+	if len(clients) != 5 || len(servers) != 5 {
+		t.Fatalf("%d client rows, %d server rows", len(clients), len(servers))
+	}
+	for i, w := range wants {
+		r := clients[i]
+		if r.MatchQuality != w.quality || r.ServerRequestID != w.id {
+			t.Errorf("client %d: quality %q id %q, want %q %q", i, r.MatchQuality, r.ServerRequestID, w.quality, w.id)
+			continue
+		}
+		if w.quality == "" {
+			if r.ServerQueueNs != nil || r.ServerKind != "" {
+				t.Errorf("unmatched client %d has server values", i)
+			}
+			continue
+		}
+		if *r.ServerQueueNs != w.queueMs*1e6 || *r.ServerPrefillNs != w.prefMs*1e6 || r.ServerKind != "vllm.otlp_span" {
+			t.Errorf("client %d: queue %d prefill %d kind %q", i, *r.ServerQueueNs, *r.ServerPrefillNs, r.ServerKind)
+		}
+	}
+	matchedServers := 0
+	for _, r := range servers {
+		if r.MatchQuality != "" {
+			matchedServers++
+		} else if r.ServerRequestID != "chatcmpl-req-0099" {
+			t.Errorf("server %s unmatched", r.ServerRequestID)
+		}
+	}
+	if matchedServers != 4 {
+		t.Errorf("%d matched server rows, want 4", matchedServers)
+	}
+
+	// report DIR recomputes the same section from the written tables
+	again, err := run(t, "report", dir, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep2 analyze.Report
+	if err := json.Unmarshal([]byte(again), &rep2); err != nil {
+		t.Fatal(err)
+	}
+	if sj2 := rep2.ServerJoin; sj2 == nil || sj2.Decomposition.N != 4 || sj2.Decomposition.RemainderMs.Mean != d.RemainderMs.Mean ||
+		sj2.UnmatchedClients != 1 || sj2.UnmatchedServers != 1 || sj2.Matched["time_tokens"] != 1 || len(sj2.ClockOffsets) != 1 || sj2.ClockOffsets[0] != o {
+		t.Errorf("report from tables: %+v", rep2.ServerJoin)
+	}
+
+	// the text report shows the section and flags the negative remainder
+	txt, err := run(t, "analyze", filepath.Join(joinedDir, "profile_export.jsonl"),
+		"--server-log", filepath.Join(joinedDir, "vllm-spans.json"), "-o", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Server join", "matched 4 of 5 client requests", "driven by queue", "1 of 4 decomposed requests have a negative remainder"} {
+		if !strings.Contains(txt, s) {
+			t.Errorf("text report lacks %q", s)
+		}
+	}
+}
+
+// TestServerJoinRequestLog joins the same client trace to vLLM's request
+// log: ids only (the engine's "-<8 hex>" suffix stripped), arrival at 1 s
+// resolution, nothing to decompose.
+func TestServerJoinRequestLog(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run(t, "analyze", filepath.Join(joinedDir, "profile_export.jsonl"),
+		"--server-log", filepath.Join(joinedDir, "vllm-request.log"), "-o", dir, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sj := rep.ServerJoin
+	if sj == nil || sj.ServerRecords != 3 || sj.Matched["request_id"] != 3 || sj.UnmatchedClients != 2 || sj.UnmatchedServers != 0 {
+		t.Fatalf("join %+v", sj)
+	}
+	if d := sj.Decomposition; d == nil || d.N != 0 || d.NotDecomposable != 3 {
+		t.Fatalf("decomposition %+v", sj.Decomposition)
+	}
+}
+
+// TestServerJoinRealOTLPClientAndServerSpans: the real OpenLLMetry +
+// vLLM spans (testdata/server-logs/anud18-trace-samples): the two server
+// spans are children of two client spans (same trace id).
+func TestServerJoinRealOTLPClientAndServerSpans(t *testing.T) {
+	p := "../../testdata/server-logs/anud18-trace-samples/sample_openllmetry_spans.jsonl"
+	out, err := run(t, "analyze", p, "--server-log", p, "-o", t.TempDir(), "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sj := rep.ServerJoin
+	if sj == nil || sj.ClientRequests != 3 || sj.Matched["trace_id"] != 2 || sj.UnmatchedClients != 1 {
+		t.Fatalf("join %+v", sj)
+	}
+	// only the streamed client span is decomposed: its first chunk event
+	// is 76.633856 ms after the span start (1782187866678571527 −
+	// 1782187866601937580 = 76633947 ns), the server queue 0.006080 ms
+	// (6.079673767089844e-06 s) and prefill 66.375794 ms
+	d := sj.Decomposition
+	if d.N != 1 || d.NotDecomposable != 1 {
+		t.Fatalf("decomposition %+v", d)
+	}
+	if want := 76.633947 - 0.006080 - 66.375794; math.Abs(d.RemainderMs.Mean-want) > 1e-6 {
+		t.Errorf("remainder %v, want %v", d.RemainderMs.Mean, want)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A server log without per-request timing is recognized and named in the
+// section's notes (not mis-parsed); a missing log is an error.
+func TestServerJoinNoTimingLog(t *testing.T) {
+	out, err := run(t, "analyze", filepath.Join(joinedDir, "profile_export.jsonl"),
+		"--server-log", "../../testdata/server-logs/sglang-metrics-pr1853/metrics-excerpt.prom", "-o", t.TempDir(), "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sj := rep.ServerJoin
+	if sj == nil || sj.ServerRecords != 0 || sj.UnmatchedClients != 5 || len(sj.Notes) == 0 || !strings.Contains(sj.Notes[0], "no per-request timing: a Prometheus exposition") {
+		t.Fatalf("%+v", sj)
+	}
+	if _, err := run(t, "analyze", filepath.Join(joinedDir, "profile_export.jsonl"), "--server-log", "nonexistent.log", "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), "nonexistent.log") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,214 @@
+package serverlog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// record is one server-side request record before it becomes a
+// formats.Request: the server's own values, in ns, nil when absent.
+type record struct {
+	kind      string // Request.ServerKind
+	where     string // "line 12" / "record 3"
+	id        string // server request id
+	traceID   string
+	clock     string // clock of arrival
+	arrival   *int64
+	queue     *int64
+	prefill   *int64
+	decode    *int64
+	inference *int64
+	ttft      *int64
+	e2e       *int64
+	tpt       *int64
+	in, out   *int64
+	maxTokens *int64
+	status    string // "" → ok
+	errText   string
+	errCode   *int64
+}
+
+// request converts r into a server row of run runID.
+func (r *record) request(runID string, key int64, file string) formats.Request {
+	q := formats.Request{
+		RunID: runID, RequestKey: key, Status: formats.StatusOK,
+		ServerKind: r.kind, ServerSource: file + ":" + r.where, ServerRequestID: r.id, TraceID: r.traceID,
+		ServerArrivalNs: r.arrival, ServerQueueNs: r.queue, ServerPrefillNs: r.prefill, ServerDecodeNs: r.decode,
+		ServerInferenceNs: r.inference, ServerTTFTNs: r.ttft, ServerE2ENs: r.e2e, ServerTimePerTokenNs: r.tpt,
+		InputTokens: r.in, OutputTokens: r.out, MaxTokens: r.maxTokens,
+		ErrorText: r.errText, ErrorCode: r.errCode,
+	}
+	if r.arrival != nil {
+		q.ServerClockDomain = r.clock
+	}
+	if r.in != nil {
+		q.InputTokensSource = formats.SourceServerUsage
+	}
+	if r.out != nil {
+		q.OutputTokensSource = formats.SourceServerUsage
+	}
+	if r.status != "" {
+		q.Status = r.status
+	}
+	return q
+}
+
+// secNs converts seconds to ns (rounded); nil for NaN/Inf or out of range.
+func secNs(s float64) *int64 {
+	return scaleNs(s, 1e9)
+}
+
+// epochSecNs converts a decimal string of seconds since the epoch to ns
+// exactly (a float64 keeps only ~0.2 µs of an epoch-seconds value); other
+// spellings (exponents) go through secNs.
+func epochSecNs(s string) *int64 {
+	s = strings.TrimSpace(s)
+	ip, fp, _ := strings.Cut(s, ".")
+	if ip == "" || len(ip) > 10 || len(fp) > 9 || strings.Trim(ip, "0123456789") != "" || strings.Trim(fp, "0123456789") != "" {
+		return secNs(atof(s))
+	}
+	sec, _ := strconv.ParseInt(ip, 10, 64)
+	frac, _ := strconv.ParseInt((fp + "000000000")[:9], 10, 64)
+	return ingest.Ptr(sec*1e9 + frac)
+}
+
+// msNs converts milliseconds to ns.
+func msNs(ms float64) *int64 { return scaleNs(ms, 1e6) }
+
+func scaleNs(v, f float64) *int64 {
+	x := v * f
+	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 9e18 {
+		return nil
+	}
+	return ingest.Ptr(int64(math.Round(x)))
+}
+
+// parseDuration parses a Rust Duration Debug string (TGI: "986.532642ms",
+// "681.374µs", "4.065504959s") or a Go time.Duration String (Ollama GIN:
+// "32.779561288s", "29m59s", "1h0m0s"). Micro may be written "µs" (U+00B5),
+// "μs" (U+03BC) or "us". Both grammars are subsets of time.ParseDuration's,
+// which keeps every digit down to the ns.
+func parseDuration(s string) (int64, error) {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), `"`))
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration: %q", s)
+	}
+	return int64(d), nil
+}
+
+// lineReader reads a text log line by line, whatever the line length, with
+// "\r\n" and "\n" endings mixed (vLLM tracebacks end in CRLF) and a final
+// line without a newline reported through lastCut.
+type lineReader struct {
+	r       *bufio.Reader
+	n       int  // number of the line last returned (1-based)
+	lastCut bool // the last line returned had no newline
+	crlf    int  // lines that ended in "\r\n"
+}
+
+func newLineReader(r io.Reader) *lineReader { return &lineReader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// next returns the next line without its ending; io.EOF at the end.
+func (l *lineReader) next() (string, error) {
+	s, err := l.r.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	if s == "" && err == io.EOF {
+		return "", io.EOF
+	}
+	l.n++
+	l.lastCut = !strings.HasSuffix(s, "\n")
+	s = strings.TrimSuffix(s, "\n")
+	if strings.HasSuffix(s, "\r") {
+		l.crlf++
+		s = strings.TrimSuffix(s, "\r")
+	}
+	return s, nil
+}
+
+// Log-line prefixes that wrap a server's own line: vLLM's process tag
+// "(APIServer pid=1) ", a journald prefix "janv. 20 23:15:37 host
+// ollama[1232]: " (any locale's month name), a docker compose prefix
+// "vllm-1  | ". They are removed before the line is matched.
+var (
+	reProcTag  = regexp.MustCompile(`^\((?:APIServer|EngineCore[\w]*|Worker[\w]*|VllmWorker[\w]*|[A-Za-z_]+)(?: pid=\d+)?\) `)
+	reJournald = regexp.MustCompile(`^\S+\.? {1,2}\d{1,2} \d\d:\d\d:\d\d \S+ [\w.@-]+\[\d+\]: `)
+	reCompose  = regexp.MustCompile(`^[\w.-]+-\d+\s+\| `)
+)
+
+// reANSI matches terminal color escapes (TGI's and vLLM's loggers color
+// their output when attached to a terminal; `docker logs` keeps them).
+var reANSI = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+
+// stripPrefixes removes color escapes and wrapping prefixes from line.
+func stripPrefixes(line string) string {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = reANSI.ReplaceAllString(line, "")
+	}
+	for i := 0; i < 3; i++ {
+		var m string
+		switch {
+		case strings.HasPrefix(line, "("):
+			m = reProcTag.FindString(line)
+		case strings.Contains(line, "]: "):
+			m = reJournald.FindString(line)
+		}
+		if m == "" && strings.Contains(line, " | ") {
+			m = reCompose.FindString(line)
+		}
+		if m == "" {
+			return line
+		}
+		line = line[len(m):]
+	}
+	return line
+}
+
+// atoi64 parses an integer field; nil on failure.
+func atoi64(s string) *int64 {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+// atof parses a float field; NaN on failure.
+func atof(s string) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// localNs encodes a wall-clock time of an unknown zone as ns since
+// 1970-01-01 as if it were UTC (ClockLocal).
+func localNs(year int, month time.Month, day, h, m, s, ns int) int64 {
+	return time.Date(year, month, day, h, m, s, ns, time.UTC).UnixNano()
+}
+
+func sub(a, b *int64) *int64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	return ingest.Ptr(*a - *b)
+}
+
+func add(a, b *int64) *int64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	return ingest.Ptr(*a + *b)
+}

@@ -1,0 +1,679 @@
+package serverlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// jsonObject dispatches one JSON object (a JSONL line, an SSE data
+// payload, or a whole-file body) on its keys.
+func (s *textState) jsonObject(where string, obj map[string]json.RawMessage) {
+	has := func(k string) bool { _, ok := obj[k]; return ok }
+	str := func(k string) string {
+		var v string
+		_ = json.Unmarshal(obj[k], &v)
+		return v
+	}
+	switch {
+	case has("resourceSpans") || has("resource_spans"):
+		raw := obj["resourceSpans"]
+		if raw == nil {
+			raw = obj["resource_spans"]
+		}
+		s.otlp(where, raw)
+	case str("message") == "Success" && strings.HasPrefix(str("target"), "text_generation_router"):
+		s.tgiJSON(where, obj)
+	case strings.HasPrefix(str("event"), "request."):
+		s.sglangJSON(where, obj)
+	case has("request_parameters"):
+		s.sglangExport(where, obj)
+	case has("timings"):
+		s.llamaTimings(where, obj)
+	case has("metrics") && bytes.Contains(obj["metrics"], []byte("time_to_first_token_ms")):
+		s.vllmMetrics(where, obj)
+	case has("done") && has("total_duration"):
+		s.ollamaFinal(where, obj)
+	case has("choices") || str("object") == "chat.completion.chunk" || str("object") == "text_completion" || has("created_at") && has("done"):
+		s.counts["response_without_timing"]++
+	case has("timestamp") && has("level") && has("target"):
+		s.counts["json_log_context"]++
+	default:
+		s.unknownLine(lineOf(where))
+	}
+}
+
+// sseLine handles an SSE "data:" payload.
+func (s *textState) sseLine(n int, payload string) {
+	if payload == "[DONE]" {
+		s.counts["sse_done"]++
+		return
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(payload), &obj); err != nil {
+		s.counts["sse_other"]++
+		return
+	}
+	s.inRecord = true
+	s.jsonObject(fmt.Sprintf("line %d", n), obj)
+}
+
+func num(raw json.RawMessage) float64 {
+	if len(raw) == 0 {
+		return math.NaN()
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err == nil {
+		return f
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		return atof(str)
+	}
+	return math.NaN()
+}
+
+// intp reads an integer (a JSON number or a decimal string, as OTLP/JSON
+// writes int64s) exactly; a float is rounded.
+func intp(raw json.RawMessage) *int64 {
+	if t := strings.Trim(string(raw), `"`); t != "" {
+		if v, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return &v
+		}
+	}
+	f := num(raw)
+	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 9e18 {
+		return nil
+	}
+	return ingest.Ptr(int64(math.Round(f)))
+}
+
+func strOf(raw json.RawMessage) string {
+	var v string
+	if json.Unmarshal(raw, &v) == nil {
+		return v
+	}
+	return ""
+}
+
+// tgiJSON handles a TGI --json-output Success event: the route span's
+// fields are under "span" (current span) and "spans" (outermost first).
+func (s *textState) tgiJSON(where string, obj map[string]json.RawMessage) {
+	fields := map[string]string{}
+	var spans []map[string]any
+	_ = json.Unmarshal(obj["spans"], &spans)
+	var span map[string]any
+	if json.Unmarshal(obj["span"], &span) == nil && span != nil {
+		spans = append(spans, span)
+	}
+	r := &record{kind: KindTGISuccess, where: where, clock: "unix"}
+	for _, sp := range spans {
+		for k, v := range sp {
+			if sv, ok := v.(string); ok {
+				fields[k] = sv
+				if k == "trace_id" {
+					r.traceID = sv
+				}
+			}
+		}
+	}
+	var ts *int64
+	if t, err := time.Parse(time.RFC3339Nano, strOf(obj["timestamp"])); err == nil {
+		ts = ingest.Ptr(t.UnixNano())
+	}
+	s.tgiFields(r, fields, ts)
+	s.add(r)
+}
+
+// sglangJSON handles a --log-requests-format json line.
+func (s *textState) sglangJSON(where string, obj map[string]json.RawMessage) {
+	if strOf(obj["event"]) != "request.finished" {
+		s.counts["sglang_receive"]++
+		return
+	}
+	r := &record{kind: KindSGLangFinish, where: where, clock: "unix", id: strOf(obj["rid"])}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(obj["obj"], &o) == nil {
+		if r.id == "" {
+			r.id = strOf(o["rid"])
+		}
+		if len(o["received_time"]) > 0 && string(o["received_time"]) != "null" {
+			r.arrival = epochSecNs(strings.Trim(string(o["received_time"]), `"`))
+		}
+	}
+	var out struct {
+		Meta map[string]json.RawMessage `json:"meta_info"`
+	}
+	if json.Unmarshal(obj["out"], &out) == nil && out.Meta != nil {
+		sglangMeta(r, out.Meta)
+	}
+	s.add(r)
+}
+
+// sglangMeta fills r from an SGLang meta_info object.
+func sglangMeta(r *record, m map[string]json.RawMessage) {
+	if r.id == "" {
+		r.id = strOf(m["id"])
+	}
+	if v := num(m["e2e_latency"]); !math.IsNaN(v) {
+		r.e2e = secNs(v)
+	}
+	if v := num(m["queue_time"]); !math.IsNaN(v) {
+		r.queue = secNs(v)
+	}
+	if v := num(m["prefill_latency"]); !math.IsNaN(v) {
+		r.prefill = secNs(v)
+	}
+	r.in = intp(m["prompt_tokens"])
+	r.out = intp(m["completion_tokens"])
+	var fr struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(m["finish_reason"], &fr) == nil && fr.Type == "abort" {
+		r.status = formats.StatusError
+		r.errText = "finish_reason: abort"
+	}
+}
+
+// sglangExport handles one line of sglang-request-metrics-*.log
+// (FileRequestMetricsExporter): meta_info keys at top level and the request
+// as a JSON-encoded string.
+func (s *textState) sglangExport(where string, obj map[string]json.RawMessage) {
+	r := &record{kind: KindSGLangExport, where: where, clock: "unix"}
+	var params map[string]json.RawMessage
+	if p := strOf(obj["request_parameters"]); p != "" {
+		_ = json.Unmarshal([]byte(p), &params)
+	}
+	if params != nil {
+		r.id = strOf(params["rid"])
+		if len(params["received_time"]) > 0 && string(params["received_time"]) != "null" {
+			r.arrival = epochSecNs(strings.Trim(string(params["received_time"]), `"`))
+		}
+	}
+	sglangMeta(r, obj)
+	s.add(r)
+}
+
+// llamaTimings handles a llama.cpp response (non-stream body, or the final
+// SSE chunk) carrying a "timings" object.
+func (s *textState) llamaTimings(where string, obj map[string]json.RawMessage) {
+	var t map[string]json.RawMessage
+	if json.Unmarshal(obj["timings"], &t) != nil || t == nil {
+		s.counts["response_without_timing"]++
+		return
+	}
+	r := &record{kind: KindLlamaCppTimings, where: where, id: strOf(obj["id"])}
+	r.prefill = msNs(num(t["prompt_ms"]))
+	r.decode = msNs(num(t["predicted_ms"]))
+	r.inference = add(r.prefill, r.decode)
+	r.tpt = msNs(num(t["predicted_per_token_ms"]))
+	pn, cn := intp(t["prompt_n"]), intp(t["cache_n"])
+	if pn != nil {
+		if cn != nil {
+			r.in = ingest.Ptr(*pn + *cn)
+		} else {
+			r.in = pn
+		}
+	}
+	r.out = intp(t["predicted_n"])
+	s.add(r)
+}
+
+// vllmMetrics handles a vLLM response (body or usage chunk) with the
+// --enable-per-request-metrics "metrics" object.
+func (s *textState) vllmMetrics(where string, obj map[string]json.RawMessage) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj["metrics"], &m) != nil || m == nil {
+		s.counts["response_without_timing"]++
+		return
+	}
+	r := &record{kind: KindVLLMMetrics, where: where, id: strOf(obj["id"])}
+	r.queue = msNs(num(m["queue_time_ms"]))
+	// time_to_first_token_ms starts at scheduling: it is the prefill part
+	r.prefill = msNs(num(m["time_to_first_token_ms"]))
+	r.decode = msNs(num(m["generation_time_ms"]))
+	r.inference = add(r.prefill, r.decode)
+	r.tpt = msNs(num(m["mean_itl_ms"]))
+	var u struct {
+		P *int64 `json:"prompt_tokens"`
+		C *int64 `json:"completion_tokens"`
+	}
+	if json.Unmarshal(obj["usage"], &u) == nil {
+		r.in, r.out = u.P, u.C
+	}
+	s.add(r)
+}
+
+// ollamaFinal handles the final chunk (done: true) of /api/generate or
+// /api/chat, or a non-stream body.
+func (s *textState) ollamaFinal(where string, obj map[string]json.RawMessage) {
+	var done bool
+	_ = json.Unmarshal(obj["done"], &done)
+	if !done {
+		s.counts["response_without_timing"]++
+		return
+	}
+	r := &record{kind: KindOllamaFinal, where: where, clock: "unix"}
+	r.e2e = intp(obj["total_duration"])
+	r.prefill = intp(obj["prompt_eval_duration"])
+	r.decode = intp(obj["eval_duration"])
+	r.inference = add(r.prefill, r.decode)
+	r.in = intp(obj["prompt_eval_count"])
+	r.out = intp(obj["eval_count"])
+	if r.decode != nil && r.out != nil && *r.out > 0 {
+		r.tpt = ingest.Ptr(*r.decode / *r.out)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, strOf(obj["created_at"])); err == nil && r.e2e != nil {
+		// created_at is stamped at the end of generation
+		r.arrival = ingest.Ptr(t.UnixNano() - *r.e2e)
+	}
+	if strOf(obj["done_reason"]) == "error" {
+		r.status = formats.StatusError
+	}
+	s.add(r)
+}
+
+// ---- OTLP/JSON ----
+
+type otlpValue struct {
+	StringValue *string         `json:"stringValue"`
+	IntValue    json.RawMessage `json:"intValue"`
+	DoubleValue json.RawMessage `json:"doubleValue"`
+	BoolValue   *bool           `json:"boolValue"`
+	ArrayValue  *struct {
+		Values []otlpValue `json:"values"`
+	} `json:"arrayValue"`
+}
+
+type otlpAttr struct {
+	Key   string    `json:"key"`
+	Value otlpValue `json:"value"`
+}
+
+type otlpSpan struct {
+	TraceID      string          `json:"traceId"`
+	SpanID       string          `json:"spanId"`
+	ParentSpanID string          `json:"parentSpanId"`
+	Name         string          `json:"name"`
+	Kind         json.RawMessage `json:"kind"`
+	Start        json.RawMessage `json:"startTimeUnixNano"`
+	End          json.RawMessage `json:"endTimeUnixNano"`
+	Attributes   []otlpAttr      `json:"attributes"`
+	Events       []struct {
+		Time json.RawMessage `json:"timeUnixNano"`
+		Name string          `json:"name"`
+	} `json:"events"`
+	Status struct {
+		Code    json.RawMessage `json:"code"`
+		Message string          `json:"message"`
+	} `json:"status"`
+}
+
+type otlpScopeSpans struct {
+	Scope struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"scope"`
+	Spans []otlpSpan `json:"spans"`
+}
+
+type otlpResourceSpans struct {
+	Resource struct {
+		Attributes []otlpAttr `json:"attributes"`
+	} `json:"resource"`
+	ScopeSpans []otlpScopeSpans `json:"scopeSpans"`
+	// OTLP/JSON before 0.15 named them instrumentationLibrarySpans
+	ILSpans []otlpScopeSpans `json:"instrumentationLibrarySpans"`
+}
+
+// attrs flattens attributes to Go values: string, float64, bool, []any.
+func attrs(list []otlpAttr) map[string]any {
+	m := make(map[string]any, len(list))
+	for _, a := range list {
+		m[a.Key] = a.Value.goValue()
+	}
+	return m
+}
+
+func (v otlpValue) goValue() any {
+	switch {
+	case v.StringValue != nil:
+		return *v.StringValue
+	case len(v.IntValue) > 0:
+		return num(v.IntValue)
+	case len(v.DoubleValue) > 0:
+		return num(v.DoubleValue)
+	case v.BoolValue != nil:
+		return *v.BoolValue
+	case v.ArrayValue != nil:
+		out := make([]any, len(v.ArrayValue.Values))
+		for i, x := range v.ArrayValue.Values {
+			out[i] = x.goValue()
+		}
+		return out
+	}
+	return nil
+}
+
+func attrF(m map[string]any, k string) float64 {
+	switch v := m[k].(type) {
+	case float64:
+		return v
+	case string:
+		return atof(v)
+	}
+	return math.NaN()
+}
+
+func attrI(m map[string]any, ks ...string) *int64 {
+	for _, k := range ks {
+		if f := attrF(m, k); !math.IsNaN(f) && math.Abs(f) < 9e18 {
+			return ingest.Ptr(int64(math.Round(f)))
+		}
+	}
+	return nil
+}
+
+func attrS(m map[string]any, ks ...string) string {
+	for _, k := range ks {
+		if v, ok := m[k].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// finishReasons reads gen_ai.response.finish_reasons: an array value, or a
+// string holding a JSON list (vLLM).
+func finishReasons(m map[string]any) []string {
+	var out []string
+	switch v := m["gen_ai.response.finish_reasons"].(type) {
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case string:
+		if json.Unmarshal([]byte(v), &out) != nil {
+			out = []string{v}
+		}
+	}
+	return out
+}
+
+// spanKind returns 2 (SERVER), 3 (CLIENT) … from a number or an enum name.
+func spanKind(raw json.RawMessage) int {
+	if f := num(raw); !math.IsNaN(f) {
+		return int(f)
+	}
+	switch strOf(raw) {
+	case "SPAN_KIND_INTERNAL":
+		return 1
+	case "SPAN_KIND_SERVER":
+		return 2
+	case "SPAN_KIND_CLIENT":
+		return 3
+	}
+	return 0
+}
+
+// clientReq is a request from a client-side gen_ai span (OpenLLMetry
+// openai.chat and the like), with its chunk events.
+type clientReq struct {
+	req    formats.Request
+	events []formats.Event
+	scope  string
+}
+
+// otlp handles one OTLP/JSON export (resourceSpans).
+func (s *textState) otlp(where string, raw json.RawMessage) {
+	var rss []otlpResourceSpans
+	if err := json.Unmarshal(raw, &rss); err != nil {
+		s.notes = append(s.notes, fmt.Sprintf("%s: resourceSpans is not an OTLP/JSON list: %v", where, err))
+		s.unknownLine(lineOf(where))
+		return
+	}
+	for _, rs := range rss {
+		res := attrs(rs.Resource.Attributes)
+		for _, ss := range append(rs.ScopeSpans, rs.ILSpans...) {
+			for i := range ss.Spans {
+				s.span(where, res, ss.Scope.Name, ss.Scope.Version, &ss.Spans[i])
+			}
+		}
+	}
+}
+
+func (s *textState) span(where string, res map[string]any, scope, scopeVersion string, sp *otlpSpan) {
+	a := attrs(sp.Attributes)
+	isGenAI := false
+	hasLatency := false
+	for k := range a {
+		if strings.HasPrefix(k, "gen_ai.") {
+			isGenAI = true
+		}
+		if strings.HasPrefix(k, "gen_ai.latency.") {
+			hasLatency = true
+		}
+	}
+	kind := spanKind(sp.Kind)
+	start, end := intp(sp.Start), intp(sp.End)
+	s.spanN++
+	loc := fmt.Sprintf("%s span %d", where, s.spanN)
+	switch {
+	case sp.Name == "llm_request" || hasLatency || (kind == 2 && isGenAI):
+		r := &record{where: loc, clock: "unix", traceID: strings.ToLower(sp.TraceID), arrival: start}
+		svc := attrS(res, "service.name")
+		switch {
+		case strings.HasPrefix(scope, "vllm") || res["vllm.instrumenting_module_name"] != nil || (sp.Name == "llm_request" && !strings.Contains(svc, "sglang")):
+			r.kind = KindVLLMSpan
+		case strings.Contains(scope, "sglang") || strings.Contains(svc, "sglang"):
+			r.kind = KindSGLangSpan
+		default:
+			r.kind = KindOTLPGenAI
+		}
+		r.id = attrS(a, "gen_ai.request.id", "gen_ai.response.id")
+		r.ttft = secNs(attrF(a, "gen_ai.latency.time_to_first_token"))
+		r.e2e = secNs(attrF(a, "gen_ai.latency.e2e"))
+		if r.e2e == nil {
+			r.e2e = sub(end, start)
+		}
+		r.queue = secNs(attrF(a, "gen_ai.latency.time_in_queue"))
+		r.prefill = secNs(attrF(a, "gen_ai.latency.time_in_model_prefill"))
+		r.decode = secNs(attrF(a, "gen_ai.latency.time_in_model_decode"))
+		r.inference = secNs(attrF(a, "gen_ai.latency.time_in_model_inference"))
+		r.in = attrI(a, "gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens")
+		r.out = attrI(a, "gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens")
+		r.maxTokens = attrI(a, "gen_ai.request.max_tokens")
+		for _, f := range finishReasons(a) {
+			if f == "abort" || f == "error" {
+				r.status = formats.StatusError
+				r.errText = "finish_reason: " + f
+			}
+		}
+		if spanKind(sp.Status.Code) == 2 {
+			r.status = formats.StatusError
+			r.errText = sp.Status.Message
+		}
+		s.add(r)
+	case isGenAI && (kind == 3 || kind == 0 && attrS(a, "gen_ai.operation.name") != ""):
+		s.clientSpan(loc, scope, scopeVersion, sp, a, start, end)
+	default:
+		s.counts["otlp_other_span"]++
+	}
+}
+
+// clientSpan turns a client-side gen_ai span into a client request: start =
+// span start (unix ns), events = its gen_ai.content.completion.chunk events
+// (streaming) or one whole-body event at the span's end.
+func (s *textState) clientSpan(loc, scope, version string, sp *otlpSpan, a map[string]any, start, end *int64) {
+	q := formats.Request{RunID: "", RequestKey: int64(len(s.clients)), SourceID: strings.ToLower(sp.SpanID),
+		ResponseID: attrS(a, "gen_ai.response.id"), TraceID: strings.ToLower(sp.TraceID), StartNs: start}
+	if start != nil {
+		q.ClockDomain = formats.ClockUnix
+	}
+	if v := attrI(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"); v != nil {
+		q.InputTokens, q.InputTokensSource = v, formats.SourceServerUsage
+	}
+	if v := attrI(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"); v != nil {
+		q.OutputTokens, q.OutputTokensSource = v, formats.SourceServerUsage
+	}
+	q.MaxTokens = attrI(a, "gen_ai.request.max_tokens")
+	fr := ""
+	if f := finishReasons(a); len(f) > 0 {
+		fr = f[0]
+	}
+	var ev []formats.Event
+	for _, e := range sp.Events {
+		t := intp(e.Time)
+		if t == nil || start == nil || !strings.Contains(e.Name, "chunk") {
+			continue
+		}
+		ev = append(ev, formats.Event{Index: int32(len(ev)), ReadIndex: int32(len(ev)), OffsetNs: *t - *start, Kind: formats.KindContent, HasChoices: true})
+	}
+	if len(ev) == 0 && start != nil && end != nil {
+		ev = append(ev, formats.Event{OffsetNs: *end - *start, Kind: formats.KindContent, HasChoices: true})
+	}
+	if len(ev) > 0 {
+		ev[len(ev)-1].FinishReason = fr
+	}
+	if end != nil && start != nil {
+		q.StreamEndOffsetNs = ingest.Ptr(*end - *start)
+	}
+	if spanKind(sp.Status.Code) == 2 {
+		q.Status, q.ErrorText, q.ErrorType = formats.StatusError, sp.Status.Message, "span_status"
+	}
+	ingest.FillFromEvents(&q, ev)
+	s.clients = append(s.clients, clientReq{req: q, events: ev, scope: strings.TrimSpace(scope + " " + version)})
+}
+
+// ---- Triton trace file ----
+
+type tritonElem struct {
+	ID         json.RawMessage `json:"id"`
+	ModelName  string          `json:"model_name"`
+	RequestID  json.RawMessage `json:"request_id"`
+	ParentID   json.RawMessage `json:"parent_id"`
+	Timestamps []struct {
+		Name string          `json:"name"`
+		NS   json.RawMessage `json:"ns"`
+	} `json:"timestamps"`
+}
+
+type tritonTrace struct {
+	first  int
+	reqID  string
+	child  bool
+	model  string
+	events map[string][]int64
+}
+
+// triton reads a trace file (a JSON array of fragments sharing a trace id);
+// a file cut mid-array yields its complete fragments.
+func (s *textState) triton(data []byte) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		s.unknownLine(1)
+		return
+	}
+	traces := map[string]*tritonTrace{}
+	var order []string
+	n := 0
+	for dec.More() {
+		var e tritonElem
+		if err := dec.Decode(&e); err != nil {
+			s.cut = fmt.Sprintf("the trace array is cut or malformed after element %d: %v", n, err)
+			break
+		}
+		n++
+		id := string(bytes.Trim(e.ID, `"`))
+		t := traces[id]
+		if t == nil {
+			t = &tritonTrace{first: n, events: map[string][]int64{}}
+			traces[id] = t
+			order = append(order, id)
+		}
+		if len(e.RequestID) > 0 {
+			t.reqID = string(bytes.Trim(e.RequestID, `"`))
+		}
+		if p := string(bytes.Trim(e.ParentID, `"`)); p != "" && p != "0" && p != "null" {
+			t.child = true
+		}
+		if e.ModelName != "" {
+			t.model = e.ModelName
+		}
+		for _, ts := range e.Timestamps {
+			if v := intp(ts.NS); v != nil {
+				t.events[ts.Name] = append(t.events[ts.Name], *v)
+			}
+		}
+	}
+	if s.cut == "" {
+		if _, err := dec.Token(); err != nil && !errors.Is(err, io.EOF) {
+			s.cut = "the trace array has no closing ']' (the file was still being written or was cut)"
+		} else if err != nil {
+			s.cut = "the trace array has no closing ']' (the file was still being written or was cut)"
+		}
+	}
+	children := 0
+	for _, id := range order {
+		t := traces[id]
+		if t.child {
+			children++
+			continue
+		}
+		first := func(names ...string) *int64 {
+			for _, nm := range names {
+				if v := t.events[nm]; len(v) > 0 {
+					m := v[0]
+					for _, x := range v {
+						m = min(m, x)
+					}
+					return &m
+				}
+			}
+			return nil
+		}
+		last := func(names ...string) *int64 {
+			for _, nm := range names {
+				if v := t.events[nm]; len(v) > 0 {
+					m := v[0]
+					for _, x := range v {
+						m = max(m, x)
+					}
+					return &m
+				}
+			}
+			return nil
+		}
+		r := &record{kind: KindTriton, where: "trace id " + id, id: t.reqID, clock: formats.ClockMonotonic}
+		r.arrival = first("HTTP_RECV_START", "GRPC_WAITREAD_START", "REQUEST_START")
+		cs := first("COMPUTE_START")
+		r.queue = sub(cs, first("QUEUE_START"))
+		r.inference = sub(last("COMPUTE_END"), cs)
+		fr := first("INFER_RESPONSE_COMPLETE")
+		r.ttft = sub(fr, r.arrival)
+		r.prefill = sub(fr, cs)
+		if len(t.events["INFER_RESPONSE_COMPLETE"]) > 1 {
+			r.decode = sub(last("INFER_RESPONSE_COMPLETE"), fr)
+		}
+		r.e2e = sub(last("HTTP_SEND_END", "GRPC_SEND_END", "REQUEST_END"), r.arrival)
+		s.add(r)
+		s.tritonEvents += len(t.events)
+	}
+	if children > 0 {
+		s.notes = append(s.notes, fmt.Sprintf("%d child traces (ensemble/BLS steps, parent_id set) are not requests of their own: not imported", children))
+	}
+	s.counts["triton_fragments"] += n
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,59 @@
+package serverlog
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// corpusFiles are the server-log corpus samples (testdata/server-logs, real
+// public samples with SOURCE.md), each with its golden dump.
+func corpusFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	root := "../../testdata/server-logs"
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && filepath.Base(p) != "SOURCE.md" && filepath.Base(p) != "sample_trace.jsonl" && !strings.HasPrefix(filepath.Base(filepath.Dir(p)), "joined") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func goldenName(p string) string {
+	rel := strings.TrimPrefix(filepath.ToSlash(p), "../../testdata/server-logs/")
+	return filepath.Join("testdata", strings.NewReplacer("/", "__").Replace(rel)+".golden")
+}
+
+// TestCorpusGolden imports every corpus sample and compares the readable
+// dump with its golden file.
+func TestCorpusGolden(t *testing.T) {
+	for _, p := range corpusFiles(t) {
+		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
+			head, _ := os.ReadFile(p)
+			if len(head) > 64<<10 {
+				head = head[:64<<10]
+			}
+			im := &Importer{Year: 2026}
+			if !im.Detect(p, head) {
+				t.Fatalf("Detect(%s) = false", p)
+			}
+			got := testkit.Dump(t, im, p, ingest.Options{Label: "s"})
+			testkit.Golden(t, goldenName(p), got, *update)
+		})
+	}
+}
