@@ -133,6 +133,7 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 			// ITL pools the gaps of the convention's completed requests
 			// only (CONVENTIONS.md), not a failed request's partial stream.
 			p.itl = p.itl[:n]
+			m.ITLSamples = 0
 		}
 		if len(a.fluid) > 0 {
 			a.gaps = TokenGaps(c, events, a.gaps)

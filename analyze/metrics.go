@@ -77,6 +77,10 @@ type RequestMetrics struct {
 	// deadlines the Analyzer was given (SetFluidity); NaN where the request
 	// has no responses.
 	Fluidity []FluidityValue
+	// ITLSamples is how many pooled ITL samples ComputeRequest appended for
+	// this request, in token order (0 under ITLPerRequestMean); plots use
+	// it to give each pooled gap its position in the output.
+	ITLSamples int
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -309,6 +313,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 
 	// Pooled ITL samples. Under ITLTokenZeroGaps the first chunk's extra
 	// tokens share its arrival time: k − 1 zero gaps.
+	itlStart := len(itl)
 	m.TokensPerMessageKnown = len(resp) > 0
 	if c.ITL == ITLTokenZeroGaps && len(resp) > 0 && resp[0].tokens > 1 {
 		for j := 1; j < resp[0].tokens; j++ {
@@ -340,6 +345,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 			itl = append(itl, gap)
 		}
 	}
+	m.ITLSamples = len(itl) - itlStart
 	return m, itl
 }
 

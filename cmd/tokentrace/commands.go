@@ -435,6 +435,11 @@ func newAnalyze() *cobra.Command {
 						return err
 					}
 				}
+				if s.afterData != nil {
+					if err := s.afterData(cmd, out, rep, an); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		},

@@ -75,6 +75,9 @@ var extraCommands []func() *cobra.Command
 type analyzeStep struct {
 	register func(c *cobra.Command)
 	after    func(cmd *cobra.Command, out string, rep *analyze.Report) error
+	// afterData is after for steps that need the per-request data behind
+	// the report (plots, report.html): the Analyzer that built rep.
+	afterData func(cmd *cobra.Command, out string, rep *analyze.Report, an *analyze.Analyzer) error
 }
 
 var analyzeSteps []analyzeStep

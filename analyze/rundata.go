@@ -1,0 +1,61 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// RunData is one run's per-request data under one convention, as the
+// Analyzer holds it after the rows streamed by: what plots draw from. It
+// shares the Analyzer's slices; callers must not modify them.
+type RunData struct {
+	// Run is the run's row (provenance, source files, notes).
+	Run *formats.Run
+	// Convention is the convention the data was computed under.
+	Convention Convention
+	// Streaming is the run's Streaming flag, or — when the source does not
+	// say — whether any request received more than one response (the rule
+	// the report uses).
+	Streaming bool
+	// Requests are every request's metrics (all statuses) in arrival order.
+	Requests []RequestMetrics
+	// ITL are the pooled ITL samples in ms, in request order and, within a
+	// request, in token order: request i contributed Requests[i].ITLSamples
+	// consecutive values. Empty under ITLPerRequestMean.
+	ITL []float64
+	// Values are the report's samples per quantity (see Quantities): the
+	// exact values each Summary of the run's report was computed from
+	// (Values["itl"] is the pooled ITL of a streaming run; "tpot", "ttst"
+	// and "itl" are absent for non-streaming runs).
+	Values map[string][]float64
+	// PairOSL and PairE2E are the counted requests' (OSL, E2E) pairs the
+	// report's e2e_by_osl buckets and fit use (NaN where undefined).
+	PairOSL, PairE2E []float64
+}
+
+// RunData returns the data of the run with id runID under the convention
+// named convention (one the Analyzer computed; RunReport.Convention.Name
+// says which one a report used). It fails for an unknown run, a run whose
+// Run row never arrived, or a convention the Analyzer did not compute.
+func (a *Analyzer) RunData(runID, convention string) (*RunData, error) {
+	acc := a.byID[runID]
+	if acc == nil {
+		return nil, fmt.Errorf("run %q: not seen by the analyzer", runID)
+	}
+	if acc.run == nil {
+		return nil, fmt.Errorf("run %q: requests without a run row", runID)
+	}
+	ci := a.index(convention)
+	if ci < 0 {
+		return nil, fmt.Errorf("run %q: convention %q was not computed", runID, convention)
+	}
+	c := a.convs[ci]
+	reqs, itl := acc.per[ci].reqs, acc.per[ci].itl
+	streaming := isStreaming(acc.run, reqs)
+	s := samplesOf(c, reqs, itl, streaming)
+	return &RunData{
+		Run: acc.run, Convention: c, Streaming: streaming, Requests: reqs, ITL: itl,
+		Values: s.values, PairOSL: s.pairOSL, PairE2E: s.pairE2E,
+	}, nil
+}

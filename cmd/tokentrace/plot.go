@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/plots"
+)
+
+func init() {
+	extraCommands = append(extraCommands, newPlotCmd)
+	analyzeSteps = append(analyzeSteps, analyzeStep{register: registerAnalyzePlots, afterData: analyzePlots})
+}
+
+func newPlotCmd() *cobra.Command {
+	var in inputFlags
+	var rf reportFlags
+	var out, format string
+	var kinds []string
+	var html bool
+	c := &cobra.Command{
+		Use:   "plot INPUT_OR_DIR... -o DIR",
+		Short: "Draw latency tails (CCDF), E2E vs output length, timelines, ITL by position and goodput curves",
+		Long: `Draws, from the same per-request data the report uses:
+  ccdf          TTFT, TPOT, ITL and E2E survival functions (log scale), runs overlaid, P50/P90/P99 marked
+  e2e-osl       per run: E2E against output length, per-bucket P50/P90/P99, the fit E2E ≈ a + b·N
+  timeline      per run: TTFT and E2E against request start, rolling P99, failed requests, in-flight count
+  itl-position  per run: P50/P99 of the token gap against its position in the output
+  goodput       per SLO constraint (needs --slo): goodput fraction as that bound moves, runs overlaid
+Plots a run's data cannot support are skipped and listed with the reason.`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("plot needs -o DIR")}
+			}
+			ks, err := plots.ParseKinds(kinds)
+			if err != nil {
+				return usageError{err}
+			}
+			if !validFormat(format) {
+				return usageError{fmt.Errorf("--format %q: want %s", format, strings.Join(plots.Formats, ", "))}
+			}
+			rf.format = "text"
+			convs := strings.Split(rf.convention, ",")
+			rf.convention = convs[0]
+			opt, err := rf.options()
+			if err != nil {
+				return err
+			}
+			an, err := plotAnalyzer(&rf, convs)
+			if err != nil {
+				return err
+			}
+			if err := importInputs(args, in, true, an); err != nil {
+				return err
+			}
+			// one report per convention; several are overlaid, labelled
+			// "run · convention"
+			var inputs []plots.Input
+			for _, name := range convs {
+				if name == "tool" {
+					opt.Convention = toolConvention
+				} else {
+					c, err := analyze.LookupConvention(name)
+					if err != nil {
+						return usageError{err}
+					}
+					opt.Convention = func(*formats.Run) analyze.Convention { return c }
+				}
+				rep, err := an.Report(opt)
+				if err != nil {
+					return err
+				}
+				ins, err := plotInputs(rep, an)
+				if err != nil {
+					return err
+				}
+				if len(convs) > 1 {
+					for i := range ins {
+						ins[i].Label = ins[i].Report.RunID + " · " + ins[i].Report.Convention.Name
+					}
+				}
+				inputs = append(inputs, ins...)
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			return writePlots(cmd.OutOrStdout(), out, out, format, ks, opt.SLO, inputs, html)
+		},
+	}
+	in.register(c)
+	c.Flags().StringVar(&rf.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+"); several, comma-separated, are overlaid")
+	c.Flags().StringVar(&rf.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts (see report --tokenizer)")
+	c.Flags().StringVar(&rf.slo, "slo", "", "goodput SLO for the goodput curves, e.g. 'ttft<=500ms,e2e<=2s'")
+	c.Flags().StringVar(&rf.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e-osl, e.g. 0,64,128,256,inf")
+	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the plot files")
+	c.Flags().StringVar(&format, "format", "svg", "plot file format: "+strings.Join(plots.Formats, ", "))
+	c.Flags().StringArrayVar(&kinds, "kind", nil, "plot kinds to draw (repeat or comma-separate): "+kindNames()+" (default: all)")
+	c.Flags().BoolVar(&html, "html", false, "also write DIR/report.html (report tables and the plots, self-contained)")
+	return c
+}
+
+func kindNames() string {
+	var s []string
+	for _, k := range plots.Kinds {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+func validFormat(f string) bool {
+	for _, x := range plots.Formats {
+		if f == x {
+			return true
+		}
+	}
+	return false
+}
+
+// plotAnalyzer is the Analyzer for the conventions named (profiles, or
+// "tool" for each run's own), with the tokenizer flags applied.
+func plotAnalyzer(rf *reportFlags, names []string) (*analyze.Analyzer, error) {
+	var convs []analyze.Convention
+	for _, name := range names {
+		if name == "tool" {
+			convs = analyze.Profiles
+			break
+		}
+		c, err := analyze.LookupConvention(name)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		convs = append(convs, c)
+	}
+	a := analyze.NewAnalyzer(convs...)
+	if err := rf.setTokenizer(a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// plotInputs pairs each run's report with the Analyzer's per-request data
+// under the report's convention (none for summary-only runs).
+func plotInputs(rep *analyze.Report, an *analyze.Analyzer) ([]plots.Input, error) {
+	var inputs []plots.Input
+	for _, rr := range rep.Runs {
+		in := plots.Input{Report: rr}
+		if rr.Requests.Total > 0 {
+			d, err := an.RunData(rr.RunID, rr.Convention.Name)
+			if err != nil {
+				return nil, err
+			}
+			in.Data = d
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
+}
+
+// writePlots draws inputs into plotDir and, with html, writes
+// htmlDir/report.html; it prints what it wrote and what it skipped to w.
+func writePlots(w io.Writer, plotDir, htmlDir, format string, kinds []plots.Kind, slo analyze.SLO, inputs []plots.Input, html bool) error {
+	set, err := plots.Build(inputs, slo, kinds)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(plotDir, 0o755); err != nil {
+		return err
+	}
+	paths, err := plots.Write(plotDir, set, format)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "tokentrace: wrote %d plot(s) to %s\n", len(paths), plotDir)
+	for _, s := range set.Skipped {
+		fmt.Fprintf(w, "tokentrace: plot skipped: %s\n", s)
+	}
+	if html {
+		var b bytes.Buffer
+		if err := plots.WriteHTML(&b, inputs, set); err != nil {
+			return err
+		}
+		p := filepath.Join(htmlDir, "report.html")
+		if err := formats.WriteFileAtomic(p, func(f *os.File) error { _, err := f.Write(b.Bytes()); return err }); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "tokentrace: wrote %s\n", p)
+	}
+	return nil
+}
+
+func registerAnalyzePlots(c *cobra.Command) {
+	c.Flags().Bool("no-plots", false, "do not write DIR/plots/ and DIR/report.html")
+	c.Flags().String("plot-format", "svg", "format of the plot files in DIR/plots/: "+strings.Join(plots.Formats, ", "))
+	// a bad --plot-format is a usage error before anything is read
+	prev := c.PreRunE
+	c.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if format, _ := cmd.Flags().GetString("plot-format"); !validFormat(format) {
+			return usageError{fmt.Errorf("--plot-format %q: want %s", format, strings.Join(plots.Formats, ", "))}
+		}
+		if prev != nil {
+			return prev(cmd, args)
+		}
+		return nil
+	}
+}
+
+// analyzePlots is analyze's plot step: every plot kind into DIR/plots/ and
+// DIR/report.html, from the Analyzer that built the report.
+func analyzePlots(cmd *cobra.Command, out string, rep *analyze.Report, an *analyze.Analyzer) error {
+	if skip, _ := cmd.Flags().GetBool("no-plots"); skip {
+		return nil
+	}
+	format, _ := cmd.Flags().GetString("plot-format")
+	if !validFormat(format) {
+		return usageError{fmt.Errorf("--plot-format %q: want %s", format, strings.Join(plots.Formats, ", "))}
+	}
+	sloText, _ := cmd.Flags().GetString("slo")
+	slo, err := analyze.ParseSLO(sloText)
+	if err != nil {
+		return usageError{err}
+	}
+	inputs, err := plotInputs(rep, an)
+	if err != nil {
+		return err
+	}
+	return writePlots(cmd.ErrOrStderr(), filepath.Join(out, "plots"), out, format, plots.Kinds, slo, inputs, true)
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// runBoth executes the CLI in-process and returns stdout and stderr.
+func runBoth(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), errb.String(), err
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestPlotCommand: plot draws the kinds asked for, in the format asked
+// for, labels runs with --label, and lists what it skipped with the reason.
+func TestPlotCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := runBoth(t, "plot", demoInputs[0], demoInputs[1], "-o", dir, "--format", "png",
+		"--kind", "ccdf,timeline", "--label", "agent", "--label", "bedrock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ccdf-e2e.png", "ccdf-itl.png", "ccdf-tpot.png", "ccdf-ttft.png", "timeline-agent.png"}
+	if got := listDir(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("wrote %v, want %v", got, want)
+	}
+	for _, line := range []string{
+		"tokentrace: wrote 5 plot(s) to " + dir,
+		"tokentrace: plot skipped: ccdf ITL of bedrock: no per-message arrival times in the source, so no token gaps",
+		"tokentrace: plot skipped: timeline of bedrock: no request start times in the source",
+	} {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "timeline-agent.png"))
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Fatalf("timeline-agent.png is not a PNG (%v)", err)
+	}
+	for _, bad := range [][]string{
+		{"plot", demoInputs[0], "-o", dir, "--format", "gif"},
+		{"plot", demoInputs[0], "-o", dir, "--kind", "pie"},
+		{"plot", demoInputs[0]},
+	} {
+		if _, _, err := runBoth(t, bad...); err == nil {
+			t.Errorf("%v: no error", bad)
+		} else if _, ok := err.(usageError); !ok {
+			t.Errorf("%v: %v is not a usage error", bad, err)
+		}
+	}
+}
+
+// TestAnalyzeWritesPlotsAndHTML: analyze also writes DIR/plots/ and
+// DIR/report.html (with --no-plots, neither).
+func TestAnalyzeWritesPlotsAndHTML(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"analyze"}, demoInputs...)
+	_, errOut, err := runBoth(t, append(args, "-o", dir, "--slo", "ttft<=500ms,e2e<=15s")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := listDir(t, filepath.Join(dir, "plots"))
+	if len(got) != 12 || got[0] != "ccdf-e2e.svg" {
+		t.Fatalf("plots: %v", got)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), "<svg"); n != 12 {
+		t.Errorf("report.html inlines %d SVG plots, want 12", n)
+	}
+	if !strings.Contains(errOut, "tokentrace: wrote "+filepath.Join(dir, "report.html")) {
+		t.Errorf("stderr does not say report.html was written:\n%s", errOut)
+	}
+	if _, _, err := runBoth(t, append(args, "-o", t.TempDir(), "--plot-format", "gif")...); err == nil {
+		t.Error("--plot-format gif accepted")
+	} else if _, ok := err.(usageError); !ok {
+		t.Errorf("--plot-format gif: %v is not a usage error", err)
+	}
+	dir2 := t.TempDir()
+	if _, _, err := runBoth(t, append(args, "-o", dir2, "--no-plots")...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir2, "report.html")); !os.IsNotExist(err) {
+		t.Error("--no-plots still wrote report.html")
+	}
+}
+
+// TestPlotOverlaysConventions: several --convention values are overlaid,
+// each run labelled "run · convention"; an unknown one is a usage error
+// before anything is read.
+func TestPlotOverlaysConventions(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runBoth(t, "plot", demoInputs[0], "-o", dir, "--kind", "ccdf,itl-position", "--convention", "tokentrace,aiperf"); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(listDir(t, dir), " ")
+	want := "ccdf-e2e.svg ccdf-itl.svg ccdf-tpot.svg ccdf-ttft.svg itl-position-qwen3vl30b-local-agent-c2_aiperf.svg itl-position-qwen3vl30b-local-agent-c2_tokentrace.svg"
+	if got != want {
+		t.Fatalf("wrote %s\nwant  %s", got, want)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "ccdf-tpot.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"qwen3vl30b-local-agent-c2 · tokentrace (n=20)", "qwen3vl30b-local-agent-c2 · aiperf (n=20)"} {
+		if !strings.Contains(string(svg), l) {
+			t.Errorf("ccdf-tpot.svg has no legend entry %q", l)
+		}
+	}
+	if _, _, err := runBoth(t, "plot", demoInputs[0], "-o", dir, "--convention", "tokentrace,nope"); err == nil {
+		t.Error("unknown convention accepted")
+	} else if _, ok := err.(usageError); !ok {
+		t.Errorf("%v is not a usage error", err)
+	}
+}

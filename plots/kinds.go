@@ -1,0 +1,651 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tokentrace/tokentrace/analyze"
+)
+
+// Kind names a kind of plot.
+type Kind string
+
+// The plot kinds.
+const (
+	// KindCCDF: the tail (survival function, log Y) of TTFT, TPOT, ITL and
+	// E2E, one file per metric, runs overlaid, P50/P90/P99 marked.
+	KindCCDF Kind = "ccdf"
+	// KindE2EOSL: E2E against output length per run: the requests, the
+	// report's per-bucket P50/P90/P99 and its fit E2E ≈ a + b·N.
+	KindE2EOSL Kind = "e2e-osl"
+	// KindTimeline: per run, TTFT and E2E against request start with a
+	// rolling P99 and failed requests marked, over the in-flight count.
+	KindTimeline Kind = "timeline"
+	// KindITLPosition: per run, P50 and P99 of the token gap against its
+	// position in the output.
+	KindITLPosition Kind = "itl-position"
+	// KindGoodput: per SLO constraint, goodput fraction as that bound moves
+	// (the others held), runs overlaid, the configured bound marked.
+	KindGoodput Kind = "goodput"
+)
+
+// Kinds are all plot kinds, in output order.
+var Kinds = []Kind{KindCCDF, KindE2EOSL, KindTimeline, KindITLPosition, KindGoodput}
+
+// ParseKinds parses kind names (each item may be a comma-separated list);
+// none gives all kinds.
+func ParseKinds(list []string) ([]Kind, error) {
+	if len(list) == 0 {
+		return Kinds, nil
+	}
+	seen := map[Kind]bool{}
+	for _, item := range list {
+		for _, s := range strings.Split(item, ",") {
+			k := Kind(strings.TrimSpace(s))
+			ok := false
+			for _, known := range Kinds {
+				ok = ok || k == known
+			}
+			if !ok {
+				var names []string
+				for _, known := range Kinds {
+					names = append(names, string(known))
+				}
+				return nil, fmt.Errorf("plot kind %q: want %s", k, strings.Join(names, ", "))
+			}
+			seen[k] = true
+		}
+	}
+	var out []Kind
+	for _, k := range Kinds {
+		if seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// Input is one run to plot: its report and its per-request data (the same
+// Analyzer's, under the report's convention).
+type Input struct {
+	// Label names the run in legends and file names (default: Report.RunID).
+	Label  string
+	Report *analyze.RunReport
+	Data   *analyze.RunData
+}
+
+func (in Input) label() string {
+	if in.Label != "" {
+		return in.Label
+	}
+	return in.Report.RunID
+}
+
+// Skip is a plot not drawn, and why.
+type Skip struct {
+	Kind   Kind   `json:"kind"` // "" for all kinds
+	Run    string `json:"run,omitempty"`
+	Metric string `json:"metric,omitempty"`
+	Reason string `json:"reason"`
+}
+
+func (s Skip) String() string {
+	what := string(s.Kind)
+	if what == "" {
+		what = "all plots"
+	}
+	if s.Metric != "" {
+		what += " " + s.Metric
+	}
+	if s.Run != "" {
+		what += " of " + s.Run
+	}
+	return what + ": " + s.Reason
+}
+
+// Set is the figures drawn for some runs and the plots skipped.
+type Set struct {
+	Figures []*Figure
+	Skipped []Skip
+}
+
+// Build prepares the figures of kinds for inputs (SLO: the goodput
+// constraints; empty skips goodput). It draws what each run's data
+// supports and lists the rest in Set.Skipped.
+func Build(inputs []Input, slo analyze.SLO, kinds []Kind) (*Set, error) {
+	set := &Set{}
+	slugs := slugger{}
+	var perRun []Input // runs with per-request data
+	var runSlugs []string
+	for _, in := range inputs {
+		if summaryOnly(in) {
+			set.Skipped = append(set.Skipped, Skip{Run: in.label(), Reason: summaryOnlyReason})
+			continue
+		}
+		perRun = append(perRun, in)
+		runSlugs = append(runSlugs, slugs.slug(in.label()))
+	}
+	for _, k := range kinds {
+		var err error
+		switch k {
+		case KindCCDF:
+			err = set.ccdf(perRun)
+		case KindGoodput:
+			err = set.goodput(perRun, slo)
+		default:
+			for i, in := range perRun {
+				switch k {
+				case KindE2EOSL:
+					err = set.e2eOSL(in, runSlugs[i])
+				case KindTimeline:
+					err = set.timeline(in, runSlugs[i])
+				case KindITLPosition:
+					err = set.itlPosition(in, runSlugs[i])
+				}
+				if err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+const summaryOnlyReason = "summary-only run: the source holds the tool's summary statistics, no per-request data"
+
+func summaryOnly(in Input) bool { return in.Report.Requests.Total == 0 || in.Data == nil }
+
+// slugger makes file-name-safe, unique names from run labels.
+type slugger map[string]bool
+
+func (s slugger) slug(label string) string {
+	var b strings.Builder
+	for _, r := range label {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			b.WriteRune(r)
+		} else if !strings.HasSuffix(b.String(), "_") {
+			b.WriteByte('_') // one per run of other characters
+		}
+	}
+	base := strings.Trim(b.String(), "._")
+	if base == "" {
+		base = "run"
+	}
+	out := base
+	for n := 2; s[out]; n++ {
+		out = fmt.Sprintf("%s-%d", base, n)
+	}
+	s[out] = true
+	return out
+}
+
+// tailMetric is one CCDF metric: sample name, title, summary.
+type tailMetric struct {
+	q, name string
+	sum     func(*analyze.Metrics) analyze.Summary
+}
+
+var tailMetrics = []tailMetric{
+	{"ttft", "TTFT", func(m *analyze.Metrics) analyze.Summary { return m.TTFTMs }},
+	{"tpot", "TPOT", func(m *analyze.Metrics) analyze.Summary { return m.TPOTMs }},
+	{"itl", "ITL", func(m *analyze.Metrics) analyze.Summary { return m.ITLMs }},
+	{"e2e", "E2E", func(m *analyze.Metrics) analyze.Summary { return m.E2EMs }},
+}
+
+// TailSeries is one run's CCDF of one metric with the report's P50, P90
+// and P99 (under the run's convention and percentile method).
+type TailSeries struct {
+	Label         string
+	N             int
+	Points        []XY
+	P50, P90, P99 float64
+}
+
+// Tail returns the CCDF series of metric q ("ttft", "tpot", "itl", "e2e")
+// of one run: the report's samples (RunData.Values) and percentiles.
+func Tail(in Input, q string) (TailSeries, string) {
+	var tm *tailMetric
+	for i := range tailMetrics {
+		if tailMetrics[i].q == q {
+			tm = &tailMetrics[i]
+		}
+	}
+	if tm == nil {
+		return TailSeries{}, "unknown metric " + q
+	}
+	if summaryOnly(in) {
+		return TailSeries{}, summaryOnlyReason
+	}
+	vals := in.Data.Values[q]
+	if len(vals) == 0 {
+		switch {
+		case (q == "tpot" || q == "itl") && !in.Data.Streaming:
+			return TailSeries{}, "non-streaming run: " + tm.name + " is undefined"
+		case q == "itl":
+			return TailSeries{}, "no per-message arrival times in the source, so no token gaps"
+		}
+		return TailSeries{}, "no completed request with a defined " + tm.name
+	}
+	sorted := append([]float64(nil), vals...)
+	sort.Float64s(sorted)
+	s := tm.sum(&in.Report.Metrics)
+	return TailSeries{Label: in.label(), N: len(sorted), Points: CCDF(sorted, MaxCCDFPoints), P50: s.P50, P90: s.P90, P99: s.P99}, ""
+}
+
+func (set *Set) ccdf(inputs []Input) error {
+	for _, tm := range tailMetrics {
+		var series []TailSeries
+		for _, in := range inputs {
+			ts, why := Tail(in, tm.q)
+			if why != "" {
+				set.Skipped = append(set.Skipped, Skip{Kind: KindCCDF, Run: in.label(), Metric: tm.name, Reason: why})
+				continue
+			}
+			series = append(series, ts)
+		}
+		if len(series) == 0 {
+			continue
+		}
+		f, err := ccdfFigure(tm.name, "ccdf-"+tm.q, series)
+		if err != nil {
+			return err
+		}
+		set.Figures = append(set.Figures, f)
+	}
+	return nil
+}
+
+func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
+	p := newPlot(metric+" tail (CCDF)", metric+" (ms)", "P("+metric+" ≥ x), log scale")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	var d strings.Builder
+	fmt.Fprintf(&d, "# %s: %s tail; x ms, P(X ≥ x); markers at the report's percentiles\n", name, metric)
+	minY := 0.01
+	for i, s := range series {
+		c := seriesColor(i)
+		l, err := line(s.Points, c, 1.5, seriesDashes(i))
+		if err != nil {
+			return nil, err
+		}
+		l.StepStyle = plotter.PreStep
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Label, s.N), l)
+		var mk []XY
+		var txt []string
+		for _, q := range []struct {
+			name string
+			v, y float64
+		}{{"P50", s.P50, 0.5}, {"P90", s.P90, 0.1}, {"P99", s.P99, 0.01}} {
+			if finite(q.v) {
+				mk = append(mk, XY{q.v, q.y})
+				txt = append(txt, q.name+" "+fmtNum(q.v))
+			}
+		}
+		if len(mk) > 0 {
+			sc, err := points(mk, c, draw.CircleGlyph{}, 3)
+			if err != nil {
+				return nil, err
+			}
+			p.Add(sc)
+			if len(series) <= maxLabelledSeries {
+				lb, err := labels(mk, txt, 8)
+				if err != nil {
+					return nil, err
+				}
+				p.Add(lb)
+			}
+		}
+		if last := s.Points[len(s.Points)-1].Y; last < minY {
+			minY = last
+		}
+		fmt.Fprintf(&d, "series %q n=%d p50=%s p90=%s p99=%s points=%d\n", s.Label, s.N, g(s.P50), g(s.P90), g(s.P99), len(s.Points))
+		for _, pt := range s.Points {
+			fmt.Fprintf(&d, "%s\t%s\n", g(pt.X), g(pt.Y))
+		}
+	}
+	p.Y.Min, p.Y.Max = minY/2, 1.2
+	// a log X axis when the runs span a wide range (overlaid runs of very
+	// different latency stay readable); linear when a value is ≤ 0
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		xmin, xmax = math.Min(xmin, s.Points[0].X), math.Max(xmax, s.Points[len(s.Points)-1].X)
+	}
+	if xmin > 0 && xmax/xmin > 20 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Label.Text += ", log scale"
+		fmt.Fprintf(&d, "x axis log\n")
+	}
+	return single(KindCCDF, name, "", p, d.String()), nil
+}
+
+func (set *Set) e2eOSL(in Input, slug string) error {
+	pts := Scatter(in.Data.PairOSL, in.Data.PairE2E, MaxScatterPoints)
+	if len(pts) < 2 {
+		set.Skipped = append(set.Skipped, Skip{Kind: KindE2EOSL, Run: in.label(), Reason: "fewer than two completed requests with both an output length and an E2E"})
+		return nil
+	}
+	rr := in.Report
+	p := newPlot("E2E vs output length: "+in.label(), "output length N (tokens)", "E2E (ms)")
+	var d strings.Builder
+	fmt.Fprintf(&d, "# e2e-osl %q: (N tokens, E2E ms) points, buckets, fit\n", in.label())
+	sc, err := points(pts, grey, draw.CircleGlyph{}, 2)
+	if err != nil {
+		return err
+	}
+	p.Add(sc)
+	p.Legend.Add(fmt.Sprintf("requests (%d)", len(pts)), sc)
+	xmin, xmax := pts[0].X, pts[0].X
+	for _, q := range pts {
+		xmin, xmax = math.Min(xmin, q.X), math.Max(xmax, q.X)
+	}
+	for i, q := range []struct {
+		name string
+		v    func(b analyze.Bucket) float64
+	}{{"P50", func(b analyze.Bucket) float64 { return b.P50 }}, {"P90", func(b analyze.Bucket) float64 { return b.P90 }}, {"P99", func(b analyze.Bucket) float64 { return b.P99 }}} {
+		first := true
+		for _, b := range rr.E2EByOSL {
+			if b.N == 0 || !finite(q.v(b)) {
+				continue
+			}
+			x0, x1 := math.Max(b.Min, xmin), math.Min(b.Max, xmax)
+			if x1 < x0 {
+				x1 = x0
+			}
+			l, err := line([]XY{{x0, q.v(b)}, {x1, q.v(b)}}, seriesColor(i), 2, nil)
+			if err != nil {
+				return err
+			}
+			p.Add(l)
+			if first {
+				p.Legend.Add("bucket "+q.name, l)
+				first = false
+			}
+		}
+	}
+	for _, b := range rr.E2EByOSL {
+		fmt.Fprintf(&d, "bucket [%s, %s) n=%d p50=%s p90=%s p99=%s\n", g(b.Min), g(b.Max), b.N, g(b.P50), g(b.P90), g(b.P99))
+	}
+	if f := rr.E2EOSLFit; f != nil {
+		a, b := float64(f.InterceptMs), float64(f.SlopeMsPerToken)
+		fl, err := line([]XY{{xmin, a + b*xmin}, {xmax, a + b*xmax}}, black, 1.5, []vg.Length{vg.Points(5), vg.Points(3)})
+		if err != nil {
+			return err
+		}
+		p.Add(fl)
+		p.Legend.Add(fmt.Sprintf("fit E2E ≈ %s ms + %s ms × N (R² %.3f)", fmtNum(a), fmtNum(b), float64(f.R2)), fl)
+		fmt.Fprintf(&d, "fit intercept_ms=%s slope_ms_per_token=%s r2=%s n=%d\n", g(a), g(b), g(float64(f.R2)), f.N)
+	}
+	fmt.Fprintf(&d, "points %d\n", len(pts))
+	for _, q := range pts {
+		fmt.Fprintf(&d, "%s\t%s\n", g(q.X), g(q.Y))
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	set.Figures = append(set.Figures, single(KindE2EOSL, "e2e-osl-"+slug, in.label(), p, d.String()))
+	return nil
+}
+
+func (set *Set) timeline(in Input, slug string) error {
+	tl, ok := BuildTimeline(in.Data.Requests, in.Data.Convention.Percentile)
+	if !ok {
+		set.Skipped = append(set.Skipped, Skip{Kind: KindTimeline, Run: in.label(), Reason: "no request start times in the source"})
+		return nil
+	}
+	top := newPlot("Timeline: "+in.label(), "", "latency (ms), log scale")
+	var d strings.Builder
+	fmt.Fprintf(&d, "# timeline %q: t = s since the first start (clock %s); window %d requests; requests %d; max in flight %d; no end %d\n",
+		in.label(), in.Data.Run.ClockDomain, tl.Window, tl.Requests, tl.MaxInFlight, tl.NoEnd)
+	minY := math.Inf(1)
+	for _, s := range [][]XY{tl.TTFT, tl.E2E, tl.Failed} {
+		for _, q := range s {
+			if finite(q.Y) && q.Y > 0 && q.Y < minY {
+				minY = q.Y
+			}
+		}
+	}
+	if math.IsInf(minY, 1) {
+		minY = 1
+	}
+	top.Y.Scale = plot.LogScale{}
+	top.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	clampPos := func(s []XY) []XY {
+		out := make([]XY, 0, len(s))
+		for _, q := range s {
+			if !finite(q.Y) || q.Y <= 0 {
+				q.Y = minY / 2 // unknown wait: drawn at the bottom
+			}
+			out = append(out, q)
+		}
+		return out
+	}
+	add := func(name string, s []XY, i int, roll []XY) error {
+		if len(s) == 0 {
+			return nil
+		}
+		sc, err := points(clampPos(s), seriesColor(i), draw.CircleGlyph{}, 1.8)
+		if err != nil {
+			return err
+		}
+		top.Add(sc)
+		top.Legend.Add(name, sc)
+		if len(roll) > 1 {
+			l, err := line(roll, seriesColor(i), 2, nil)
+			if err != nil {
+				return err
+			}
+			top.Add(l)
+			top.Legend.Add(fmt.Sprintf("%s rolling P99 (last %d)", name, tl.Window), l)
+		}
+		return nil
+	}
+	if err := add("TTFT", tl.TTFT, 0, tl.RollingP99TTFT); err != nil {
+		return err
+	}
+	if err := add("E2E", tl.E2E, 1, tl.RollingP99E2E); err != nil {
+		return err
+	}
+	if len(tl.Failed) > 0 {
+		sc, err := points(clampPos(tl.Failed), red, draw.CrossGlyph{}, 3)
+		if err != nil {
+			return err
+		}
+		top.Add(sc)
+		top.Legend.Add(fmt.Sprintf("failed (%d)", len(tl.Failed)), sc)
+	}
+	bottom := newPlot("", "time since the first request start (s)", "requests in flight")
+	if tl.NoEnd > 0 {
+		bottom.Title.Text = fmt.Sprintf("requests in flight (%d request(s) without a known end left out)", tl.NoEnd)
+		bottom.Title.TextStyle.Font.Size = 10
+	}
+	if len(tl.InFlight) > 0 {
+		l, err := line(tl.InFlight, black, 1.2, nil)
+		if err != nil {
+			return err
+		}
+		l.StepStyle = plotter.PostStep
+		bottom.Add(l)
+	}
+	bottom.Y.Min = 0
+	bottom.Y.Max = math.Max(1, float64(tl.MaxInFlight)*1.15)
+	// a shared time axis
+	xmax := 0.0
+	for _, s := range [][]XY{tl.TTFT, tl.E2E, tl.Failed, tl.InFlight} {
+		for _, q := range s {
+			xmax = math.Max(xmax, q.X)
+		}
+	}
+	top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = 0, xmax, 0, xmax
+	dumpXY(&d, "ttft", tl.TTFT)
+	dumpXY(&d, "e2e", tl.E2E)
+	dumpXY(&d, "failed", tl.Failed)
+	dumpXY(&d, "rolling_p99_ttft", tl.RollingP99TTFT)
+	dumpXY(&d, "rolling_p99_e2e", tl.RollingP99E2E)
+	dumpXY(&d, "in_flight", tl.InFlight)
+	f := &Figure{Kind: KindTimeline, Name: "timeline-" + slug, Title: top.Title.Text, Run: in.label(), Width: Width, Height: 6 * vg.Inch, Data: d.String(),
+		draw: func(dc draw.Canvas) {
+			// top panel 2/3, bottom 1/3, plot areas aligned
+			h := dc.Max.Y - dc.Min.Y
+			dcTop := draw.Crop(dc, 0, 0, h/3, 0)
+			dcBottom := draw.Crop(dc, 0, 0, 0, -2*h/3)
+			cs := plot.Align([][]*plot.Plot{{top}, {bottom}}, draw.Tiles{Rows: 2, Cols: 1}, dc)
+			// use the aligned left/right edges with our own heights
+			dcTop.Min.X, dcTop.Max.X = cs[0][0].Min.X, cs[0][0].Max.X
+			dcBottom.Min.X, dcBottom.Max.X = cs[1][0].Min.X, cs[1][0].Max.X
+			top.Draw(dcTop)
+			bottom.Draw(dcBottom)
+		}}
+	set.Figures = append(set.Figures, f)
+	return nil
+}
+
+func dumpXY(d *strings.Builder, name string, pts []XY) {
+	fmt.Fprintf(d, "%s %d\n", name, len(pts))
+	for _, q := range pts {
+		fmt.Fprintf(d, "%s\t%s\n", g(q.X), g(q.Y))
+	}
+}
+
+func (set *Set) itlPosition(in Input, slug string) error {
+	skip := func(why string) error {
+		set.Skipped = append(set.Skipped, Skip{Kind: KindITLPosition, Run: in.label(), Reason: why})
+		return nil
+	}
+	switch {
+	case !in.Data.Streaming:
+		return skip("non-streaming run: no token gaps")
+	case in.Data.Convention.ITL == analyze.ITLPerRequestMean:
+		return skip("convention " + in.Data.Convention.Name + " defines ITL as one mean per request, not per gap")
+	case len(in.Data.ITL) == 0:
+		return skip("no per-message arrival times in the source, so no token gaps")
+	}
+	st, ok := ITLByPosition(in.Data.Requests, in.Data.ITL, in.Data.Convention.Percentile)
+	if !ok {
+		return skip("per-request gap counts do not match the pooled ITL samples")
+	}
+	p := newPlot("ITL by token position: "+in.label(), "gap position k (between output tokens k and k+1), log scale", "ITL (ms)")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	var p50, p99 []XY
+	var d strings.Builder
+	fmt.Fprintf(&d, "# itl-position %q: gaps from-to, n, P50 ms, P99 ms (x drawn at the group's first gap)\n", in.label())
+	for _, s := range st {
+		p50 = append(p50, XY{float64(s.From), s.P50})
+		p99 = append(p99, XY{float64(s.From), s.P99})
+		fmt.Fprintf(&d, "%d-%d\t%d\t%s\t%s\n", s.From, s.To, s.N, g(s.P50), g(s.P99))
+	}
+	for i, s := range []struct {
+		name string
+		pts  []XY
+	}{{"P50", p50}, {"P99", p99}} {
+		l, err := line(s.pts, seriesColor(i), 1.5, nil)
+		if err != nil {
+			return err
+		}
+		sc, err := points(s.pts, seriesColor(i), draw.CircleGlyph{}, 1.5)
+		if err != nil {
+			return err
+		}
+		p.Add(l, sc)
+		p.Legend.Add(s.name, l, sc)
+	}
+	p.Y.Min = 0
+	set.Figures = append(set.Figures, single(KindITLPosition, "itl-position-"+slug, in.label(), p, d.String()))
+	return nil
+}
+
+func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
+	if len(slo.Constraints) == 0 {
+		set.Skipped = append(set.Skipped, Skip{Kind: KindGoodput, Reason: "no SLO given (--slo)"})
+		return nil
+	}
+	type runCurves struct {
+		label  string
+		curves []GoodputCurve
+	}
+	var rc []runCurves
+	for _, in := range inputs {
+		rc = append(rc, runCurves{in.label(), GoodputCurves(slo, in.Data.Requests)})
+	}
+	if len(rc) == 0 {
+		return nil
+	}
+	for ci, c := range slo.Constraints {
+		p := newPlot("Goodput vs "+strings.ToUpper(c.Metric)+" bound ("+slo.Text+")", strings.ToUpper(c.Metric)+" bound (ms)", "goodput (fraction of all requests)")
+		var d strings.Builder
+		fmt.Fprintf(&d, "# goodput %s: bound ms, fraction good with the others held (%s)\n", c.Text, slo.Text)
+		xmax := c.Limit
+		for i, r := range rc {
+			gc := r.curves[ci]
+			if len(gc.Points) == 0 {
+				continue
+			}
+			pts := append([]XY(nil), gc.Points...)
+			for _, q := range pts {
+				xmax = math.Max(xmax, q.X)
+			}
+			l, err := line(pts, seriesColor(i), 1.5, seriesDashes(i))
+			if err != nil {
+				return err
+			}
+			l.StepStyle = plotter.PostStep
+			p.Add(l)
+			p.Legend.Add(fmt.Sprintf("%s (%s at the bound)", r.label, pct(gc.AtLimit)), l)
+			mk, err := points([]XY{{gc.LimitMs, gc.AtLimit}}, seriesColor(i), draw.CircleGlyph{}, 3)
+			if err != nil {
+				return err
+			}
+			p.Add(mk)
+			fmt.Fprintf(&d, "series %q total=%d at_limit=%s points=%d\n", r.label, gc.Total, g(gc.AtLimit), len(gc.Points))
+			for _, q := range gc.Points {
+				fmt.Fprintf(&d, "%s\t%s\n", g(q.X), g(q.Y))
+			}
+		}
+		xmax *= 1.05
+		// extend each curve to the right edge
+		for i, r := range rc {
+			gc := r.curves[ci]
+			if len(gc.Points) == 0 {
+				continue
+			}
+			last := gc.Points[len(gc.Points)-1]
+			if last.X < xmax {
+				l, err := line([]XY{last, {xmax, last.Y}}, seriesColor(i), 1.5, seriesDashes(i))
+				if err != nil {
+					return err
+				}
+				p.Add(l)
+			}
+		}
+		vl, err := vline(c.Limit, 0, 1, red)
+		if err != nil {
+			return err
+		}
+		p.Add(vl)
+		p.Legend.Add("configured bound "+c.Text, vl)
+		p.Y.Min, p.Y.Max = 0, 1.05
+		p.X.Min, p.X.Max = 0, xmax
+		p.Legend.Top, p.Legend.Left = false, false
+		set.Figures = append(set.Figures, single(KindGoodput, "goodput-"+sloSlug(c.Metric), "", p, d.String()))
+	}
+	return nil
+}
+
+func sloSlug(m string) string { return slugger{}.slug(m) }
+
+func pct(v float64) string {
+	if !finite(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
