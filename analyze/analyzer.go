@@ -586,20 +586,13 @@ func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, d
 		}
 		good, vacuous := true, false
 		for _, c := range slo.Constraints {
-			v := c.Value(m)
-			if math.IsNaN(v) {
-				if c.Metric == "tpot" && !(m.OutputTokens > 1) && !math.IsNaN(m.OutputTokens) {
-					vacuous = true // N ≤ 1: no decode to constrain
-					continue
-				}
-				if c.Metric == "max_itl" && m.Responses == 1 {
-					continue // one response: no gap to constrain
-				}
-				good = false // a value the request should have but lacks
-				break
-			}
-			if !c.Met(v) {
+			switch c.Check(m) {
+			case Failed:
 				good = false
+			case Vacuous:
+				vacuous = vacuous || c.Metric == "tpot"
+			}
+			if !good {
 				break
 			}
 		}

@@ -216,6 +216,41 @@ func (c Constraint) Value(m *RequestMetrics) float64 {
 	return math.NaN()
 }
 
+// Verdict is how one request fares against one constraint.
+type Verdict int
+
+const (
+	// Failed: the request misses the bound, or lacks a value it should
+	// have (a completed request without a TTFT).
+	Failed Verdict = iota
+	// Met: the value is within the bound.
+	Met
+	// Vacuous: there is nothing to constrain — TPOT of a request with
+	// N ≤ 1 (no decode), max_itl of a request with one response (no gap) —
+	// so the constraint holds.
+	Vacuous
+)
+
+// Check applies the constraint to a request's metrics: the one rule the
+// report's goodput, the gates and the goodput plots share. It does not
+// look at the status; callers count only completed (ok) requests as good.
+func (c Constraint) Check(m *RequestMetrics) Verdict {
+	v := c.Value(m)
+	if math.IsNaN(v) {
+		switch {
+		case c.Metric == "tpot" && !(m.OutputTokens > 1) && !math.IsNaN(m.OutputTokens):
+			return Vacuous
+		case c.Metric == "max_itl" && m.Responses == 1:
+			return Vacuous
+		}
+		return Failed
+	}
+	if c.Met(v) {
+		return Met
+	}
+	return Failed
+}
+
 // Met reports whether v meets the constraint.
 func (c Constraint) Met(v float64) bool {
 	if c.AtLeast {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -59,5 +60,36 @@ func TestConstraintMet(t *testing.T) {
 	lt := Constraint{Metric: "ttft", Limit: 500, Strict: true}
 	if !le.Met(500) || lt.Met(500) || !lt.Met(499.9) || le.Met(500.1) {
 		t.Fatal("inclusive/strict bounds wrong")
+	}
+}
+
+func TestConstraintCheckVerdicts(t *testing.T) {
+	nan := math.NaN()
+	one := RequestMetrics{TTFTMs: 120, TPOTMs: nan, MaxITLMs: nan, OutputTokens: 1, Responses: 1}
+	many := RequestMetrics{TTFTMs: 120, TPOTMs: 30, MaxITLMs: 400, OutputTokens: 10, Responses: 10}
+	noTTFT := RequestMetrics{TTFTMs: nan, TPOTMs: nan, MaxITLMs: nan, OutputTokens: nan}
+	s, err := ParseSLO("ttft<=200ms, tpot<=25ms, max_itl<=300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttft, tpot, maxITL := s.Constraints[0], s.Constraints[1], s.Constraints[2]
+	cases := []struct {
+		name string
+		c    Constraint
+		m    *RequestMetrics
+		want Verdict
+	}{
+		{"a TTFT within the bound is met", ttft, &one, Met},
+		{"a missing TTFT fails", ttft, &noTTFT, Failed},
+		{"TPOT of a one-token reply is vacuous", tpot, &one, Vacuous},
+		{"TPOT above the bound fails", tpot, &many, Failed},
+		{"max_itl of a one-response reply is vacuous", maxITL, &one, Vacuous},
+		{"a 400 ms stall fails max_itl<=300ms", maxITL, &many, Failed},
+		{"TPOT with an unknown N fails", tpot, &noTTFT, Failed},
+	}
+	for _, c := range cases {
+		if got := c.c.Check(c.m); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -539,26 +539,14 @@ func GoodputCurves(slo analyze.SLO, reqs []analyze.RequestMetrics) []GoodputCurv
 	return out
 }
 
-type verdict int
+type verdict = analyze.Verdict
 
 const (
-	failed verdict = iota
-	met
-	vacuous
+	failed  = analyze.Failed
+	met     = analyze.Met
+	vacuous = analyze.Vacuous
 )
 
 // meets applies one constraint to a request the way the report's goodput
-// does.
-func meets(c analyze.Constraint, r *analyze.RequestMetrics) verdict {
-	v := c.Value(r)
-	if math.IsNaN(v) {
-		if c.Metric == "tpot" && !(r.OutputTokens > 1) && !math.IsNaN(r.OutputTokens) {
-			return vacuous
-		}
-		return failed
-	}
-	if c.Met(v) {
-		return met
-	}
-	return failed
-}
+// does (analyze.Constraint.Check).
+func meets(c analyze.Constraint, r *analyze.RequestMetrics) verdict { return c.Check(r) }
