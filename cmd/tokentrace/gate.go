@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/plots"
 )
 
 // Exit status of `tokentrace gate` when every input was read but a gate
@@ -234,6 +236,7 @@ func newCapacity() *cobra.Command {
 	var rf reportFlags
 	var target float64
 	var gpus int
+	var plotPath string
 	c := &cobra.Command{
 		Use:   "capacity INPUT_OR_DIR... --slo SLO",
 		Short: "Goodput capacity of a rate sweep: the highest request rate at which a target share of requests meet the SLO",
@@ -251,6 +254,9 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 			}
 			if gpus < 0 {
 				return usageError{fmt.Errorf("--gpus %d: want a positive count", gpus)}
+			}
+			if plotPath != "" && plotFormat(plotPath) == "" {
+				return usageError{fmt.Errorf("--plot %q: want a .svg, .png or .pdf file", plotPath)}
 			}
 			opt, err := rf.options()
 			if err != nil {
@@ -270,6 +276,11 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 				return err
 			}
 			capa := analyze.ComputeCapacity(analyze.SweepPoints(rep), target)
+			if plotPath != "" {
+				if err := writeCapacityPlot(plotPath, &capa); err != nil {
+					return err
+				}
+			}
 			return analyze.WriteCapacity(cmd.OutOrStdout(), rf.format, &capa, gpus)
 		},
 	}
@@ -277,5 +288,34 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 	rf.register(c)
 	c.Flags().Float64Var(&target, "target", analyze.DefaultCapacityTarget, "attainment target: the share of requests that must meet the SLO")
 	c.Flags().IntVar(&gpus, "gpus", 0, "divide the capacity by this many GPUs (DistServe's per-GPU goodput)")
+	c.Flags().StringVar(&plotPath, "plot", "", "also draw the attainment curve with the target and the capacity to this file (.svg, .png or .pdf)")
 	return c
+}
+
+// plotFormat is the image format a file name asks for ("" if none).
+func plotFormat(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return "svg"
+	case ".png":
+		return "png"
+	case ".pdf":
+		return "pdf"
+	}
+	return ""
+}
+
+// writeCapacityPlot draws the sweep's attainment against rate, the
+// target and the capacity (plots.GoodputCapacity), atomically.
+func writeCapacityPlot(path string, c *analyze.Capacity) error {
+	var rates, fracs []float64
+	for _, p := range c.Points {
+		rates = append(rates, float64(p.RateRPS))
+		fracs = append(fracs, float64(p.Attainment))
+	}
+	fig, err := plots.GoodputCapacity(rates, fracs, float64(c.Target), float64(c.RateRPS))
+	if err != nil {
+		return err
+	}
+	return formats.WriteFileAtomic(path, func(f *os.File) error { return fig.Render(f, plotFormat(path)) })
 }

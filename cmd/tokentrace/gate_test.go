@@ -163,6 +163,16 @@ func TestCapacityCommand(t *testing.T) {
 	if len(c.Points) != 3 || c.Points[0].RateSource != "measured" {
 		t.Errorf("points %+v", c.Points)
 	}
+	svg := filepath.Join(t.TempDir(), "capacity.svg")
+	if _, err := run(t, "capacity", groq, anyscale, bedrock, "--slo", "ttft<=1s", "--plot", svg); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "Goodput capacity") {
+		t.Errorf("capacity plot: %v", err)
+	}
+	if _, err := run(t, "capacity", groq, "--slo", "ttft<=1s", "--plot", "x.gif"); exitCode(err) != 2 {
+		t.Errorf("--plot x.gif: %v", err)
+	}
 	if _, err := run(t, "capacity", groq); exitCode(err) != 2 {
 		t.Errorf("capacity without --slo: %v", err)
 	}
