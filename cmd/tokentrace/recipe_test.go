@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestCIGateRecipe runs every tokentrace command of docs/ci-goodput-gate.md
+// (the sh blocks, and the gate step of the GitHub Actions job) with the
+// built binary, in a scratch directory where testdata/ and docs/ are the
+// repository's, $RESULTS is a real LLMPerf run and $BASELINE another, and
+// checks each command's exit status against its "# exit N" comment (0
+// without one). The benchmark tools themselves are not installable here.
+func TestCIGateRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	repo, _ := filepath.Abs("../..")
+	doc, err := os.ReadFile(filepath.Join(repo, "docs/ci-goodput-gate.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "tokentrace"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, d := range []string{"testdata", "docs"} {
+		if err := os.Symlink(filepath.Join(repo, d), filepath.Join(work, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The GitHub Actions job's paths: results/, baseline/, slo.yaml.
+	must(t, os.CopyFS(filepath.Join(work, "results"), os.DirFS(filepath.Join(repo, "testdata/llmperf/leaderboard-groq-70b"))))
+	must(t, os.CopyFS(filepath.Join(work, "baseline"), os.DirFS(filepath.Join(repo, "testdata/llmperf/leaderboard-anyscale-70b"))))
+	must(t, os.Symlink(filepath.Join(repo, "docs/examples/slo.yaml"), filepath.Join(work, "slo.yaml")))
+
+	// The slo.yaml shown in the recipe is the file it runs.
+	text := string(doc)
+	i := strings.Index(text, "```yaml\n# Consumer chat")
+	example, _ := os.ReadFile(filepath.Join(repo, "docs/examples/slo.yaml"))
+	if i < 0 || !strings.HasPrefix(text[i+len("```yaml\n"):], string(example)) {
+		t.Error("the recipe's slo.yaml block differs from docs/examples/slo.yaml")
+	}
+
+	var cmds []string
+	inBlock := ""
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			if inBlock == "" {
+				inBlock = strings.TrimPrefix(line, "```")
+			} else {
+				inBlock = ""
+			}
+		case inBlock == "sh":
+			if strings.TrimSpace(line) != "" {
+				cmds = append(cmds, line)
+			}
+		case inBlock == "yaml" && strings.Contains(line, "run: tokentrace "):
+			cmds = append(cmds, strings.TrimSpace(strings.SplitN(line, "run: ", 2)[1]))
+		case inBlock == "yaml" && strings.Contains(line, "go install github.com/tokentrace/tokentrace/cmd/tokentrace"):
+			// the module path must be this module's
+		}
+	}
+	if len(cmds) < 10 {
+		t.Fatalf("found %d commands in the recipe", len(cmds))
+	}
+	exitRe := regexp.MustCompile(`#\s*exit (\d+)\s*$`)
+	summary := filepath.Join(work, "summary.md")
+	for _, c := range cmds {
+		want := 0
+		if m := exitRe.FindStringSubmatch(c); m != nil {
+			want, _ = strconv.Atoi(m[1])
+		}
+		sh := exec.Command("bash", "-c", c)
+		sh.Dir = work
+		sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"),
+			"RESULTS=testdata/llmperf/leaderboard-groq-70b", "BASELINE=testdata/llmperf/leaderboard-anyscale-70b",
+			"GITHUB_STEP_SUMMARY="+summary)
+		out, err := sh.CombinedOutput()
+		got := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			got = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if got != want {
+			t.Errorf("%s\nexit %d, want %d\n%s", c, got, want, out)
+		}
+	}
+	if b, _ := os.ReadFile(summary); !strings.Contains(string(b), "### ✅ tokentrace gate: PASS: 7 of 7 gates hold") {
+		t.Errorf("job summary:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(work, "gate.xml")); err != nil {
+		t.Errorf("the recipe's --junit gate.xml was not written: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
