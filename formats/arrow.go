@@ -151,14 +151,7 @@ func structAppenders(t reflect.Type) []fieldAppender {
 // Run.TokentraceVersion when zero, and is unusable after its first error.
 // Not safe for concurrent use.
 type ArrowIPCWriter struct {
-	dir    string
-	noText bool
-	check  sinkChecker
-	events *arrowTable
-	reqs   *arrowTable
-	runs   *arrowTable
-	err    error
-	closed bool
+	tableSink
 }
 
 // NewArrowIPCWriter returns an ArrowIPCWriter writing into dir, which it
@@ -184,124 +177,26 @@ func NewArrowIPCWriterWithOptions(dir string, opt WriteOptions) (*ArrowIPCWriter
 		return nil, fmt.Errorf("formats: %w", err)
 	}
 	id := newImportID()
-	w := &ArrowIPCWriter{dir: dir, noText: opt.NoText}
-	var err error
-	w.events, err = newArrowTable(dir, TableEvents, id, reflect.TypeFor[Event](), opt)
-	if err == nil {
-		w.reqs, err = newArrowTable(dir, TableRequests, id, reflect.TypeFor[Request](), opt)
-	}
-	if err == nil {
-		w.runs, err = newArrowTable(dir, TableRuns, id, reflect.TypeFor[Run](), opt)
-	}
+	ev, err := newArrowTable(dir, TableEvents, id, reflect.TypeFor[Event](), opt)
 	if err != nil {
-		w.Abort()
 		return nil, err
 	}
-	return w, nil
-}
-
-// Request implements Sink: it appends r to requests.arrow and events to
-// events.arrow. It fails on a Sink contract violation or a write error.
-func (w *ArrowIPCWriter) Request(r *Request, events []Event) error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if err := w.check.request(r, events); err != nil {
-		return w.fail(err)
-	}
-	w.reqs.add(reflect.ValueOf(r).Elem(), requestSize(r))
-	for i := range events {
-		e := &events[i]
-		if w.noText && (e.Text != nil || e.ReasoningText != nil) {
-			c := *e
-			c.Text, c.ReasoningText = nil, nil
-			e = &c
-		}
-		w.events.add(reflect.ValueOf(e).Elem(), eventSize(e))
-	}
-	if err := cmpErr(w.reqs.err, w.events.err); err != nil {
-		return w.fail(err)
-	}
-	return nil
-}
-
-// Run implements Sink: it appends r to runs.arrow, filling SchemaVersion and
-// TokentraceVersion when zero.
-func (w *ArrowIPCWriter) Run(r *Run) error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if err := w.check.run(r); err != nil {
-		return w.fail(err)
-	}
-	row := stampRun(r)
-	w.runs.add(reflect.ValueOf(&row).Elem(), runSize(&row))
-	if w.runs.err != nil {
-		return w.fail(w.runs.err)
-	}
-	return nil
-}
-
-// Close writes the last record batches and the files' footers, syncs them
-// and renames them into place. On any error (including an earlier failed
-// call, or a run with requests but no Run row) it removes the temporary
-// files and returns the error. Calling Close again returns the same result;
-// Close after Abort returns nil, or the error that preceded the Abort.
-func (w *ArrowIPCWriter) Close() error {
-	if w.closed {
-		if w.err == errClosed {
-			return nil
-		}
-		return w.err
-	}
-	err := w.err
-	if err == nil {
-		err = w.check.finish()
-	}
-	if err == nil {
-		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
-	}
-	if err == nil {
-		err = commit(w.dir, []*tempFile{&w.events.file, &w.reqs.file, &w.runs.file})
-	}
+	rq, err := newArrowTable(dir, TableRequests, id, reflect.TypeFor[Request](), opt)
 	if err != nil {
-		w.fail(err)
-		w.Abort()
-		return err
+		ev.abort()
+		return nil, err
 	}
-	w.closed = true
-	return nil
-}
-
-// Abort discards everything written and removes the temporary files; safe to
-// call at any time and more than once, and a no-op after Close.
-func (w *ArrowIPCWriter) Abort() {
-	if w.closed {
-		return
+	rn, err := newArrowTable(dir, TableRuns, id, reflect.TypeFor[Run](), opt)
+	if err != nil {
+		ev.abort()
+		rq.abort()
+		return nil, err
 	}
-	w.closed = true
-	if w.err == nil {
-		w.err = errClosed
-	}
-	for _, t := range []*arrowTable{w.events, w.reqs, w.runs} {
-		if t != nil {
-			t.abort()
-		}
-	}
-}
-
-func (w *ArrowIPCWriter) usable() error {
-	if w.closed && w.err == nil {
-		return errClosed
-	}
-	return w.err
-}
-
-func (w *ArrowIPCWriter) fail(err error) error {
-	if w.err == nil {
-		w.err = err
-	}
-	return w.err
+	w := &ArrowIPCWriter{}
+	w.noText = opt.NoText
+	w.events, w.reqs, w.runs = arrowRows[Event]{ev}, arrowRows[Request]{rq}, arrowRows[Run]{rn}
+	w.commit = func() error { return commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file}) }
+	return w, nil
 }
 
 // arrowTable streams rows of one table into an Arrow IPC file.

@@ -32,14 +32,7 @@ import (
 // Close when everything succeeded, replacing previous files; the writer
 // checks the Sink contract as ParquetWriter does.
 type CSVWriter struct {
-	dir    string
-	noText bool
-	check  sinkChecker
-	events *csvTable
-	reqs   *csvTable
-	runs   *csvTable
-	err    error
-	closed bool
+	tableSink
 }
 
 // NewCSVWriter returns a CSVWriter writing into dir, which it creates if
@@ -49,120 +42,26 @@ func NewCSVWriter(dir string, opt WriteOptions) (*CSVWriter, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("formats: %w", err)
 	}
-	w := &CSVWriter{dir: dir, noText: opt.NoText}
-	var err error
-	w.events, err = newCSVTable(dir, TableEvents, reflect.TypeFor[Event]())
-	if err == nil {
-		w.reqs, err = newCSVTable(dir, TableRequests, reflect.TypeFor[Request]())
-	}
-	if err == nil {
-		w.runs, err = newCSVTable(dir, TableRuns, reflect.TypeFor[Run]())
-	}
+	ev, err := newCSVTable(dir, TableEvents, reflect.TypeFor[Event]())
 	if err != nil {
-		w.Abort()
 		return nil, err
 	}
-	return w, nil
-}
-
-// Request implements Sink: one line of requests.csv, one line of
-// events.csv per event.
-func (w *CSVWriter) Request(r *Request, events []Event) error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if err := w.check.request(r, events); err != nil {
-		return w.fail(err)
-	}
-	w.reqs.add(reflect.ValueOf(r).Elem())
-	for i := range events {
-		e := &events[i]
-		if w.noText && (e.Text != nil || e.ReasoningText != nil) {
-			c := *e
-			c.Text, c.ReasoningText = nil, nil
-			e = &c
-		}
-		w.events.add(reflect.ValueOf(e).Elem())
-	}
-	if err := cmpErr(w.reqs.err, w.events.err); err != nil {
-		return w.fail(err)
-	}
-	return nil
-}
-
-// Run implements Sink: one line of runs.csv (SchemaVersion and
-// TokentraceVersion filled when zero).
-func (w *CSVWriter) Run(r *Run) error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if err := w.check.run(r); err != nil {
-		return w.fail(err)
-	}
-	row := stampRun(r)
-	w.runs.add(reflect.ValueOf(&row).Elem())
-	if w.runs.err != nil {
-		return w.fail(w.runs.err)
-	}
-	return nil
-}
-
-// Close flushes and syncs the three files and renames them into place; on
-// any error it removes them and returns it (see ParquetWriter.Close).
-func (w *CSVWriter) Close() error {
-	if w.closed {
-		if w.err == errClosed {
-			return nil
-		}
-		return w.err
-	}
-	err := w.err
-	if err == nil {
-		err = w.check.finish()
-	}
-	if err == nil {
-		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
-	}
-	if err == nil {
-		err = commit(w.dir, []*tempFile{&w.events.file, &w.reqs.file, &w.runs.file})
-	}
+	rq, err := newCSVTable(dir, TableRequests, reflect.TypeFor[Request]())
 	if err != nil {
-		w.fail(err)
-		w.Abort()
-		return err
+		ev.abort()
+		return nil, err
 	}
-	w.closed = true
-	return nil
-}
-
-// Abort removes the temporary files; safe at any time, a no-op after Close.
-func (w *CSVWriter) Abort() {
-	if w.closed {
-		return
+	rn, err := newCSVTable(dir, TableRuns, reflect.TypeFor[Run]())
+	if err != nil {
+		ev.abort()
+		rq.abort()
+		return nil, err
 	}
-	w.closed = true
-	if w.err == nil {
-		w.err = errClosed
-	}
-	for _, t := range []*csvTable{w.events, w.reqs, w.runs} {
-		if t != nil {
-			t.file.abort()
-		}
-	}
-}
-
-func (w *CSVWriter) usable() error {
-	if w.closed && w.err == nil {
-		return errClosed
-	}
-	return w.err
-}
-
-func (w *CSVWriter) fail(err error) error {
-	if w.err == nil {
-		w.err = err
-	}
-	return w.err
+	w := &CSVWriter{}
+	w.noText = opt.NoText
+	w.events, w.reqs, w.runs = csvRows[Event]{ev}, csvRows[Request]{rq}, csvRows[Run]{rn}
+	w.commit = func() error { return commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file}) }
+	return w, nil
 }
 
 type csvTable struct {
@@ -214,6 +113,8 @@ func (c *csvTable) add(v reflect.Value) {
 	}
 	c.rows++
 }
+
+func (c *csvTable) abort() { c.file.abort() }
 
 func (c *csvTable) finish() error {
 	if c.err != nil {

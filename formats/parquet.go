@@ -124,24 +124,10 @@ const (
 // error, and Close discards the output. A ParquetWriter is not safe for
 // concurrent use.
 type ParquetWriter struct {
-	dir    string
-	opt    WriteOptions
-	check  sinkChecker
-	events tableWriter[Event]
-	reqs   tableWriter[Request]
-	runs   tableWriter[Run]
-	hive   *hiveLayout // nil for LayoutFlat
-	err    error       // sticky
-	closed bool
-}
-
-// tableWriter is where a ParquetWriter streams one table's rows: one file
-// (*parquetTable, LayoutFlat) or a partitioned dataset (*hiveTable).
-type tableWriter[T any] interface {
-	add(row *T, size int64)
-	failed() error
-	finish() error
-	abort()
+	tableSink
+	dir  string
+	opt  WriteOptions
+	hive *hiveLayout // nil for LayoutFlat
 }
 
 // NewParquetWriter returns a ParquetWriter writing into dir, which it
@@ -179,6 +165,7 @@ func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 	}
 	importID := newImportID()
 	w := &ParquetWriter{dir: dir, opt: opt}
+	w.noText = opt.NoText
 	if opt.Layout == LayoutHive {
 		if err := w.openHive(importID, codec); err != nil {
 			return nil, err
@@ -201,144 +188,17 @@ func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 		return nil, err
 	}
 	w.events, w.reqs, w.runs = ev, rq, rn
+	w.commit = func() error {
+		err := commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file})
+		if err == nil {
+			removeStaleDatasets(dir)
+		}
+		return err
+	}
 	return w, nil
 }
 
-// Request implements Sink: it appends r to requests.parquet and events to
-// events.parquet (with text dropped under WriteOptions.NoText). It returns
-// an error if the rows break the Sink contract (see ParquetWriter) or if
-// writing fails.
-func (w *ParquetWriter) Request(r *Request, events []Event) error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if err := w.check.request(r, events); err != nil {
-		return w.fail(err)
-	}
-	if w.hive != nil {
-		w.hive.startGroup(r.RunID)
-	}
-	w.reqs.add(r, requestSize(r))
-	for i := range events {
-		e := &events[i]
-		if w.opt.NoText && (e.Text != nil || e.ReasoningText != nil) {
-			c := *e
-			c.Text, c.ReasoningText = nil, nil
-			e = &c
-		}
-		w.events.add(e, eventSize(e))
-	}
-	if err := cmpErr(w.reqs.failed(), w.events.failed()); err != nil {
-		return w.fail(err)
-	}
-	return nil
-}
-
-// Run implements Sink: it appends r to runs.parquet, filling SchemaVersion
-// and TokentraceVersion when zero. It returns an error if r breaks the Sink
-// contract (empty or repeated RunID, requests after it) or if writing fails.
-func (w *ParquetWriter) Run(r *Run) error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if err := w.check.run(r); err != nil {
-		return w.fail(err)
-	}
-	row := stampRun(r)
-	if w.hive != nil {
-		w.hive.startRun(r.RunID)
-	}
-	w.runs.add(&row, runSize(&row))
-	if err := w.runs.failed(); err != nil {
-		return w.fail(err)
-	}
-	return nil
-}
-
-// Close finishes the three files (row groups, footers, fsync) and renames
-// them into place, then syncs the directory. If a run had requests but no
-// Run row, if an earlier call failed, or if anything here fails, Close
-// removes the temporary files, leaves previous tables untouched and returns
-// the error. Each file is replaced atomically; the three renames follow one
-// another only after all data is on disk (should one of them fail, the
-// directory holds files of two writes, which ReadTables detects through
-// tokentrace.import_id). Calling Close again returns the same result;
-// Close after Abort returns nil, or the error that preceded the Abort.
-func (w *ParquetWriter) Close() error {
-	if w.closed {
-		if w.err == errClosed {
-			return nil
-		}
-		return w.err
-	}
-	err := w.err
-	if err == nil {
-		err = w.check.finish()
-	}
-	if err == nil {
-		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
-	}
-	if err == nil {
-		if w.hive != nil {
-			err = w.hive.commit()
-		} else {
-			ev, rq, rn := w.events.(*parquetTable[Event]), w.reqs.(*parquetTable[Request]), w.runs.(*parquetTable[Run])
-			err = commit(w.dir, []*tempFile{&ev.file, &rq.file, &rn.file})
-			if err == nil {
-				removeStaleDatasets(w.dir)
-			}
-		}
-	}
-	if err != nil {
-		w.fail(err)
-		w.Abort()
-		return err
-	}
-	w.closed = true
-	return nil
-}
-
-// Abort discards everything written: it closes and removes the temporary
-// files, leaving any previous tables in the directory untouched. It is safe
-// to call at any time, more than once, and after Close (then it does
-// nothing).
-func (w *ParquetWriter) Abort() {
-	if w.closed {
-		return
-	}
-	w.closed = true
-	if w.err == nil {
-		w.err = errClosed
-	}
-	if w.events != nil {
-		w.events.abort()
-	}
-	if w.reqs != nil {
-		w.reqs.abort()
-	}
-	if w.runs != nil {
-		w.runs.abort()
-	}
-	if w.hive != nil {
-		w.hive.abort()
-	}
-}
-
 var errClosed = errors.New("formats: writer already closed or aborted")
-
-func (w *ParquetWriter) usable() error {
-	if w.closed && w.err == nil {
-		return errClosed
-	}
-	return w.err
-}
-
-func (w *ParquetWriter) fail(err error) error {
-	if w.err == nil {
-		w.err = err
-	}
-	return w.err
-}
 
 // cmpErr returns the first non-nil error.
 func cmpErr(errs ...error) error {

@@ -188,6 +188,7 @@ func (w *ParquetWriter) openHive(importID string, codec compress.Codec) error {
 		func(id string) int { return h.runSeq[id] })
 	h.tables = []interface{ abort() }{ev, rq, rn}
 	w.events, w.reqs, w.runs, w.hive = ev, rq, rn, h
+	w.onRequest, w.onRun, w.commit, w.cleanup = h.startGroup, h.startRun, h.commit, h.abort
 	return nil
 }
 

@@ -1,0 +1,177 @@
+package formats
+
+import "reflect"
+
+// rowTable is where a table writer streams one table's rows: a Parquet
+// file (*parquetTable), a partitioned dataset (*hiveTable), or an Arrow IPC
+// or CSV file (the typed views arrowRows and csvRows). size is the row's
+// approximate in-memory size, for batch limits.
+type rowTable[T any] interface {
+	add(row *T, size int64)
+	failed() error
+	finish() error
+	abort()
+}
+
+// tableSink is the Sink the table writers (ParquetWriter, ArrowIPCWriter,
+// CSVWriter) share: it checks the Sink contract, drops event text under
+// NoText, stamps Run rows, streams rows into the three tables, and gives
+// every writer the same lifecycle — the first failed call makes it
+// unusable (later calls return that error), Close finishes the tables and
+// moves them into place (commit), Abort discards them. Not safe for
+// concurrent use.
+type tableSink struct {
+	noText bool
+	check  sinkChecker
+	events rowTable[Event]
+	reqs   rowTable[Request]
+	runs   rowTable[Run]
+	err    error // sticky
+	closed bool
+	// onRequest and onRun, when set, see each row's run id first (the
+	// hive layout numbers parts in run order); commit moves the finished
+	// tables into place; cleanup removes what Abort must besides the
+	// tables' temporary files.
+	onRequest, onRun func(runID string)
+	commit           func() error
+	cleanup          func()
+}
+
+// Request implements Sink: it appends r to the requests table and events to
+// the events table (text and reasoning text nulled under NoText). It returns
+// an error if the rows break the Sink contract (see ParquetWriter) or if
+// writing fails.
+func (w *tableSink) Request(r *Request, events []Event) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.check.request(r, events); err != nil {
+		return w.fail(err)
+	}
+	if w.onRequest != nil {
+		w.onRequest(r.RunID)
+	}
+	w.reqs.add(r, requestSize(r))
+	for i := range events {
+		e := &events[i]
+		if w.noText && (e.Text != nil || e.ReasoningText != nil) {
+			c := *e
+			c.Text, c.ReasoningText = nil, nil
+			e = &c
+		}
+		w.events.add(e, eventSize(e))
+	}
+	if err := cmpErr(w.reqs.failed(), w.events.failed()); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Run implements Sink: it appends r to the runs table, filling
+// SchemaVersion and TokentraceVersion when zero. It returns an error if r
+// breaks the Sink contract (empty or repeated RunID, requests after it) or
+// if writing fails.
+func (w *tableSink) Run(r *Run) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.check.run(r); err != nil {
+		return w.fail(err)
+	}
+	row := stampRun(r)
+	if w.onRun != nil {
+		w.onRun(r.RunID)
+	}
+	w.runs.add(&row, runSize(&row))
+	if err := w.runs.failed(); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Close finishes the three tables (batches, footers, fsync) and moves them
+// into place, replacing previous tables. If a run had requests but no Run
+// row, if an earlier call failed, or if anything here fails, Close removes
+// the temporary files, leaves previous tables untouched and returns the
+// error. Each file is replaced atomically; the renames follow one another
+// only after all data is on disk (should one fail, the directory holds
+// files of two writes, which ReadTables detects through
+// tokentrace.import_id). Calling Close again returns the same result;
+// Close after Abort returns nil, or the error that preceded the Abort.
+func (w *tableSink) Close() error {
+	if w.closed {
+		if w.err == errClosed {
+			return nil
+		}
+		return w.err
+	}
+	err := w.err
+	if err == nil {
+		err = w.check.finish()
+	}
+	if err == nil {
+		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
+	}
+	if err == nil {
+		err = w.commit()
+	}
+	if err != nil {
+		w.fail(err)
+		w.Abort()
+		return err
+	}
+	w.closed = true
+	return nil
+}
+
+// Abort discards everything written: it closes and removes the temporary
+// files, leaving any previous tables in the directory untouched. It is safe
+// to call at any time, more than once, and after Close (then it does
+// nothing).
+func (w *tableSink) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.err == nil {
+		w.err = errClosed
+	}
+	if w.events != nil {
+		w.events.abort()
+	}
+	if w.reqs != nil {
+		w.reqs.abort()
+	}
+	if w.runs != nil {
+		w.runs.abort()
+	}
+	if w.cleanup != nil {
+		w.cleanup()
+	}
+}
+
+func (w *tableSink) usable() error {
+	if w.closed && w.err == nil {
+		return errClosed
+	}
+	return w.err
+}
+
+func (w *tableSink) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// arrowRows and csvRows are typed views of the reflection-driven Arrow IPC
+// and CSV tables.
+type arrowRows[T any] struct{ *arrowTable }
+
+func (a arrowRows[T]) add(row *T, size int64) { a.arrowTable.add(reflect.ValueOf(row).Elem(), size) }
+func (a arrowRows[T]) failed() error          { return a.err }
+
+type csvRows[T any] struct{ *csvTable }
+
+func (c csvRows[T]) add(row *T, _ int64) { c.csvTable.add(reflect.ValueOf(row).Elem()) }
+func (c csvRows[T]) failed() error       { return c.err }
