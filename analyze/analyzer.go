@@ -237,8 +237,12 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	// sweep are sequential and their clocks need not agree).
 	rr.Throughput = throughput(a.convs[ci], timed, durations)
 	if rr.Goodput != nil {
-		rr.Goodput.RequestsPerS = F(div(float64(rr.Goodput.Good), durations))
+		// good requests per second: the good requests of the runs with a
+		// duration, over the sum of those durations (as throughput)
+		good, _ := countGood(opt.SLO, timed)
+		rr.Goodput.RequestsPerS = F(div(float64(good), durations))
 	}
+	rr.Warnings = append(rr.Warnings, a.poolWarnings()...)
 	rr.BetweenRuns = a.betweenRuns(ci)
 	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; throughput counts the requests of the %d runs with start times over the sum of their durations; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
 	return rr, nil
@@ -329,6 +333,7 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 	if run.RequestRateRPS != nil {
 		rr.configuredRate = *run.RequestRateRPS
 	}
+	rr.notes = run.Notes
 	streaming := isStreaming(run, reqs)
 	if rr.Streaming == nil && len(reqs) > 0 { // a summary-only run of unknown kind stays unknown (null)
 		rr.Streaming = &streaming
@@ -579,33 +584,71 @@ func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, d
 		}
 	}
 	g := &Goodput{SLO: slo.Text, Total: len(reqs)}
+	g.Good, g.TPOTVacuous = countGood(slo, reqs)
+	g.Fraction = F(div(float64(g.Good), float64(g.Total)))
+	g.RequestsPerS = F(div(float64(g.Good), dur))
+	return g, nil
+}
+
+// countGood counts the completed (ok) requests that meet every constraint
+// of slo (Constraint.Check), and among them those whose TPOT constraint was
+// vacuous (N ≤ 1).
+func countGood(slo SLO, reqs []RequestMetrics) (good, tpotVacuous int) {
 	for i := range reqs {
 		m := &reqs[i]
 		if m.Status != formats.StatusOK {
 			continue
 		}
-		good, vacuous := true, false
+		ok, vacuous := true, false
 		for _, c := range slo.Constraints {
 			switch c.Check(m) {
 			case Failed:
-				good = false
+				ok = false
 			case Vacuous:
 				vacuous = vacuous || c.Metric == "tpot"
 			}
-			if !good {
+			if !ok {
 				break
 			}
 		}
-		if good {
-			g.Good++
+		if ok {
+			good++
 			if vacuous {
-				g.TPOTVacuous++
+				tpotVacuous++
 			}
 		}
 	}
-	g.Fraction = F(div(float64(g.Good), float64(g.Total)))
-	g.RequestsPerS = F(div(float64(g.Good), dur))
-	return g, nil
+	return good, tpotVacuous
+}
+
+// poolWarnings says when a pool mixes models or tools (its percentiles then
+// describe no single deployment) or holds the same input file twice.
+func (a *Analyzer) poolWarnings() []Warning {
+	var w []Warning
+	models, tools := []string{}, []string{}
+	seen := map[string]string{}
+	var dups []string
+	for _, acc := range a.runs {
+		models = appendUnique(models, acc.run.Model)
+		tools = appendUnique(tools, acc.run.Tool)
+		for _, f := range acc.run.SourceFiles {
+			if f.SHA256 == "" {
+				continue
+			}
+			if prev, ok := seen[f.SHA256]; ok && prev != acc.run.RunID {
+				dups = append(dups, fmt.Sprintf("%s (runs %s and %s)", f.Path, prev, acc.run.RunID))
+				continue
+			}
+			seen[f.SHA256] = acc.run.RunID
+		}
+	}
+	if len(models) > 1 || len(tools) > 1 {
+		w = append(w, Warning{Code: "pool_mixed", Message: fmt.Sprintf("the pool mixes %d models (%s) and %d tools (%s): its percentiles describe no single deployment; pool repetitions of one setup", len(models), strings.Join(models, ", "), len(tools), strings.Join(tools, ", "))})
+	}
+	if len(dups) > 0 {
+		w = append(w, Warning{Code: "pool_duplicate_input", Message: "the same input file is pooled more than once, so its requests count twice: " + strings.Join(dups, "; ")})
+	}
+	return w
 }
 
 // buckets groups y by x into [edges[i], edges[i+1]).

@@ -301,6 +301,12 @@ func (p *parser) bound(g *Gate) error {
 		if err != nil {
 			return err
 		}
+		if kind == unitFraction && (v < 0 || v > 1) {
+			return p.errAt(t, "%s is a fraction: the bound must be between 0 and 1 (0%% and 100%%)", g.Metric)
+		}
+		if v < 0 {
+			return p.errAt(t, "the bound must not be negative")
+		}
 		g.Bound = Bound{Value: v}
 		return nil
 	}
@@ -353,13 +359,18 @@ func (g Gate) lhs() string {
 		m = g.Deadlines.String()
 	}
 	if len(g.Conds) > 0 {
-		var cs []string
-		for _, c := range g.Conds {
-			cs = append(cs, c.Var+c.Op+strconv.FormatFloat(c.Value, 'g', -1, 64))
-		}
-		m += " | " + strings.Join(cs, " & ")
+		m += " | " + condText(g.Conds)
 	}
 	return name + "(" + m + ")"
+}
+
+// condText renders conditions as written in the grammar: "osl<300 & isl>=8".
+func condText(conds []Cond) string {
+	var cs []string
+	for _, c := range conds {
+		cs = append(cs, c.Var+c.Op+strconv.FormatFloat(c.Value, 'g', -1, 64))
+	}
+	return strings.Join(cs, " & ")
 }
 
 // meets reports whether a request's length satisfies every condition (a

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -28,6 +29,10 @@ type GateSpec struct {
 	// StrictSamples fails a percentile gate whose percentile rests on too
 	// few samples to be bounded (QuantileCI), instead of only warning.
 	StrictSamples bool
+	// AllowTruncated lets a run whose input was cut short pass; by default
+	// such a run fails an "input complete" check (a benchmark that did not
+	// finish writing its results is not evidence).
+	AllowTruncated bool
 }
 
 // Deadlines lists every fluidity deadline pair the SLO and the gates use.
@@ -183,6 +188,18 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 		base = bs[len(bs)-1] // the pooled subject when there are several
 		out.Baseline = base.name
 	}
+	for _, r := range rep.Runs {
+		if !hasWarning(r.Warnings, "truncated_input") {
+			continue
+		}
+		res := GateResult{Gate: "input complete", Subject: r.RunID, Status: "fail", Value: F(math.NaN()), Bound: F(math.NaN()), Unit: "fraction", Source: "recomputed",
+			Reason: "the run's input was cut short (" + strings.Join(r.notes, "; ") + "); its statistics cover only the complete requests", Warnings: []Warning{}}
+		if spec.AllowTruncated {
+			res.Status = "pass"
+			res.Reason = "allowed (--allow-truncated): " + res.Reason
+		}
+		out.Results = append(out.Results, res)
+	}
 	for _, g := range spec.Gates {
 		if g.Metric == "capacity" {
 			r, capa := capacityGate(g, rep)
@@ -293,6 +310,7 @@ func measureOf(g Gate, s *subject) measure {
 		}
 	}
 	var vals []float64
+	var anyReasoning bool
 	switch g.Metric {
 	case "fluidity":
 		if !s.streaming {
@@ -311,23 +329,32 @@ func measureOf(g Gate, s *subject) measure {
 		if len(g.Conds) > 0 {
 			itl = nil
 		}
-		vals = samplesOf(s.c, reqs, itl, s.streaming).values[g.Metric]
+		smp := samplesOf(s.c, reqs, itl, s.streaming)
+		vals, anyReasoning = smp.values[g.Metric], smp.anyReasoning
+		if g.Metric == "ttfo" && !anyReasoning {
+			// as in the report: TTFO is reported only where some request
+			// produced reasoning; otherwise it is TTFT under another name
+			vals = nil
+		}
 	}
 	m.sorted = sortedCopy(vals)
 	m.n = len(m.sorted)
 	if m.n == 0 {
-		if v, ok := reportedStat(g, s); ok && len(g.Conds) == 0 {
+		if v, ok := reportedStat(g, s); ok && len(g.Conds) == 0 && len(s.reqs) == 0 {
 			m.value, m.source = v, "reported"
 			return m
 		}
 		m.why = fmt.Sprintf("undefined: no %s samples", g.Metric)
-		if g.Metric == "tpot" || g.Metric == "itl" || g.Metric == "ttst" || g.Metric == "max_itl" {
-			if !s.streaming {
-				m.why += " (the run is not streaming)"
-			}
+		switch {
+		case g.Metric == "ttfo" && len(s.reqs) > 0:
+			m.why += " (no request produced reasoning: TTFO is TTFT, gate ttft)"
+		case len(s.reqs) == 0:
+			m.why += " (the run has no per-request data)"
+		case (g.Metric == "tpot" || g.Metric == "itl" || g.Metric == "ttst" || g.Metric == "max_itl") && !s.streaming:
+			m.why += " (the run is not streaming)"
 		}
 		if len(g.Conds) > 0 {
-			m.why += " among requests with " + g.lhs()[len(g.Stat):]
+			m.why += " among requests with " + condText(g.Conds)
 		}
 		return m
 	}
@@ -442,8 +469,16 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		r.Reason = fmt.Sprintf("%s is not %s %s", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()))
 		return r
 	}
-	// An observed regression: fail only when it is more than noise.
-	sig, test, p := regressionSignificant(g, cur, bm, alpha)
+	// An observed regression: fail only when it is more than noise. A
+	// tool-reported value has no samples to test: the comparison decides.
+	var sig bool
+	var test string
+	var p float64
+	if cur.source == "reported" || bm.source == "reported" {
+		sig, test, p = true, "none (a tool-reported value has no per-request samples to test)", math.NaN()
+	} else {
+		sig, test, p = regressionSignificant(g, cur, bm, alpha)
+	}
 	r.Baseline.Test, r.Baseline.Significant, r.Baseline.PValue = test, sig, F(p)
 	if sig {
 		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()), fmtVal(F(bm.value), g.Unit()), fmtNum(alpha), test)
@@ -484,7 +519,7 @@ func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, 
 	case g.Stat == "mean":
 		test = "welch t"
 		if cur.n < 2 || base.n < 2 {
-			return false, test, math.NaN()
+			return true, "none (a mean of fewer than two samples cannot be tested)", math.NaN()
 		}
 		vc := variance(cur.sorted)
 		vb := variance(base.sorted)
@@ -506,7 +541,7 @@ func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, 
 	case g.Stat == "" && (g.Metric == "goodput" || g.Metric == "error_rate"):
 		test = "agresti-caffo"
 		if cur.nn == 0 || base.nn == 0 {
-			return false, test, math.NaN()
+			return true, "none (no requests to test)", math.NaN()
 		}
 		pc := float64(cur.x+1) / float64(cur.nn+2)
 		pb := float64(base.x+1) / float64(base.nn+2)
@@ -564,6 +599,15 @@ func percentileBound(sorted []float64, p float64, method PercentileMethod, alpha
 		q = 1 - alpha
 	}
 	return Percentile(reps, q, PercentileLinear), true
+}
+
+func hasWarning(ws []Warning, code string) bool {
+	for _, w := range ws {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 // variance is the sample variance (n − 1).

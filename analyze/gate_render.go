@@ -59,6 +59,8 @@ func shortNum(x float64) string {
 	switch {
 	case a == 0:
 		return "0"
+	case a >= 1e7:
+		return strconv.FormatFloat(x, 'g', 4, 64)
 	case a >= 1000:
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	case a >= 100:

@@ -55,8 +55,10 @@ type RunReport struct {
 	BetweenRuns map[string]Spread `json:"between_runs,omitempty"`
 	Warnings    []Warning         `json:"warnings"`
 
-	// configuredRate is the run's configured request rate (0: none).
+	// configuredRate is the run's configured request rate (0: none);
+	// notes are the run's import notes (truncation points).
 	configuredRate float64
+	notes          []string
 }
 
 // Spread is the distribution over runs of one per-run statistic (here

@@ -144,8 +144,12 @@ func (p *parser) constraint() (Constraint, error) {
 	} else if c.AtLeast {
 		return c, p.errAt(opTok, "%s is a latency: bound it from above (<= or <)", c.Metric)
 	}
+	limTok := p.peek()
 	if c.Limit, err = p.quantity(kind); err != nil {
 		return c, err
+	}
+	if kind == unitFraction && c.Limit > 1 {
+		return c, p.errAt(limTok, "fluidity is a fraction: the bound must be between 0 and 1")
 	}
 	if !p.atItemEnd() {
 		return c, p.errAt(p.peek(), "unexpected %s after the constraint", p.peek())

@@ -36,6 +36,7 @@ type gateFlags struct {
 	baseline   []string
 	alpha      float64
 	fewFail    bool
+	truncOK    bool
 	junit      string
 	jsonOut    string
 	listPreset bool
@@ -62,8 +63,13 @@ on each run (or on the pooled runs with --pool):
 A regression gate fails only when the violation is significant at --alpha (order-statistic bounds
 for percentiles, Welch's t for means, Agresti–Caffo for goodput and error rate).
 
-Exit status: 0 every gate holds; 3 a gate failed; 1 an error (unreadable input, a gate that
-cannot be evaluated as written); 2 a usage error (bad flag, SLO or gate syntax).`,
+A run whose input file was cut short fails an extra "input complete" check unless
+--allow-truncated. A gate whose value is undefined on a run (TPOT of a non-streaming run, a
+statistic a summary-only run does not report) fails, saying why.
+
+Exit status: 0 every gate holds; 3 a gate failed; 1 an error (unreadable input; an SLO
+constraint a run cannot measure, e.g. tpot on a non-streaming run); 2 a usage error (bad flag,
+SLO or gate syntax).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if gf.listPreset {
 				return nil
@@ -152,6 +158,7 @@ cannot be evaluated as written); 2 a usage error (bad flag, SLO or gate syntax).
 	c.Flags().StringArrayVar(&gf.baseline, "baseline", nil, "the baseline run(s) regression gates compare with (pooled when several)")
 	c.Flags().Float64Var(&gf.alpha, "alpha", 0, "significance level of regression gates (default 0.05)")
 	c.Flags().BoolVar(&gf.fewFail, "fail-on-few-samples", false, "fail a percentile gate whose percentile rests on too few samples to bound (default: warn)")
+	c.Flags().BoolVar(&gf.truncOK, "allow-truncated", false, "let a run whose input file was cut short pass its \"input complete\" check (default: it fails)")
 	c.Flags().StringVar(&gf.junit, "junit", "", "also write the results as JUnit XML to this file")
 	c.Flags().StringVar(&gf.jsonOut, "json", "", "also write the results as JSON to this file")
 	return c
@@ -212,6 +219,9 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.Gat
 	}
 	if gf.fewFail {
 		spec.StrictSamples = true
+	}
+	if gf.truncOK {
+		spec.AllowTruncated = true
 	}
 	if err := spec.Validate(); err != nil {
 		return spec, usageError{err}

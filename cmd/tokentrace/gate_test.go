@@ -215,3 +215,102 @@ func TestReportComputesFluidityForItsSLO(t *testing.T) {
 		t.Errorf("gate goodput %v, report %d/20", gr.Results[0].Value, g.Good)
 	}
 }
+
+// TestGateNewcomerFindings pins the fixes of a newcomer's review: each case
+// once passed (or misreported) silently.
+func TestGateNewcomerFindings(t *testing.T) {
+	aiperf := "../../testdata/aiperf/qwen3vl30b-local-agent-c2"
+	mlServer := "../../testdata/mlperf/amd-mi300x-llama2-70b-99-server"
+	mlInter := "../../testdata/mlperf/amd-mi300x-llama2-70b-99-interactive"
+
+	t.Run("a regression against tool-reported P99s is compared, not called noise", func(t *testing.T) {
+		out, err := run(t, "gate", mlServer, "--baseline", mlInter, "--gate", "p99(ttft) <= 1.1*baseline", "--format", "json")
+		if exitCode(err) != 3 || !strings.Contains(out, `"test": "none (a tool-reported value has no per-request samples to test)"`) {
+			t.Errorf("exit %d\n%s", exitCode(err), out)
+		}
+	})
+
+	t.Run("a truncated input fails an input-complete check unless allowed", func(t *testing.T) {
+		dir := t.TempDir()
+		b, err := os.ReadFile(filepath.Join(aiperf, "profile_export.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "profile_export.jsonl"), b[:len(b)/2], 0o644)
+		out, err := run(t, "gate", dir, "--gate", "p99(ttft)<=10s")
+		if exitCode(err) != 3 || !strings.Contains(out, "FAIL    input complete") {
+			t.Errorf("exit %d\n%s", exitCode(err), out)
+		}
+		if _, err := run(t, "gate", dir, "--gate", "p99(ttft)<=10s", "--allow-truncated"); exitCode(err) != 0 {
+			t.Errorf("--allow-truncated: exit %d %v", exitCode(err), err)
+		}
+	})
+
+	t.Run("pooled good requests per second count only the runs with a duration", func(t *testing.T) {
+		out, err := run(t, "report", aiperf, bedrock, "--pool", "--slo", "ttft<=500ms", "--format", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Runs []struct {
+				Goodput struct {
+					RequestsPerS float64 `json:"requests_per_s"`
+				} `json:"goodput"`
+			} `json:"runs"`
+			Pooled struct {
+				Goodput struct {
+					Good         int     `json:"good"`
+					RequestsPerS float64 `json:"requests_per_s"`
+				} `json:"goodput"`
+				Warnings []struct{ Code string } `json:"warnings"`
+			} `json:"pooled"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		// LLMPerf keeps no start times: only the AIPerf run has a duration,
+		// so the pooled rate is that run's own (20 good over its 109 s).
+		if got, want := rep.Pooled.Goodput.RequestsPerS, rep.Runs[0].Goodput.RequestsPerS; math.Abs(got-want) > 1e-12 || rep.Pooled.Goodput.Good <= 20 {
+			t.Errorf("pooled good req/s %v (good %d), want the AIPerf run's %v", got, rep.Pooled.Goodput.Good, want)
+		}
+		mixed := false
+		for _, w := range rep.Pooled.Warnings {
+			mixed = mixed || w.Code == "pool_mixed"
+		}
+		if !mixed {
+			t.Errorf("no pool_mixed warning: %+v", rep.Pooled.Warnings)
+		}
+	})
+
+	t.Run("the same input pooled twice is flagged", func(t *testing.T) {
+		out, err := run(t, "report", groq, groq, "--pool", "--format", "json")
+		if err != nil || !strings.Contains(out, `"code": "pool_duplicate_input"`) {
+			t.Errorf("%v\n%.300s", err, out)
+		}
+	})
+
+	t.Run("an empty conditioned sample names its condition", func(t *testing.T) {
+		out, _ := run(t, "gate", aiperf, "--gate", "p99(e2e|osl>=100000)<=3s")
+		if !strings.Contains(out, "undefined: no e2e samples among requests with osl>=100000") {
+			t.Errorf("%s", out)
+		}
+	})
+
+	t.Run("ttfo follows the report: undefined without reasoning", func(t *testing.T) {
+		out, err := run(t, "gate", aiperf, "--gate", "p99(ttfo)<=500ms")
+		if exitCode(err) != 3 || !strings.Contains(out, "no request produced reasoning") {
+			t.Errorf("exit %d\n%s", exitCode(err), out)
+		}
+	})
+
+	t.Run("impossible bounds are syntax errors", func(t *testing.T) {
+		for _, g := range []string{"goodput>=1.5", "error_rate<=150%", "p1(fluidity(1s,50ms))>=-0.1"} {
+			if _, err := run(t, "gate", aiperf, "--slo", "ttft<=1s", "--gate", g); exitCode(err) != 2 {
+				t.Errorf("%s: exit %d %v", g, exitCode(err), err)
+			}
+		}
+		if _, err := run(t, "gate", aiperf, "--slo", "fluidity(500ms,50ms)>=1.5"); exitCode(err) != 2 {
+			t.Errorf("fluidity>=1.5: %v", err)
+		}
+	})
+}
