@@ -642,8 +642,15 @@ func (a *Analyzer) poolWarnings() []Warning {
 			seen[f.SHA256] = acc.run.RunID
 		}
 	}
-	if len(models) > 1 || len(tools) > 1 {
-		w = append(w, Warning{Code: "pool_mixed", Message: fmt.Sprintf("the pool mixes %d models (%s) and %d tools (%s): its percentiles describe no single deployment; pool repetitions of one setup", len(models), strings.Join(models, ", "), len(tools), strings.Join(tools, ", "))})
+	var mixed []string
+	if len(models) > 1 {
+		mixed = append(mixed, fmt.Sprintf("%d models (%s)", len(models), strings.Join(models, ", ")))
+	}
+	if len(tools) > 1 {
+		mixed = append(mixed, fmt.Sprintf("%d tools (%s)", len(tools), strings.Join(tools, ", ")))
+	}
+	if len(mixed) > 0 {
+		w = append(w, Warning{Code: "pool_mixed", Message: "the pool mixes " + strings.Join(mixed, " and ") + ": its percentiles describe no single deployment; pool repetitions of one setup"})
 	}
 	if len(dups) > 0 {
 		w = append(w, Warning{Code: "pool_duplicate_input", Message: "the same input file is pooled more than once, so its requests count twice: " + strings.Join(dups, "; ")})
