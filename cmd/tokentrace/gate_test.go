@@ -283,7 +283,11 @@ func TestGateNewcomerFindings(t *testing.T) {
 	})
 
 	t.Run("the same input pooled twice is flagged", func(t *testing.T) {
-		out, err := run(t, "report", groq, groq, "--pool", "--format", "json")
+		dup := filepath.Join(t.TempDir(), "copy-of-groq")
+		if err := os.CopyFS(dup, os.DirFS(groq)); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run(t, "report", groq, dup, "--pool", "--format", "json")
 		if err != nil || !strings.Contains(out, `"code": "pool_duplicate_input"`) {
 			t.Errorf("%v\n%.300s", err, out)
 		}
