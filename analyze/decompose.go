@@ -36,19 +36,24 @@ type ServerJoin struct {
 }
 
 // ClockOffset is the offset between a client clock and a server clock
-// (ms). MedianMs = median(server arrival − client send): the clock offset
-// plus the client→server network time. LoMs ≤ θ ≤ HiMs bounds the offsets
-// consistent with every pair (LoMs null when no pair has both ends);
-// Consistent is false when the interval is empty (clock drift, or a wrong
-// pair).
+// (ms; package join, Offsets). MedianMs = median(server arrival − client
+// send): the clock offset PLUS the client→server delay, so it is not an
+// estimate of the offset and may lie above HiMs. LoMs ≤ θ ≤ HiMs bounds the
+// offsets θ (server clock − client clock) allowed by every pair: θ ≤
+// arrival + ResolutionMs − send, θ ≥ server end − client end (LoMs null
+// when no pair has both ends). ResolutionMs is the coarsest resolution of
+// the server's arrival stamps (1000 for vLLM's request-log seconds; 0 when
+// exact), included in HiMs. Consistent is false when the interval is empty
+// (clock drift, or a wrong pair).
 type ClockOffset struct {
-	ClientClock string `json:"client_clock"`
-	ServerClock string `json:"server_clock"`
-	N           int    `json:"n"`
-	MedianMs    F      `json:"median_ms"`
-	LoMs        F      `json:"lo_ms"`
-	HiMs        F      `json:"hi_ms"`
-	Consistent  bool   `json:"consistent"`
+	ClientClock  string `json:"client_clock"`
+	ServerClock  string `json:"server_clock"`
+	N            int    `json:"n"`
+	MedianMs     F      `json:"median_ms"`
+	LoMs         F      `json:"lo_ms"`
+	HiMs         F      `json:"hi_ms"`
+	ResolutionMs F      `json:"resolution_ms"`
+	Consistent   bool   `json:"consistent"`
 }
 
 // Decomposition splits the client's TTFT of each joined request into the
@@ -240,12 +245,22 @@ func writeServerJoin(w io.Writer, sj *ServerJoin, md bool) {
 	fmt.Fprintf(w, "  matched %d of %d client requests and %d server records (%s); unmatched: %d client, %d server\n",
 		total, sj.ClientRequests, sj.ServerRecords, strings.Join(parts, ", "), sj.UnmatchedClients, sj.UnmatchedServers)
 	for _, o := range sj.ClockOffsets {
-		cons := "consistent"
-		if !o.Consistent {
-			cons = "INCONSISTENT (drift or a wrong pair)"
+		lo, hi := float64(o.LoMs), float64(o.HiMs)
+		var bounds string
+		switch {
+		case math.IsNaN(lo):
+			bounds = fmt.Sprintf("θ ≤ %s ms (no lower bound: no pair has the server's end time)", num(hi))
+		case o.Consistent:
+			bounds = fmt.Sprintf("%s ≤ θ ≤ %s ms", num(lo), num(hi))
+		default:
+			bounds = fmt.Sprintf("NONE (%s > %s ms): no single offset fits every pair — the clocks drifted, or a pair is wrong", num(lo), num(hi))
 		}
-		fmt.Fprintf(w, "  clock offset %s→%s over %d pairs: median(server arrival − client send) %s ms, consistent offsets [%s, %s] ms, %s\n",
-			o.ClientClock, o.ServerClock, o.N, num(float64(o.MedianMs)), num(float64(o.LoMs)), num(float64(o.HiMs)), cons)
+		if r := float64(o.ResolutionMs); r > 0 {
+			bounds += fmt.Sprintf("; the bound includes the server stamps' %s ms resolution", num(r))
+		}
+		fmt.Fprintf(w, "  clock %s→%s, %d pairs: server arrival − client send median %s ms (the clock offset plus the client→server delay)\n",
+			o.ClientClock, o.ServerClock, o.N, num(float64(o.MedianMs)))
+		fmt.Fprintf(w, "    offsets θ = server clock − client clock allowed by every pair: %s\n", bounds)
 	}
 	d := sj.Decomposition
 	if d != nil && d.N > 0 {

@@ -31,11 +31,15 @@
 // Over the matched pairs with a server arrival and a client start, d =
 // server arrival − client send. The report gives the median of d (the
 // offset plus the client→server network and client overhead), and the
-// interval of offsets consistent with every pair: θ ≤ min d (the server
-// cannot receive before the client sends) and θ ≥ max(server end − client
-// end) (the server cannot finish after the client received the end). An
-// empty interval means the clocks drifted or a pair is wrong; it is
-// reported, never forced.
+// interval of offsets consistent with every pair: θ ≤ min(d + r) (the
+// server cannot receive before the client sends; r is the resolution of
+// the server's arrival time, ArrivalResolutionNs: a log line stamped to
+// the second was received up to 1 s after its stamp) and θ ≥ max(server end
+// − client end) (the server cannot finish after the client received the
+// end). The median of d is NOT an estimate of θ inside that interval: d is
+// θ plus the client→server delay, so with exact times the median is at or
+// above the upper bound by construction. An empty interval means the
+// clocks drifted or a pair is wrong; it is reported, never forced.
 package join
 
 import (
@@ -102,10 +106,38 @@ type Offset struct {
 	// MedianNs is the median of server arrival − client send.
 	MedianNs int64 `json:"median_ns"`
 	// LoNs, HiNs bound the offsets consistent with every pair (LoNs is null
-	// when no pair has both ends); Consistent is LoNs ≤ HiNs.
+	// when no pair has both ends); Consistent is LoNs ≤ HiNs (the interval
+	// is not empty).
 	LoNs       *int64 `json:"lo_ns"`
 	HiNs       int64  `json:"hi_ns"`
 	Consistent bool   `json:"consistent"`
+	// ResolutionNs is the coarsest resolution of the pairs' server arrival
+	// times (ArrivalResolutionNs; 0: exact), already added into HiNs.
+	ResolutionNs int64 `json:"resolution_ns"`
+}
+
+// ArrivalResolutionNs is the resolution of a server row's arrival time
+// (ns; 0 when exact to the ns or µs of its source): vLLM request-log lines
+// are stamped to the second ("MM-DD HH:MM:SS", vllm/logger.py), unless
+// KServe-wrapped (milliseconds, recognized by a sub-second part); Ollama's
+// GIN line and llama.cpp's 2024 print_timings "timestamp" are seconds (the
+// arrival = stamp − duration inherits that); TGI's RFC 3339 stamp has µs.
+// Spans, Triton traces, SGLang's received_time and llama.cpp's elapsed
+// prefix are finer than the join needs (0). The true arrival lies in
+// [ServerArrivalNs, ServerArrivalNs + resolution).
+func ArrivalResolutionNs(s *formats.Request) int64 {
+	switch s.ServerKind {
+	case "vllm.request_log":
+		if s.ServerArrivalNs != nil && *s.ServerArrivalNs%1e9 != 0 {
+			return 1e6
+		}
+		return 1e9
+	case "ollama.gin", "llamacpp.print_timings":
+		return 1e9
+	case "tgi.success":
+		return 1e3
+	}
+	return 0
 }
 
 // Result is the outcome of Match.
@@ -420,6 +452,7 @@ func Offsets(clients []Client, servers []formats.Request, pairs []Pair) []Offset
 		lo     *int64
 		hi     int64
 		hiInit bool
+		res    int64
 	}
 	m := map[[2]string]*acc{}
 	var keys [][2]string
@@ -437,8 +470,10 @@ func Offsets(clients []Client, servers []formats.Request, pairs []Pair) []Offset
 		}
 		d := *s.ServerArrivalNs - *c.StartNs
 		a.ds = append(a.ds, d)
-		if !a.hiInit || d < a.hi {
-			a.hi, a.hiInit = d, true
+		r := ArrivalResolutionNs(s)
+		a.res = max(a.res, r)
+		if !a.hiInit || d+r < a.hi {
+			a.hi, a.hiInit = d+r, true
 		}
 		if s.ServerE2ENs != nil && c.EndOffNs != nil {
 			lo := *s.ServerArrivalNs + *s.ServerE2ENs - (*c.StartNs + *c.EndOffNs)
@@ -450,7 +485,7 @@ func Offsets(clients []Client, servers []formats.Request, pairs []Pair) []Offset
 	var out []Offset
 	for _, k := range keys {
 		a := m[k]
-		o := Offset{ClientClock: k[0], ServerClock: k[1], N: len(a.ds), MedianNs: median(a.ds), LoNs: a.lo, HiNs: a.hi}
+		o := Offset{ClientClock: k[0], ServerClock: k[1], N: len(a.ds), MedianNs: median(a.ds), LoNs: a.lo, HiNs: a.hi, ResolutionNs: a.res}
 		o.Consistent = a.lo == nil || *a.lo <= a.hi
 		out = append(out, o)
 	}

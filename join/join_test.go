@@ -131,3 +131,52 @@ func TestMatchTGIAndSynchronized(t *testing.T) {
 		t.Fatalf("pairs %v notes %v", res.Pairs, res.Notes)
 	}
 }
+
+// Server arrival times of 1 s resolution (vLLM's request log: the second
+// is truncated) widen the upper bound by the resolution: the true arrival
+// lies in [logged, logged + 1 s). The case of
+// testdata/joined/aiperf-vllm/vllm-request.log: sends at T0, T0 + 0.5 s,
+// T0 + 1 s (client and server on one clock, 2 ms network); logged
+// arrivals T0, T0, T0 + 1 s, so d = 0, −500, 0 ms. Before, θ ≤ min d =
+// −500 ms excluded the true offset 0; now θ ≤ min(d + 1 s) = +500 ms.
+func TestOffsetsResolution(t *testing.T) {
+	const t0 = int64(1790000000000000000)
+	var clients []Client
+	var servers []formats.Request
+	var pairs []Pair
+	for i, x := range []struct{ send, logged int64 }{{t0, t0}, {t0 + 500e6, t0}, {t0 + 1e9, t0 + 1e9}} {
+		clients = append(clients, Client{StartNs: p(x.send), Clock: "unix"})
+		servers = append(servers, formats.Request{ServerKind: "vllm.request_log", ServerClockDomain: "local", ServerArrivalNs: p(x.logged)})
+		pairs = append(pairs, Pair{i, i, "request_id"})
+	}
+	offs := Offsets(clients, servers, pairs)
+	if len(offs) != 1 {
+		t.Fatalf("%+v", offs)
+	}
+	o := offs[0]
+	if o.N != 3 || o.MedianNs != 0 || o.HiNs != 500e6 || o.LoNs != nil || o.ResolutionNs != 1e9 || !o.Consistent {
+		t.Errorf("offset %+v", o)
+	}
+	// a KServe-wrapped line carries milliseconds (1 ms resolution): d = 2 ms
+	// bounds θ ≤ 2 + 1 ms, tighter than the whole-second pairs' 0 + 1 s;
+	// ResolutionNs is the coarsest (1 s)
+	servers[1].ServerArrivalNs = p(t0 + 502e6)
+	if o := Offsets(clients, servers, pairs)[0]; o.ResolutionNs != 1e9 || o.HiNs != 3e6 {
+		t.Errorf("mixed resolution: %+v", o)
+	}
+	for _, c := range []struct {
+		s    formats.Request
+		want int64
+	}{
+		{formats.Request{ServerKind: "vllm.request_log", ServerArrivalNs: p(t0)}, 1e9},
+		{formats.Request{ServerKind: "vllm.request_log", ServerArrivalNs: p(t0 + 901e6)}, 1e6},
+		{formats.Request{ServerKind: "ollama.gin", ServerArrivalNs: p(t0 + 123)}, 1e9},
+		{formats.Request{ServerKind: "llamacpp.print_timings", ServerArrivalNs: p(t0 + 123)}, 1e9},
+		{formats.Request{ServerKind: "tgi.success", ServerArrivalNs: p(t0 + 123)}, 1e3},
+		{formats.Request{ServerKind: "vllm.otlp_span", ServerArrivalNs: p(t0 + 123)}, 0},
+	} {
+		if got := ArrivalResolutionNs(&c.s); got != c.want {
+			t.Errorf("%s %d: resolution %d, want %d", c.s.ServerKind, *c.s.ServerArrivalNs, got, c.want)
+		}
+	}
+}

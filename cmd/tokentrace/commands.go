@@ -27,6 +27,9 @@ type inputFlags struct {
 	from   string
 	labels []string
 	noText bool
+	// quiet drops importInputs' warnings (a second pass over inputs
+	// already read: serverjoin.go)
+	quiet bool
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
@@ -247,13 +250,15 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	if err != nil {
 		return err
 	}
+	// serverjoin.go: with --server-log, server logs are not client inputs
+	jobs = joinInputJobs(files, jobs)
 	var data []string // skipped files that are not documentation
 	for _, p := range skipped {
 		if ext := strings.ToLower(filepath.Ext(p)); ext != ".md" && ext != ".txt" && ext != ".png" && ext != ".html" && ext != ".parquet" && ext != ".arrow" {
 			data = append(data, p)
 		}
 	}
-	if len(data) > 0 {
+	if len(data) > 0 && !f.quiet {
 		fmt.Fprintf(os.Stderr, "tokentrace: skipped %d unrecognized file(s) in the given directories (%s)\n", len(data), summarizePaths(data))
 	}
 	if len(jobs) == 0 {
@@ -265,6 +270,9 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	stop := startProgress(jobs)
 	defer stop()
 	opt := ingest.Options{NoText: f.noText, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
+	if f.quiet {
+		opt.Warn = nil
+	}
 	if err := registry.Import(jobs, f.labels, opt, newRenamer(sink, seen)); err != nil {
 		if errors.Is(err, registry.ErrLabels) {
 			return usageError{err}

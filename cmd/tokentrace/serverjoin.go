@@ -5,12 +5,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/registry"
 	"github.com/tokentrace/tokentrace/ingest/serverlog"
 	"github.com/tokentrace/tokentrace/join"
 )
@@ -20,7 +22,7 @@ var serverLogs []string
 
 func init() {
 	analyzeSteps = append(analyzeSteps, analyzeStep{register: func(c *cobra.Command) {
-		c.Flags().StringArrayVar(&serverLogs, "server-log", nil, "inference-server log to join to the client traces (vLLM, TGI, SGLang, Triton, llama.cpp, Ollama, OTLP/JSON gen_ai spans; repeatable): adds server_* columns to the requests table and a server_join section (TTFT decomposition) to the report")
+		c.Flags().StringArrayVar(&serverLogs, "server-log", nil, "inference-server log to join to the client traces (vLLM, TGI, SGLang, Triton, llama.cpp, Ollama, OTLP/JSON gen_ai spans; repeatable): adds server_* columns to the requests table and a server_join section (TTFT decomposition) to the report; a file without any server record is an error; server logs inside input directories are left out unless given here")
 	}})
 }
 
@@ -89,6 +91,24 @@ func (j *joinSink) Run(r *formats.Run) error { return j.next.Run(r) }
 // on the second, real import; finish writes the server-log rows to pw
 // (with their match quality) and adds the server_join section to the
 // report.
+//
+// A --server-log file that yields no server record is an error naming the
+// file (a client trace given by mistake, a file cut before its first
+// record, a script), unless it is a recognized server log without
+// per-request timing (a Prometheus exposition, engine stats only): then a
+// warning and a note. Warnings of the server logs (unknown lines, cut
+// records with their position) go to stderr and to the section's notes.
+//
+// Inputs (joinInputJobs): a --server-log file is imported once, as a server
+// log, also when a positional directory holds it; other server logs found
+// inside positional directories are not imported (neither as runs nor
+// joined) and are named in a note — only the logs given with --server-log,
+// or named as positional files, are joined, so a directory gives the same
+// join as its client file. A file given both as a positional input and
+// with --server-log is imported once, from the positional inputs (an
+// OTLP file holding client and server spans). Without --server-log,
+// directories import as for `import` (server logs become server runs, not
+// joined).
 func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportFlags, pw *formats.ParquetWriter, an *analyze.Analyzer) (formats.Sink, func(*analyze.Report) error, error) {
 	noop := func(*analyze.Report) error { return nil }
 	if len(serverLogs) == 0 {
@@ -104,26 +124,43 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	var notes []string
 	im := serverlog.New()
 	for _, p := range serverLogs {
-		if abs, err := filepath.Abs(p); err == nil && positional[abs] {
+		opt := ingest.Options{Label: "server:" + ingest.DefaultLabel(p), NoText: in.noText, Warn: func(msg string) {
+			fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg)
+			notes = append(notes, msg)
+		}}
+		var res *serverlog.Result
+		var err error
+		if abs, aerr := filepath.Abs(p); aerr == nil && positional[abs] {
 			notes = append(notes, p+" is also a positional input: its server rows are joined from there")
-			continue
+			res, _, err = im.Parse(p)
+		} else {
+			res, err = im.ImportFile(p, opt, &logs)
 		}
-		opt := ingest.Options{Label: "server:" + ingest.DefaultLabel(p), NoText: in.noText, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
-		if err := im.Import(p, opt, &logs); err != nil {
+		if err != nil {
 			return nil, nil, fmt.Errorf("--server-log %s: %w", p, err)
 		}
-	}
-	for _, r := range logs.Runs {
-		for _, n := range r.Notes {
-			if strings.HasPrefix(n, "no per-request timing: ") {
-				notes = append(notes, r.RunID+": "+n)
-			}
+		if len(res.Requests) == 0 && (res.NoTiming == "" || !res.Recognized) {
+			return nil, nil, noServerRecords(p, res)
 		}
 	}
-	// pass 1: the positional inputs' join keys
+	// pass 1: the positional inputs' join keys (their warnings are printed
+	// by pass 2)
 	keys := &keySink{}
-	if err := importInputs(args, in, true, keys); err != nil {
+	dirServerLogs = map[string]bool{}
+	quiet := in
+	quiet.quiet = true
+	if err := importInputs(args, quiet, true, keys); err != nil {
 		return nil, nil, err
+	}
+	if len(dirServerLogs) > 0 {
+		var skipped []string
+		for p := range dirServerLogs {
+			skipped = append(skipped, p)
+		}
+		sort.Strings(skipped)
+		msg := fmt.Sprintf("server log(s) found in the input directories were neither imported nor joined (only --server-log files are): %s; give them with --server-log to join them", strings.Join(skipped, ", "))
+		fmt.Fprintln(os.Stderr, "tokentrace: note:", msg)
+		notes = append(notes, msg)
 	}
 	servers := append([]formats.Request{}, keys.servers...)
 	serverKeys := append([]rowKey{}, keys.serverKeys...)
@@ -173,12 +210,77 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	return js, finish, nil
 }
 
+// dirServerLogs collects the server-log files joinInputJobs left out of
+// the positional directories (reset by serverJoinSink).
+var dirServerLogs map[string]bool
+
+// joinInputJobs filters the jobs of the positional inputs when analyze has
+// --server-log (without it, jobs are returned unchanged): a file given with
+// --server-log and found again inside a positional directory is dropped (it
+// is imported once, as a server log); any other server log found inside a
+// positional directory is dropped and recorded in dirServerLogs. Files
+// named as positional inputs are kept whatever they are. With --label, the
+// labels name the jobs that remain.
+func joinInputJobs(inputs []string, jobs []registry.Job) []registry.Job {
+	if len(serverLogs) == 0 {
+		return jobs
+	}
+	absSet := func(ps []string) map[string]bool {
+		m := map[string]bool{}
+		for _, p := range ps {
+			if a, err := filepath.Abs(p); err == nil {
+				m[a] = true
+			}
+		}
+		return m
+	}
+	explicit, logs := absSet(inputs), absSet(serverLogs)
+	var out []registry.Job
+	for _, j := range jobs {
+		a, err := filepath.Abs(j.Path)
+		switch {
+		case err != nil || explicit[a]:
+			out = append(out, j)
+		case logs[a]:
+			// imported as --server-log
+		case j.Importer.Name() == serverlog.Name:
+			if dirServerLogs != nil {
+				dirServerLogs[j.Path] = true
+			}
+		default:
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// noServerRecords is the error for a --server-log file without any server
+// record that is not a recognized log without per-request timing: what the
+// file holds instead, and the client format it is detected as, if any.
+func noServerRecords(path string, res *serverlog.Result) error {
+	var why string
+	switch {
+	case res.Cut != "":
+		why = "the file is cut before its first complete record: " + res.Cut
+	case len(res.Clients) > 0:
+		why = fmt.Sprintf("it holds %d client-side gen_ai span(s) and no server span", len(res.Clients))
+	case res.Unknown > 0:
+		why = fmt.Sprintf("its %d lines (first: line %d) match no server's record shape (vLLM, TGI, SGLang, Triton, llama.cpp, Ollama, OTLP gen_ai spans; ingest/serverlog/README.md)", res.Unknown, res.FirstUnknown)
+	default:
+		why = "it is empty"
+	}
+	if jobs, _, err := registry.Resolve([]string{path}, ""); err == nil && len(jobs) == 1 && jobs[0].Importer.Name() != serverlog.Name {
+		why += fmt.Sprintf("; it is detected as format %q, a client-side trace: give it as an input, not with --server-log", jobs[0].Importer.Name())
+	}
+	return fmt.Errorf("--server-log %s: no server records: %s", path, why)
+}
+
 // clockOffsets converts join offsets (ns) to the report's (ms).
 func clockOffsets(offs []join.Offset) []analyze.ClockOffset {
 	out := []analyze.ClockOffset{}
 	for _, o := range offs {
 		co := analyze.ClockOffset{ClientClock: o.ClientClock, ServerClock: o.ServerClock, N: o.N, MedianMs: analyze.F(float64(o.MedianNs) / 1e6),
-			HiMs: analyze.F(float64(o.HiNs) / 1e6), Consistent: o.Consistent, LoMs: analyze.F(math.NaN())}
+			HiMs: analyze.F(float64(o.HiNs) / 1e6), ResolutionMs: analyze.F(float64(o.ResolutionNs) / 1e6), Consistent: o.Consistent, LoMs: analyze.F(math.NaN())}
 		if o.LoNs != nil {
 			co.LoMs = analyze.F(float64(*o.LoNs) / 1e6)
 		}

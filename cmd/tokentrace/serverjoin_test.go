@@ -232,3 +232,129 @@ func TestServerJoinNoTimingLog(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A --server-log file that yields no server record and is not a
+// recognized log without per-request timing is an error naming the file:
+// a client trace given as --server-log (also given as the input, or a
+// copy), a JSON export cut before its first complete span. A cut export
+// with complete spans imports them, with a warning naming the position.
+func TestServerJoinNotAServerLog(t *testing.T) {
+	client := filepath.Join(joinedDir, "profile_export.jsonl")
+	cp := filepath.Join(t.TempDir(), "copy.jsonl")
+	data, err := os.ReadFile(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, log := range []string{client, cp} {
+		_, err := run(t, "analyze", client, "--server-log", log, "-o", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), log) || !strings.Contains(err.Error(), "no server records") ||
+			!strings.Contains(err.Error(), "5 lines (first: line 1) match no server") || !strings.Contains(err.Error(), "aiperf") {
+			t.Errorf("--server-log %s: err = %v", log, err)
+		}
+	}
+	spans, err := os.ReadFile(filepath.Join(joinedDir, "vllm-spans.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := filepath.Join(t.TempDir(), "head.json")
+	if err := os.WriteFile(head, spans[:300], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "analyze", client, "--server-log", head, "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), head) ||
+		!strings.Contains(err.Error(), "cut at byte 300 (line 20)") {
+		t.Errorf("cut head: err = %v", err)
+	}
+	half := filepath.Join(t.TempDir(), "half.json")
+	if err := os.WriteFile(half, spans[:len(spans)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "analyze", client, "--server-log", half, "-o", t.TempDir(), "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// spans 1 and 2 are complete in the first half (req-0001, req-0002)
+	sj := rep.ServerJoin
+	if sj == nil || sj.ServerRecords != 2 || sj.Matched["request_id"] != 2 || !strings.Contains(strings.Join(sj.Notes, "\n"), "cut at byte 4492 (line 200)") {
+		t.Fatalf("half: %+v", sj)
+	}
+}
+
+// The directory holding the client trace and its server logs gives the
+// same join as the client file: a --server-log file found again in the
+// directory is not imported twice, the directory's other server log
+// (vllm-request.log) is not joined but named in the notes, and make.py is
+// not a server log (no run "make").
+func TestServerJoinDirectoryInput(t *testing.T) {
+	spans := filepath.Join(joinedDir, "vllm-spans.json")
+	get := func(input string) *analyze.Report {
+		t.Helper()
+		out, err := run(t, "analyze", input, "--server-log", spans, "-o", t.TempDir(), "--format", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep analyze.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return &rep
+	}
+	file, dir := get(filepath.Join(joinedDir, "profile_export.jsonl")), get(joinedDir)
+	var runs []string
+	for _, r := range dir.Runs {
+		runs = append(runs, r.RunID)
+	}
+	if len(runs) != 1 || runs[0] != "aiperf-vllm" {
+		t.Errorf("runs from the directory: %q", runs)
+	}
+	a, b := file.ServerJoin, dir.ServerJoin
+	if b.ClientRequests != 5 || b.ServerRecords != 5 || b.Matched["request_id"] != 3 || b.Matched["time_tokens"] != 1 || b.UnmatchedServers != 1 {
+		t.Fatalf("directory join %+v", b)
+	}
+	if a.ClientRequests != b.ClientRequests || a.ServerRecords != b.ServerRecords || len(a.Matched) != len(b.Matched) ||
+		a.UnmatchedClients != b.UnmatchedClients || a.UnmatchedServers != b.UnmatchedServers || a.AmbiguousKeys != b.AmbiguousKeys ||
+		a.ClockOffsets[0] != b.ClockOffsets[0] || a.Decomposition.RemainderMs != b.Decomposition.RemainderMs {
+		t.Errorf("file %+v\ndirectory %+v", a, b)
+	}
+	notes := strings.Join(b.Notes, "\n")
+	if !strings.Contains(notes, "vllm-request.log") || strings.Contains(notes, "vllm-spans.json") {
+		t.Errorf("notes %q", b.Notes)
+	}
+}
+
+// The request log's arrivals are stamped to the second: the clock-offset
+// bound allows the true offset (0: one clock, 2 ms network) — θ ≤ +500 ms,
+// not −500 ms as before (join.TestOffsetsResolution has the arithmetic).
+func TestServerJoinRequestLogOffset(t *testing.T) {
+	out, err := run(t, "analyze", filepath.Join(joinedDir, "profile_export.jsonl"),
+		"--server-log", filepath.Join(joinedDir, "vllm-request.log"), "-o", t.TempDir(), "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	o := rep.ServerJoin.ClockOffsets
+	if len(o) != 1 || o[0].N != 3 || o[0].MedianMs != 0 || o[0].HiMs != 500 || o[0].ResolutionMs != 1000 || !o[0].Consistent {
+		t.Fatalf("offsets %+v", o)
+	}
+	// no pair has the server's end: no lower bound (null)
+	var raw struct {
+		ServerJoin struct {
+			ClockOffsets []map[string]any `json:"clock_offsets"`
+		} `json:"server_join"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if lo, ok := raw.ServerJoin.ClockOffsets[0]["lo_ms"]; !ok || lo != nil {
+		t.Errorf("lo_ms = %v (present %v), want null", lo, ok)
+	}
+}

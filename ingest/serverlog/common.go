@@ -111,9 +111,11 @@ func parseDuration(s string) (int64, error) {
 // line without a newline reported through lastCut.
 type lineReader struct {
 	r       *bufio.Reader
-	n       int  // number of the line last returned (1-based)
-	lastCut bool // the last line returned had no newline
-	crlf    int  // lines that ended in "\r\n"
+	n       int   // number of the line last returned (1-based)
+	start   int64 // byte offset of the line last returned
+	off     int64 // bytes read
+	lastCut bool  // the last line returned had no newline
+	crlf    int   // lines that ended in "\r\n"
 }
 
 func newLineReader(r io.Reader) *lineReader { return &lineReader{r: bufio.NewReaderSize(r, 64<<10)} }
@@ -128,6 +130,8 @@ func (l *lineReader) next() (string, error) {
 		return "", io.EOF
 	}
 	l.n++
+	l.start = l.off
+	l.off += int64(len(s))
 	l.lastCut = !strings.HasSuffix(s, "\n")
 	s = strings.TrimSuffix(s, "\n")
 	if strings.HasSuffix(s, "\r") {

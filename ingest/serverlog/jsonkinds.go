@@ -63,7 +63,7 @@ func (s *textState) sseLine(n int, payload string) {
 		s.counts["sse_other"]++
 		return
 	}
-	s.inRecord = true
+	s.inRecord, s.open = true, false
 	s.jsonObject(fmt.Sprintf("line %d", n), obj)
 }
 
@@ -677,3 +677,158 @@ func (s *textState) triton(data []byte) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// filePos names a byte offset of data as "byte B (line L)" (B from 0, L
+// from 1).
+func filePos(data []byte, off int) string {
+	off = max(0, min(off, len(data)))
+	return fmt.Sprintf("byte %d (line %d)", off, bytes.Count(data[:off], []byte("\n"))+1)
+}
+
+// jsonDocuments reads data (from byte lead, the first non-blank one) as a
+// sequence of JSON documents — several pretty-printed exports one after the
+// other, or one that was cut (the exporter was still writing) or is
+// malformed. Complete documents are dispatched as records; of a cut or
+// malformed OTLP/JSON document, the spans complete before the cut are
+// imported (salvageSpans) and s.cut names the file position. It returns
+// false, leaving s untouched, when data is not JSON documents after all
+// (the first document fails with a syntax error and holds no OTLP key: a
+// text log that starts with '{'); it is then read line by line.
+func (s *textState) jsonDocuments(data []byte, lead int) bool {
+	d := data[lead:]
+	dec := json.NewDecoder(bytes.NewReader(d))
+	n := 0
+	prevEnd := 0
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return n > 0
+		}
+		if err == nil {
+			n++
+			prevEnd = int(dec.InputOffset())
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(raw, &obj) != nil {
+				s.unknownLine(n)
+				continue
+			}
+			s.inRecord = true
+			s.jsonObject(fmt.Sprintf("record %d", n), obj)
+			continue
+		}
+		errAt := len(d) // unexpected EOF: cut at the end of the file
+		what := "is cut"
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			errAt = int(se.Offset) - 1
+			what = "is malformed (" + se.Error() + ")"
+		} else if !errors.Is(err, io.ErrUnexpectedEOF) {
+			what = "is unreadable (" + err.Error() + ")"
+		}
+		doc := d[prevEnd:min(max(errAt, prevEnd), len(d))]
+		otlp := bytes.Contains(doc, []byte(`"resourceSpans"`)) || bytes.Contains(doc, []byte(`"resource_spans"`))
+		if n == 0 && se != nil && (!otlp || jsonLinesAfter(d)) {
+			return false // a text log, or JSONL whose first line is broken
+		}
+		before := len(s.recs) + len(s.clients)
+		if fixed := salvageSpans(doc); fixed != nil {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(fixed, &obj) == nil {
+				s.jsonObject(fmt.Sprintf("record %d", n+1), obj)
+			}
+		}
+		got := len(s.recs) + len(s.clients) - before
+		s.cut = fmt.Sprintf("JSON document %d %s at %s", n+1, what, filePos(data, lead+errAt))
+		if otlp {
+			s.cut += fmt.Sprintf(", after %d complete span record(s)", got)
+		}
+		return true
+	}
+}
+
+// jsonLinesAfter reports whether a line after the first of d is a JSON
+// object of its own (JSONL).
+func jsonLinesAfter(d []byte) bool {
+	_, rest, _ := bytes.Cut(d, []byte("\n"))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if l := bytes.TrimSpace(line); len(l) > 0 && l[0] == '{' && json.Valid(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// salvageSpans returns the part of a cut or malformed OTLP/JSON document
+// doc up to the end of its last complete element of a "spans" array,
+// with the open arrays and objects closed, so that it parses; nil when no
+// span is complete. A span cut in the middle is dropped whole (a partial
+// span would import as a record with missing durations).
+func salvageSpans(doc []byte) []byte {
+	type frame struct {
+		c   byte   // '{' or '['
+		key string // the key this container is the value of ("" in an array)
+	}
+	var stack []frame
+	inStr, esc, expectKey := false, false, false
+	strStart := 0
+	key := ""
+	best := -1
+	var closers []byte
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+				if expectKey {
+					key = string(doc[strStart+1 : i])
+					expectKey = false
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr, strStart = true, i
+		case '{', '[':
+			k := ""
+			if len(stack) > 0 && stack[len(stack)-1].c == '{' {
+				k = key
+			}
+			stack = append(stack, frame{c, k})
+			expectKey = c == '{'
+		case '}', ']':
+			if len(stack) == 0 {
+				return nil
+			}
+			stack = stack[:len(stack)-1]
+			expectKey = false
+			if c == '}' && len(stack) > 0 && stack[len(stack)-1].c == '[' && stack[len(stack)-1].key == "spans" {
+				best = i + 1
+				closers = closers[:0]
+				for j := len(stack) - 1; j >= 0; j-- {
+					if stack[j].c == '[' {
+						closers = append(closers, ']')
+					} else {
+						closers = append(closers, '}')
+					}
+				}
+			}
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].c == '{'
+		case ':':
+			expectKey = false
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return append(append([]byte(nil), doc[:best]...), closers...)
+}

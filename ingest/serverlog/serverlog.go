@@ -18,12 +18,19 @@
 // terminal color escapes and wrapping prefixes — vLLM's "(APIServer pid=N) ", journald's "<month> D
 // HH:MM:SS host unit[pid]: " (any locale), docker compose's "name-1 | " —
 // are removed first. A line that starts no record is a continuation of the
-// previous multi-line record (a traceback, a prompt echoed at DEBUG) or,
-// before any record, unknown; unknown lines are counted in a note and never
-// abort the import. A last line without a line ending, a Triton array
-// without its closing ']', a timing block without its "total time" line,
-// an SGLang Finish record without its out={…} part are cut records: what is
-// complete is imported, Run.Truncated is set and a note says where.
+// previous record only when that record may continue (a DEBUG echo of a
+// prompt, an ERROR line before its traceback, an unclosed quote; indented
+// lines; README.md "Parsing rules"); any other such line is unknown:
+// counted, named (first line) in a note and a warning, never aborting the
+// import. A last line without a line ending, a Triton array without its
+// closing ']', a timing block without its "total time" line, an SGLang
+// Finish record without its out={…} part, a JSON document cut or malformed
+// (of an OTLP export, the complete spans before the cut are imported) are
+// cut records: what is complete is imported, Run.Truncated is set and a
+// note and a warning give the file position (line, byte).
+//
+// Detect never takes source code or documentation (by extension, or a
+// leading "#!") for a server log, whatever log lines it quotes.
 //
 // Timestamps: vLLM's "MM-DD HH:MM:SS" has no year, no sub-second part and
 // no zone; the year is Importer.Year, else the first full date in the
@@ -140,13 +147,28 @@ var signatures = [][]byte{
 	[]byte("# TYPE vllm:"), []byte("# TYPE sglang:"), []byte("# TYPE tgi_"), []byte("# TYPE llamacpp:"), []byte("# TYPE nv_inference"), []byte("\nsglang:"), []byte("\nvllm:"),
 }
 
+// notALog are extensions of files that may quote server-log lines but are
+// never a server log: documentation, tables, and source code (a script
+// that builds or parses a log holds its lines as string literals, e.g.
+// testdata/joined/aiperf-vllm/make.py).
+var notALog = map[string]bool{
+	".md": true, ".rst": true, ".html": true, ".htm": true, ".pdf": true, ".png": true, ".svg": true,
+	".parquet": true, ".arrow": true, ".yaml": true, ".yml": true, ".toml": true, ".ini": true, ".cfg": true,
+	".py": true, ".pyi": true, ".pyc": true, ".ipynb": true, ".go": true, ".rs": true, ".c": true, ".h": true,
+	".cc": true, ".cpp": true, ".hpp": true, ".cu": true, ".java": true, ".kt": true, ".scala": true,
+	".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".sh": true, ".bash": true, ".zsh": true,
+	".rb": true, ".pl": true, ".r": true, ".jl": true, ".lua": true, ".sql": true,
+}
+
 var reTritonHead = regexp.MustCompile(`^\s*\[\s*\{\s*"id"\s*:`)
 
 // Detect implements ingest.Importer.
 func (*Importer) Detect(path string, head []byte) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".md", ".html", ".png", ".parquet", ".arrow", ".yaml", ".yml":
-		return false // documentation that quotes log lines, tables
+	if notALog[strings.ToLower(filepath.Ext(path))] {
+		return false
+	}
+	if bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff"), []byte("#!")) {
+		return false // a script (python3, bash, …) that writes or quotes log lines
 	}
 	if reTritonHead.Match(head) && bytes.Contains(head, []byte(`"timestamps"`)) {
 		return true
@@ -184,8 +206,16 @@ type Result struct {
 	NoTiming string
 	// Truncated is true when a record was cut.
 	Truncated bool
-	// Unknown counts lines no record shape matched.
-	Unknown int
+	// Unknown counts lines no record shape matched; FirstUnknown is the
+	// first one's line number (0 when none).
+	Unknown, FirstUnknown int
+	// Recognized is false when nothing in the file — no record, no line —
+	// matched any server's shape: it is not a server log (a client trace, a
+	// script, an empty file, a JSON document cut before its first record).
+	Recognized bool
+	// Cut says where a cut record or document is (file position: line
+	// and byte); "" when the file is complete.
+	Cut string
 	// Counts are the recognized lines without per-request timing, by
 	// category.
 	Counts map[string]int
@@ -242,6 +272,8 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 				s.jsonObject("record 1", obj)
 				return s, nil
 			}
+		case s.jsonDocuments(data, len(data)-len(d)):
+			return s, nil
 		}
 		lines = bytes.NewReader(data)
 	}
@@ -256,10 +288,17 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 			return nil, err
 		}
 		last = lr.n
+		unk := s.unknown
 		s.line(lr.n, line)
+		if lr.lastCut && s.unknown > unk {
+			// the cut line itself: reported as the cut, not as unknown
+			s.unknown--
+			s.cutPartial = true
+		}
 	}
 	s.crlf = lr.crlf
 	s.lines = lr.n
+	s.lastStart = lr.start
 	s.finish(lr.lastCut && last > 0, last)
 	return s, nil
 }
@@ -279,7 +318,13 @@ func (im *Importer) Parse(path string) (*Result, formats.SourceFile, error) {
 	if err != nil {
 		return nil, src, err
 	}
-	res := &Result{Load: s.load, Unknown: s.unknown, Counts: s.counts, Truncated: s.cut != ""}
+	res := &Result{Load: s.load, Unknown: s.unknown, FirstUnknown: s.firstUnk, Counts: s.counts, Truncated: s.cut != "", Cut: s.cut,
+		Recognized: len(s.recs) > 0 || len(s.clients) > 0 || len(s.load) > 0 || s.cont > 0}
+	for k, v := range s.counts {
+		if k != "blank" && v > 0 {
+			res.Recognized = true
+		}
+	}
 	kinds := make([]string, 0, len(s.kinds))
 	for k := range s.kinds {
 		kinds = append(kinds, k)
@@ -376,18 +421,33 @@ func (s *textState) noTimingReason() string {
 		return "Ollama access lines for non-inference routes only"
 	case c["access"] > 0:
 		return "HTTP access lines only (no timestamps or durations)"
+	case s.cut != "":
+		return "cut before its first complete record: " + s.cut
 	case s.unknown > 0:
-		return fmt.Sprintf("no line matched a known server record (%d unknown lines)", s.unknown)
+		return fmt.Sprintf("no line matched a known server record (%d unknown lines, first: line %d)", s.unknown, s.firstUnk)
 	}
 	return "no request records"
 }
 
 // Import implements ingest.Importer.
 func (im *Importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+	_, err := im.ImportFile(path, opt, sink)
+	return err
+}
+
+// ImportFile is Import that also returns the parse result, so that a
+// caller can tell a log without records (Result.Requests empty) that is a
+// recognized log without per-request timing (Result.NoTiming,
+// Result.Recognized) from a file that is no server log at all.
+func (im *Importer) ImportFile(path string, opt ingest.Options, sink formats.Sink) (*Result, error) {
 	res, src, err := im.Parse(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return res, im.importParsed(path, res, src, opt, sink)
+}
+
+func (im *Importer) importParsed(path string, res *Result, src formats.SourceFile, opt ingest.Options, sink formats.Sink) error {
 	label := opt.Label
 	if label == "" {
 		label = ingest.DefaultLabel(path)
@@ -399,9 +459,11 @@ func (im *Importer) Import(path string, opt ingest.Options, sink formats.Sink) e
 	}
 	if res.NoTiming != "" {
 		warn("no per-request timing: " + res.NoTiming)
+	} else if res.Unknown > 0 {
+		warn(fmt.Sprintf("%d unknown lines skipped (first: line %d): they match no server's record shape", res.Unknown, res.FirstUnknown))
 	}
-	if res.Truncated {
-		warn("cut record: imported what is complete (see the run's notes)")
+	if res.Truncated && !strings.HasPrefix(res.NoTiming, "cut ") {
+		warn("cut record: " + res.Cut + "; every complete record before it was imported")
 	}
 	serverLabel := label
 	if len(res.Clients) > 0 {

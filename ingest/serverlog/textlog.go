@@ -51,10 +51,13 @@ type textState struct {
 	counts       map[string]int // recognized lines by category (no per-request timing)
 	unknown      int
 	firstUnk     int
-	cont         int // continuation lines of multi-line records
-	inRecord     bool
+	cont         int  // continuation lines of multi-line records
+	inRecord     bool // a recognized line was seen
+	open         bool // the last recognized line may continue on the next lines (mayContinue)
 	notes        []string
-	cut          string // truncation remark
+	cut          string // truncation remark, with the file position
+	lastStart    int64  // byte offset of the last line read
+	cutPartial   bool   // the cut last line matched no shape
 	lines        int
 	crlf         int
 	spanN        int
@@ -138,14 +141,14 @@ func (s *textState) line(n int, raw string) {
 	}
 	c0 := t[0]
 	if m := matchIf(c0 == 'D' || c0 == 'I' || c0 == 'W' || c0 == 'E' || c0 == 'C', reVLLM, line); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		ns := s.yearless(m[2], m[3], m[4], m[5], m[6], m[7])
 		s.vllmMessage(n, ns, m[9])
 		return
 	}
 	digitDate := len(line) > 10 && isDigit(line[0]) && line[4] == '-'
 	if m := matchIf(digitDate && line[10] == ' ', reKServe, line); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		ns := dateNs(m[1], m[2], m[3], m[4], m[5], m[6], m[7])
 		msg := m[9]
 		if strings.HasPrefix(m[8], "uvicorn") {
@@ -155,13 +158,13 @@ func (s *textState) line(n int, raw string) {
 		return
 	}
 	if m := matchIf(c0 == '[' && !strings.HasPrefix(t, "[GIN]"), reSGLang, line); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		ns := dateNs(m[1], m[2], m[3], m[4], m[5], m[6], m[7])
 		s.sglangMessage(n, ns, m[8], false)
 		return
 	}
 	if m := matchIf(digitDate && line[10] == 'T', reRFC, line); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		ts, err := time.Parse(time.RFC3339Nano, m[1])
 		var p *int64
 		if err == nil {
@@ -171,7 +174,7 @@ func (s *textState) line(n int, raw string) {
 		return
 	}
 	if m := matchIf(isDigit(c0), reLlamaTS, line); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		h := 0
 		if m[1] != "" {
 			h, _ = strconv.Atoi(m[1])
@@ -185,29 +188,29 @@ func (s *textState) line(n int, raw string) {
 		return
 	}
 	if m := matchIf(strings.HasPrefix(t, "[GIN]"), reGIN, t); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		s.gin(n, m)
 		return
 	}
 	if strings.HasPrefix(t, "INFO [") && strings.Contains(t, "print_timings]") || strings.Contains(t, "print_timings") && strings.Contains(t, "id_task=") {
-		s.inRecord = true
+		s.recognized(t)
 		s.llamaLegacy(n, t)
 		return
 	}
 	if m := matchIf(strings.HasPrefix(t, "INFO:"), reUvicorn, t); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		code, _ := strconv.Atoi(m[3])
 		s.access[code]++
 		s.counts["access"]++
 		return
 	}
 	if strings.HasPrefix(t, "INFO:") && reUvicorn2.MatchString(t) {
-		s.inRecord = true
+		s.recognized(t)
 		s.counts["server_lifecycle"]++
 		return
 	}
 	if m := reLevel.FindStringSubmatch(line); m != nil {
-		s.inRecord = true
+		s.recognized(t)
 		s.tgiMessage(n, nil, m[2])
 		return
 	}
@@ -219,13 +222,59 @@ func (s *textState) line(n int, raw string) {
 		s.counts["llamacpp_context"]++
 		return
 	}
-	if s.inRecord {
-		// a continuation of a multi-line record (a traceback, a prompt or
-		// chat template echoed at DEBUG)
+	if rePyWarning.MatchString(t) {
+		// a Python warning printed to stderr; its source line follows,
+		// indented
+		s.counts["python_warning"]++
+		s.inRecord, s.open = true, true
+		return
+	}
+	if reTraceback.MatchString(t) {
+		// a traceback printed to stderr (after an ERROR line, or alone)
+		s.cont++
+		s.inRecord, s.open = true, true
+		return
+	}
+	indented := line[0] == ' ' || line[0] == '\t'
+	if s.open || s.inRecord && indented {
+		// a continuation of a multi-line record: a traceback, a prompt or
+		// chat template echoed at DEBUG, an indented pretty-print
 		s.cont++
 		return
 	}
 	s.unknownLine(n)
+}
+
+// recognized records that line t (prefixes stripped) was a known line
+// shape; whether the lines after it may continue it is mayContinue's call.
+func (s *textState) recognized(t string) {
+	s.inRecord = true
+	s.open = mayContinue(t)
+}
+
+var (
+	reTraceback = regexp.MustCompile(`^(?:Traceback \(most recent call last\):|During handling of the above exception|The above exception was the direct cause)`)
+	rePyWarning = regexp.MustCompile(`^\S+\.py:\d+: \w*Warning: `)
+)
+
+// mayContinue reports whether a recognized line t may be followed by
+// continuation lines that start no record: lines at a level other than
+// INFO (DEBUG echoes of prompts and chat templates, ERROR lines followed by
+// a traceback), a line ending in ':', or one with an unclosed quote or
+// bracket (a value printed with its raw newlines). After any other line
+// (a complete INFO record, an access line) a line that starts no record
+// and is not indented is unknown: counted, never silently absorbed.
+func mayContinue(t string) bool {
+	for _, w := range []string{"DEBUG", "TRACE", "ERROR", "WARN", "CRITICAL", "Traceback", "Exception"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	if strings.HasSuffix(t, ":") {
+		return true
+	}
+	return strings.Count(t, `"`)%2 == 1 || strings.Count(t, "'")%2 == 1 || strings.Count(t, "{") > strings.Count(t, "}") ||
+		strings.Count(t, "[") > strings.Count(t, "]") || strings.Count(t, "(") > strings.Count(t, ")")
 }
 
 // wordAfter returns the space-delimited word after marker in msg, without
@@ -624,7 +673,10 @@ func (s *textState) finish(lastCut bool, lastLine int) {
 		}
 	}
 	if lastCut {
-		s.cut = fmt.Sprintf("the last line (%d) has no line ending: the file was cut there", lastLine)
+		s.cut = fmt.Sprintf("line %d (from byte %d) is the last and has no line ending: the file was cut there", lastLine, s.lastStart)
+		if s.cutPartial {
+			s.cut += " (the partial line matches no record shape: not imported)"
+		}
 	}
 	sort.SliceStable(s.recs, func(i, j int) bool { return lineOf(s.recs[i].where) < lineOf(s.recs[j].where) })
 }
@@ -639,13 +691,13 @@ func lineOf(where string) int {
 func (s *textState) jsonLine(n int, t string) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(t), &obj); err != nil {
-		if s.inRecord {
+		if s.open {
 			s.cont++
 			return
 		}
 		s.unknownLine(n)
 		return
 	}
-	s.inRecord = true
+	s.inRecord, s.open = true, false
 	s.jsonObject(fmt.Sprintf("line %d", n), obj)
 }
