@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -55,4 +56,33 @@ func RawText(raw json.RawMessage) string {
 		return ""
 	}
 	return t
+}
+
+// JSONSyntaxError checks that doc is valid JSON with encoding/json's
+// validating scanner. When it is not, off is the 0-based offset of the
+// first byte the scanner rejects (len(doc) for a document that ends inside
+// a value) and err is encoding/json's *json.SyntaxError ("invalid character
+// '@' looking for …"); err is nil for valid JSON. Offsets in errors from a
+// json.Decoder can be a byte or more off; this one is exact.
+func JSONSyntaxError(doc []byte) (off int64, err error) {
+	var v json.RawMessage
+	var syn *json.SyntaxError
+	if err := json.Unmarshal(doc, &v); !errors.As(err, &syn) {
+		return 0, nil
+	}
+	if strings.Contains(syn.Error(), "end of JSON input") {
+		return int64(len(doc)), syn
+	}
+	return syn.Offset - 1, syn // the scanner counts the rejected byte
+}
+
+// JSONSyntaxWhere is the position, for a FormatError's Where, of the first
+// byte of doc that is not valid JSON (see JSONSyntaxError): "byte N",
+// 0-based; "" when doc is valid JSON (an error is then about its content,
+// not its syntax).
+func JSONSyntaxWhere(doc []byte) string {
+	if off, err := JSONSyntaxError(doc); err != nil {
+		return fmt.Sprintf("byte %d", off)
+	}
+	return ""
 }

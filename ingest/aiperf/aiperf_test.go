@@ -446,9 +446,37 @@ func TestTruncated(t *testing.T) {
 	if len(c.Requests) != 2 || !c.Runs[0].Truncated || c.Runs[0].RequestCount != 2 {
 		t.Fatalf("requests %d, run %+v", len(c.Requests), c.Runs[0])
 	}
+	// The note belongs to the run (whose SourceFiles name the file); the
+	// warning, printed among others', names the file itself.
 	want := "line 3 is incomplete (file cut); complete records imported before it: 2"
-	if len(warnings) != 1 || warnings[0] != want || !contains(c.Runs[0].Notes, want) {
+	if len(warnings) != 1 || warnings[0] != "testdata/truncated/profile_export.jsonl: "+want || !contains(c.Runs[0].Notes, want) {
 		t.Errorf("warnings %q, notes %q", warnings, c.Runs[0].Notes)
+	}
+}
+
+// TestDamagedSummaryWarning: a companion summary that is not JSON is
+// ignored with a warning naming it and the byte where decoding stopped.
+func TestDamagedSummaryWarning(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(corpus, "qwen3vl30b-local-agent-c2")
+	for _, f := range []string{"profile_export.jsonl", "profile_export_aiperf.csv"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := filepath.Join(dir, "profile_export_aiperf.json")
+	// '@' is byte 9 (0-based)
+	if err := os.WriteFile(sum, []byte(`{"a": 1, @}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, warnings := importFile(t, filepath.Join(dir, "profile_export.jsonl"), "dmg")
+	want := sum + ": byte 9: unreadable summary: invalid character '@' looking for beginning of object key string"
+	if len(warnings) != 1 || warnings[0] != want || !contains(c.Runs[0].Notes, want) || len(c.Requests) != 20 {
+		t.Errorf("warnings %q, want [%q]; %d requests", warnings, want, len(c.Requests))
 	}
 }
 

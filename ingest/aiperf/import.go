@@ -36,10 +36,11 @@ const (
 // is read, except warmup records (see package doc), which are held until the
 // profiling run is done. A last line without its newline that ends
 // mid-value is a file cut short: every complete line before it is imported,
-// Run.Truncated is set, and the run gets the note "line N is incomplete
-// (file cut)". Any other undecodable line is an error, positioned
-// "file: line N: …". A companion summary that cannot be read is reported
-// in a note and otherwise ignored.
+// Run.Truncated is set, the run gets the note "line N is incomplete (file
+// cut)…" and opt.Warn gets it prefixed with the path. Any other
+// undecodable line is an error, positioned "file: line N: …". A companion
+// summary that cannot be read is reported in a note (its path and byte
+// position) and otherwise ignored.
 func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
 	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats()}
 	w.readSummaries()
@@ -116,11 +117,22 @@ type heldRequest struct {
 	events []formats.Event
 }
 
-// warn records a note and passes it to opt.Warn.
+// warn records a note and passes it to opt.Warn; msg names its file (it
+// is a summary's *ingest.FormatError text).
 func (w *runWriter) warn(msg string) {
 	w.notes = append(w.notes, msg)
 	if w.opt.Warn != nil {
 		w.opt.Warn(msg)
+	}
+}
+
+// warnFile records a note about the JSONL and passes it to opt.Warn
+// prefixed with the JSONL's path ("path: line 10 is incomplete …"); the
+// note itself stays without the path (the run's SourceFiles name it).
+func (w *runWriter) warnFile(msg string) {
+	w.notes = append(w.notes, msg)
+	if w.opt.Warn != nil {
+		w.opt.Warn(w.path + ": " + msg)
 	}
 }
 
@@ -144,7 +156,7 @@ func (w *runWriter) readLines(br *bufio.Reader) error {
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
 				w.truncated = true
-				w.warn(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
+				w.warnFile(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
 				break
 			}
 			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)

@@ -101,7 +101,7 @@ func readSummary(path string) (*summary, error) {
 		s, err = parseSummaryJSON(filepath.Base(path), raw)
 	}
 	if err != nil {
-		return nil, &ingest.FormatError{File: path, Msg: "unreadable summary", Err: err}
+		return nil, &ingest.FormatError{File: path, Where: ingest.JSONSyntaxWhere(raw), Msg: "unreadable summary", Err: err}
 	}
 	s.src = src
 	return s, nil

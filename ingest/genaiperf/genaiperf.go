@@ -94,12 +94,32 @@
 // remarks are counted per experiment: one note names how many requests had
 // it and the first of them.
 //
+// A response that cannot be read — a non-streaming body that, after its
+// keep-alive preamble, is not JSON or is JSON but not an object, or an SSE
+// message whose data is neither a JSON object nor [DONE] — is kept as an
+// event of kind other (its bytes counted), and its request is kept and
+// counted with Status "error", ErrorType "unparseable_response"
+// (ErrorTypeUnparseable) and an ErrorText naming the response output (or
+// SSE message) and the byte where the JSON broke, e.g. "response_outputs[0]:
+// the response body is not JSON (byte 55 of the body: invalid character '@'
+// …)". An error the server reported in the same request takes precedence
+// for ErrorText, ErrorType and ErrorCode. Status "error" rather than
+// "empty": "empty" says the server answered with no output, which an
+// unreadable response does not show (it is often a proxy's HTML or
+// plain-text error page, or a damaged file), and the tokens it may have
+// carried are unknown. A warning names the file, experiment, request,
+// response output or message, and byte, like the remarks above. A JSON
+// object of an unknown shape is not unreadable: it stays a silent event of
+// kind other.
+//
 // Any other malformed input is an *ingest.FormatError positioned as
 // "experiment 0, request 12 (byte 1234)" (the byte where the decoder
 // stopped); input that is not a JSON object with an "experiments" array
 // wraps ingest.ErrNotThisFormat. An error from the Sink is returned as is.
 //
-// Warnings passed to opt.Warn are prefixed with the run id.
+// Warnings passed to opt.Warn are the warning notes prefixed with the path
+// of the file read ("…/profile_export.json: experiment 0, request 17: …");
+// a remark about the whole file is passed once, not once per experiment.
 package genaiperf
 
 import (

@@ -406,6 +406,7 @@ func (r *rawReader) positioned(err error) error {
 func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw formats.SourceFile, truncated bool, fileNotes *notes) error {
 	target := r.summaryTarget(sum, fileNotes)
 	files := append([]formats.SourceFile{raw}, sum.files...)
+	warned := map[string]bool{}
 	for i, x := range r.exps {
 		run := r.baseRun(label, i, x, sum)
 		run.SourceFiles = files
@@ -428,8 +429,13 @@ func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw
 		}
 		run.Notes = all.lines()
 		if opt.Warn != nil {
+			// A remark about the whole file is in every run's notes but
+			// warned once; remarks about requests name their experiment.
 			for _, w := range all.warnings() {
-				opt.Warn(run.RunID + ": " + w)
+				if !warned[w] {
+					warned[w] = true
+					opt.Warn(r.path + ": " + w)
+				}
 			}
 		}
 		if err := r.sink.Run(&run); err != nil {

@@ -45,7 +45,14 @@ type converter struct {
 	apiErr   *sse.APIError
 	respID   string
 	streamed bool
+	badText  string // the first unreadable response (ErrorText); "" if none
+	badCount int    // unreadable responses (bodies or SSE messages)
 }
+
+// ErrorTypeUnparseable is Request.ErrorType of a request whose response
+// (a non-streaming body, or the data of an SSE message) could not be read:
+// not JSON, or JSON but not an object, and not "[DONE]".
+const ErrorTypeUnparseable = "unparseable_response"
 
 // request converts request key of experiment exp. The returned rows are
 // valid until the next call.
@@ -62,6 +69,7 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 		ClockDomain: formats.ClockUnix,
 	}
 	c.usage, c.apiErr, c.respID, c.streamed = nil, nil, "", false
+	c.badText, c.badCount = "", 0
 	streamAsked := c.inputs(rr.RequestInputs, x, where)
 
 	n := min(len(rr.ResponseTimestamps), len(rr.ResponseOutputs))
@@ -74,6 +82,15 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 	if n == 0 {
 		x.notes.addAt(where, false, "no responses recorded")
 	}
+	if c.badCount > 0 {
+		// Not known to have succeeded: an error, unless the server's own
+		// error (below) says more.
+		c.req.Status = formats.StatusError
+		c.req.ErrorText, c.req.ErrorType = c.badText, ErrorTypeUnparseable
+		if c.badCount > 1 {
+			c.req.ErrorText += fmt.Sprintf(" (and %d more unreadable)", c.badCount-1)
+		}
+	}
 	ingest.FillFromEvents(&c.req, c.events)
 	c.setTokens()
 	c.req.ResponseID = c.respID
@@ -81,6 +98,72 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 		c.req.ErrorText, c.req.ErrorType, c.req.ErrorCode = e.Message, e.Type, e.Code
 	}
 	return &c.req, c.events, nil
+}
+
+// unreadable says why doc (a response body after its keep-alive preamble,
+// or an SSE message's data) cannot be read as an OpenAI-style response:
+// kind is "not JSON" (at: "byte 45", counted from base; detail:
+// encoding/json's "invalid character …") or "JSON but not an object"; kind
+// is "" when doc can be read — a JSON object (whatever its keys), "[DONE]"
+// or only whitespace.
+func unreadable(doc string, base int) (kind, at, detail string) {
+	t := strings.TrimLeft(doc, " \t\r\n")
+	base += len(doc) - len(t)
+	t = strings.TrimRight(t, " \t\r\n")
+	if t == "" || t == "[DONE]" {
+		return "", "", ""
+	}
+	if off, err := ingest.JSONSyntaxError([]byte(t)); err != nil {
+		return "not JSON", fmt.Sprintf("byte %d", int64(base)+off), err.Error()
+	}
+	if t[0] != '{' {
+		return "JSON but not an object", fmt.Sprintf("byte %d", base), fmt.Sprintf("it starts %q", t[:min(len(t), 20)])
+	}
+	return "", "", ""
+}
+
+// unreadableBody notes response output k (the last read of a whole body)
+// when the body cannot be read; see unreadable. Byte positions count from
+// the start of the body (all "response" reads joined).
+func (c *converter) unreadableBody(k int, body string, x *experiment, where string) {
+	pre := len(body) - len(sse.SkipPreamble(body))
+	kind, at, detail := unreadable(body[pre:], pre)
+	if kind == "" {
+		return
+	}
+	c.badCount++
+	if c.badText == "" {
+		c.badText = fmt.Sprintf("response_outputs[%d]: the response body is %s (%s of the body: %s)", k, kind, at, detail)
+	}
+	x.notes.addAt(fmt.Sprintf("%s, response_outputs[%d] (%s of the body: %s)", where, k, at, detail), true,
+		"the response body is "+kind+"; the request is kept with status error, error_type "+ErrorTypeUnparseable)
+}
+
+// unreadableMessage notes SSE message i of the request when it holds a
+// line that is not SSE (sse.Message.Unknown), or data that cannot be read
+// (see unreadable; byte positions count from the start of the message's
+// data).
+func (c *converter) unreadableMessage(i int, m *sse.Message, x *experiment, where string) {
+	var what, detail string // "has data that is not JSON", "byte 32 of the data: invalid character …"
+	if m.Unknown != "" {
+		name := m.Unknown
+		if len(name) > 40 {
+			name = name[:40] + "…"
+		}
+		what, detail = "is not SSE", fmt.Sprintf("a line %q is not an SSE field or comment", name)
+	} else {
+		kind, at, msg := unreadable(m.Data, 0)
+		if kind == "" {
+			return
+		}
+		what, detail = "has data that is "+kind+" (nor [DONE])", at+" of the data: "+msg
+	}
+	c.badCount++
+	if c.badText == "" {
+		c.badText = fmt.Sprintf("SSE message %d (ending in response_outputs[%d]) %s (%s)", i, m.ReadIndex, what, detail)
+	}
+	x.notes.addAt(fmt.Sprintf("%s, SSE message %d ending in response_outputs[%d] (%s)", where, i, m.ReadIndex, detail), true,
+		"an SSE message "+what+"; the request is kept with status error, error_type "+ErrorTypeUnparseable)
 }
 
 // inputs reads request_inputs: for openai the JSON body in "payload", for
@@ -122,9 +205,9 @@ func (c *converter) buildEvents(outs []responseOutput, ts []int64, start int64, 
 	switch shapeOf(outs) {
 	case shapeSSE:
 		c.streamed = true
-		c.sseEvents(outs, ts, start)
+		c.sseEvents(outs, ts, start, x, where)
 	case shapeBody:
-		c.bodyEvent(outs, ts, start)
+		c.bodyEvent(outs, ts, start, x, where)
 	case shapeTriton:
 		c.streamed = len(outs) > 1 || (streamAsked != nil && *streamAsked)
 		c.tritonEvents(outs, ts, start)
@@ -186,8 +269,10 @@ func pick(isSSE bool) shape {
 	return shapeBody
 }
 
-// sseEvents feeds the reads to the SSE parser: one event per message.
-func (c *converter) sseEvents(outs []responseOutput, ts []int64, start int64) {
+// sseEvents feeds the reads to the SSE parser: one event per message. A
+// message with data that is not JSON (an event of kind other) or with a
+// line that is not SSE is noted by unreadableMessage.
+func (c *converter) sseEvents(outs []responseOutput, ts []int64, start int64, x *experiment, where string) {
 	c.msgs = c.msgs[:0]
 	for k, o := range outs {
 		var s string
@@ -199,13 +284,18 @@ func (c *converter) sseEvents(outs []responseOutput, ts []int64, start int64) {
 	c.msgs = c.parser.End(c.msgs)
 	for i := range c.msgs {
 		m := &c.msgs[i]
-		c.add(m.ReadIndex, m.TimeNs-start, m.Bytes, sse.Classify(m))
+		p := sse.Classify(m)
+		if m.Unknown != "" || (p.Kind == formats.KindOther && m.HasData) {
+			c.unreadableMessage(i, m, x, where)
+		}
+		c.add(m.ReadIndex, m.TimeNs-start, m.Bytes, p)
 	}
 }
 
 // bodyEvent reads all "response" reads as one non-streaming body arriving
-// with the last of them. Outputs without "response" are kind other.
-func (c *converter) bodyEvent(outs []responseOutput, ts []int64, start int64) {
+// with the last of them. Outputs without "response" are kind other; so is
+// a body that is not JSON, noted by unreadableBody.
+func (c *converter) bodyEvent(outs []responseOutput, ts []int64, start int64, x *experiment, where string) {
 	var b strings.Builder
 	last := -1
 	for k, o := range outs {
@@ -218,7 +308,11 @@ func (c *converter) bodyEvent(outs []responseOutput, ts []int64, start int64) {
 	}
 	if last >= 0 {
 		body := b.String()
-		c.add(last, ts[last]-start, len(body), sse.ClassifyBody(body))
+		p := sse.ClassifyBody(body)
+		if p.Kind == formats.KindOther {
+			c.unreadableBody(last, body, x, where)
+		}
+		c.add(last, ts[last]-start, len(body), p)
 	}
 }
 

@@ -50,7 +50,7 @@ func importSummaryOnly(jsonPath, csvPath, label string, opt ingest.Options, sink
 	run.Notes = n.lines()
 	if opt.Warn != nil {
 		for _, w := range n.warnings() {
-			opt.Warn(run.RunID + ": " + w)
+			opt.Warn(firstNonEmpty(jsonPath, csvPath) + ": " + w)
 		}
 	}
 	return sink.Run(&run)

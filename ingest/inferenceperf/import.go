@@ -58,9 +58,12 @@ type runImport struct {
 	raw *rawFile
 }
 
-func (im *runImport) warn(msg string) {
+// warn passes msg, a remark about the file at path, to opt.Warn prefixed
+// with the path (the notes name files by base name; a warning, printed
+// among other runs', needs the directory too).
+func (im *runImport) warn(path, msg string) {
 	if im.opt.Warn != nil {
-		im.opt.Warn(msg)
+		im.opt.Warn(path + ": " + msg)
 	}
 }
 
@@ -75,10 +78,10 @@ func (im *runImport) run() error {
 		}
 		im.raw = raw
 		if raw.cut != "" {
-			im.warn(filepath.Base(im.g.perRequest) + ": " + raw.cut)
+			im.warn(im.g.perRequest, raw.cut)
 		}
 		if len(raw.unknown) > 0 {
-			im.warn(filepath.Base(im.g.perRequest) + ": unknown keys ignored: " + countList(raw.unknown))
+			im.warn(im.g.perRequest, "unknown keys ignored: "+countList(raw.unknown))
 		}
 	}
 	im.planRuns()
@@ -105,10 +108,11 @@ func (im *runImport) readReports() error {
 		s, err = readSummary(path, prom)
 		if err == nil {
 			if s.cut != "" {
-				im.warn(s.cut)
+				// s.cut starts with the base name ("x.json is cut after …")
+				im.warn(path, strings.TrimPrefix(s.cut, filepath.Base(path)+" is "))
 			}
 			if len(s.unknown) > 0 {
-				im.warn(filepath.Base(path) + ": keys inference-perf does not write (imported): " + strings.Join(s.unknown, ", "))
+				im.warn(path, "keys inference-perf does not write (imported): "+strings.Join(s.unknown, ", "))
 			}
 		}
 		return s
@@ -260,7 +264,7 @@ func (im *runImport) assignToStages() bool {
 		}
 	}
 	raw.assignNote = "requests not routed to stages (" + why + "): they are all in run " + im.label
-	im.warn(filepath.Base(im.g.perRequest) + ": " + raw.assignNote)
+	im.warn(im.g.perRequest, raw.assignNote)
 	return false
 }
 

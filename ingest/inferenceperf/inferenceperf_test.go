@@ -372,7 +372,7 @@ func TestEdgeV06(t *testing.T) {
 	if !hasNote(run, "unknown keys ignored: info.debug ×1, trace_id ×1") || !hasNote(run, "requests: 5 (4 ok, 1 empty, 0 error)") {
 		t.Errorf("notes %q", run.Notes)
 	}
-	if len(warnings) != 1 || warnings[0] != "per_request_lifecycle_metrics.json: unknown keys ignored: info.debug ×1, trace_id ×1" {
+	if len(warnings) != 1 || warnings[0] != "testdata/edge-v06/per_request_lifecycle_metrics.json: unknown keys ignored: info.debug ×1, trace_id ×1" {
 		t.Errorf("warnings %q", warnings)
 	}
 }
@@ -400,10 +400,12 @@ func TestTruncated(t *testing.T) {
 		!hasNote(pooled, "requests not routed to stages (the per-request file is cut short)") {
 		t.Errorf("pooled run %+v", pooled)
 	}
+	// Warnings name the files with their directories (the notes, within
+	// their run, by base name).
 	want := []string{
-		"per_request_lifecycle_metrics.json: record 3 is incomplete (file cut)",
-		wantCut,
-		"per_request_lifecycle_metrics.json: requests not routed to stages (the per-request file is cut short): they are all in run truncated",
+		"testdata/truncated/per_request_lifecycle_metrics.json: record 3 is incomplete (file cut)",
+		"testdata/truncated/stage_0_lifecycle_metrics.json: " + strings.TrimPrefix(wantCut, "stage_0_lifecycle_metrics.json is "),
+		"testdata/truncated/per_request_lifecycle_metrics.json: requests not routed to stages (the per-request file is cut short): they are all in run truncated",
 		"testdata/truncated/per_request_lifecycle_metrics.json: summary only: nothing to recompute (1 run without requests)",
 	}
 	if !reflect.DeepEqual(sortedCopy(warnings), sortedCopy(want)) {
@@ -416,7 +418,7 @@ func TestTruncated(t *testing.T) {
 	p := filepath.Join(dir, "per_request_lifecycle_metrics.json")
 	os.WriteFile(p, b[:i], 0o644)
 	c, warnings = importFile(t, p)
-	if len(c.Requests) != 1 || !c.Runs[0].Truncated || warnings[0] != "per_request_lifecycle_metrics.json: the array ends after record 1 without its closing ']' (file cut)" {
+	if len(c.Requests) != 1 || !c.Runs[0].Truncated || warnings[0] != p+": the array ends after record 1 without its closing ']' (file cut)" {
 		t.Errorf("requests %d, warnings %q", len(c.Requests), warnings)
 	}
 }

@@ -23,8 +23,9 @@ const (
 // the parsed rows (a dozen numbers each) are kept until the end because
 // the version — which decides whether last-token offsets can be recovered
 // — is a property of the whole file. An array cut short yields its complete
-// elements, Run.Truncated and a note naming the cut. A companion summary
-// that cannot be read is reported in a note and otherwise ignored.
+// elements, Run.Truncated and a note naming the cut (passed to opt.Warn
+// prefixed with the path). A companion summary that cannot be read is
+// reported in a note (its path and byte position) and otherwise ignored.
 func importRows(path, label string, opt ingest.Options, sink formats.Sink) error {
 	var notes []string
 	warn := func(msg string) {
@@ -52,7 +53,11 @@ func importRows(path, label string, opt ingest.Options, sink formats.Sink) error
 		return err
 	}
 	if cut != "" {
-		warn(cut)
+		// the note names the record; the warning names the file too
+		notes = append(notes, cut)
+		if opt.Warn != nil {
+			opt.Warn(path + ": " + cut)
+		}
 	}
 	src, err := hf.SourceFile("raw")
 	if err != nil {

@@ -343,9 +343,11 @@ func TestEdgeRows(t *testing.T) {
 
 func TestTruncated(t *testing.T) {
 	c, warnings := importFile(t, "testdata/truncated/individual_responses.json", "cut")
+	// The note names the record; the warning names the file too.
 	want := "record 5 is incomplete (file cut)"
-	if len(c.Requests) != 4 || !c.Runs[0].Truncated || len(warnings) != 1 || warnings[0] != want {
-		t.Fatalf("requests %d, truncated %v, warnings %q", len(c.Requests), c.Runs[0].Truncated, warnings)
+	if len(c.Requests) != 4 || !c.Runs[0].Truncated || len(warnings) != 1 || warnings[0] != "testdata/truncated/individual_responses.json: "+want ||
+		!strings.Contains(strings.Join(c.Runs[0].Notes, "\n"), want) {
+		t.Fatalf("requests %d, truncated %v, warnings %q, notes %q", len(c.Requests), c.Runs[0].Truncated, warnings, c.Runs[0].Notes)
 	}
 	// Cut right after a complete element: no closing bracket.
 	b, _ := os.ReadFile(filepath.Join(corpus, "leaderboard-groq-70b", "individual_responses.json"))
@@ -353,8 +355,31 @@ func TestTruncated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "individual_responses.json")
 	os.WriteFile(path, b[:i], 0o644)
 	c, warnings = importFile(t, path, "cut2")
-	if len(c.Requests) != 1 || !c.Runs[0].Truncated || warnings[0] != "the array ends after record 1 without its closing ']' (file cut)" {
+	if len(c.Requests) != 1 || !c.Runs[0].Truncated || warnings[0] != path+": the array ends after record 1 without its closing ']' (file cut)" {
 		t.Errorf("requests %d, warnings %q", len(c.Requests), warnings)
+	}
+}
+
+// TestDamagedSummaryWarning: a companion summary that is not JSON is
+// ignored with a warning naming it and the byte where decoding stopped.
+func TestDamagedSummaryWarning(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(corpus, "leaderboard-groq-70b", "individual_responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "individual_responses.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := filepath.Join(dir, "summary.json")
+	// '@' is byte 9 (0-based)
+	if err := os.WriteFile(sum, []byte(`{"a": 1, @}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, warnings := importFile(t, filepath.Join(dir, "individual_responses.json"), "dmg")
+	want := sum + ": byte 9: unreadable summary: invalid character '@' looking for beginning of object key string"
+	if len(warnings) != 1 || warnings[0] != want || len(c.Requests) == 0 {
+		t.Errorf("warnings %q, want [%q]; %d requests", warnings, want, len(c.Requests))
 	}
 }
 

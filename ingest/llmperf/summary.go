@@ -42,7 +42,9 @@ func readSummary(path string) (*summary, error) {
 	}
 	s, err := parseSummary(filepath.Base(path), raw)
 	if err != nil {
-		return nil, &ingest.FormatError{File: path, Msg: "unreadable summary", Err: err}
+		// The position is in the text parseSummary decodes, where each bare
+		// NaN/Infinity before it gained two quotes.
+		return nil, &ingest.FormatError{File: path, Where: ingest.JSONSyntaxWhere(pythonNonFinite(raw)), Msg: "unreadable summary", Err: err}
 	}
 	s.src = src
 	return s, nil

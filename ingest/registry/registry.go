@@ -66,10 +66,13 @@ var ErrUnrecognized = errors.New("not a recognized trace format")
 
 // Resolve turns inputs into jobs. A file is detected (or read by the
 // importer named from, when from is not ""); a directory contributes every
-// recognized file below it, in lexical order, and skipped lists the files
-// in directories that were not recognized. Companion files of a primary
-// file (e.g. profile_export_genai_perf.json beside profile_export.json) are
-// not jobs of their own.
+// recognized file below it (see listDir for symlinks and hidden
+// directories), in lexical order, and skipped lists the files in
+// directories that were not recognized. Companion files of a primary file
+// (e.g. profile_export_genai_perf.json beside profile_export.json) are not
+// jobs of their own. A file named explicitly is always a job; a file found
+// in a directory is dropped when the same real file (symlinks resolved) was
+// already an input or found earlier.
 func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err error) {
 	var forced ingest.Importer
 	if from != "" {
@@ -82,6 +85,7 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 		explicit bool
 	}
 	var cands []cand
+	seen := map[string]bool{} // real paths of the files found so far
 	for _, in := range inputs {
 		st, err := os.Stat(in)
 		if err != nil {
@@ -89,40 +93,15 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 		}
 		if !st.IsDir() {
 			cands = append(cands, cand{in, true})
+			if r, err := filepath.EvalSymlinks(in); err == nil {
+				seen[r] = true
+			}
 			continue
 		}
-		var files []string
-		// A symlinked directory is walked through its target, with the
-		// paths kept under the name given (labels come from them).
-		root := in
-		if r, err := filepath.EvalSymlinks(in); err == nil {
-			root = r
-		}
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			regular := d.Type().IsRegular()
-			if d.Type()&fs.ModeSymlink != 0 { // a symlinked file counts as the file
-				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-					regular = true
-				}
-			}
-			if regular {
-				if rel, err := filepath.Rel(root, p); err == nil {
-					p = filepath.Join(in, rel)
-				}
-				files = append(files, p)
-			}
-			return nil
-		})
+		files, err := listDir(in, seen)
 		if err != nil {
 			return nil, nil, err
 		}
-		sort.Strings(files)
 		for _, f := range files {
 			cands = append(cands, cand{f, false})
 		}
@@ -173,6 +152,103 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 		}
 	}
 	return out, skippedOut, nil
+}
+
+// listDir returns the regular files below the input directory in, sorted,
+// as paths under the name given (labels come from them), and adds their
+// real paths to seen; files whose real path seen already holds are left
+// out.
+//
+// Symbolic links are followed: a symlinked root (a CI job's results →
+// artifacts/run-42), a symlinked file (read as the file it points to) and a
+// symlinked directory below the root (walked under the link's name).
+// Every real directory is walked at most once, so link cycles end; a link
+// to a directory already walked (from the root, or through an earlier
+// link) or to an ancestor of the link itself (a cycle, or a way out to the
+// input's parent) is not followed. A file reached both directly and through
+// a link is listed once, under its direct path. Broken links are ignored;
+// directories (and directory links) whose name starts with "." are not
+// entered.
+func listDir(in string, seen map[string]bool) ([]string, error) {
+	root, err := filepath.EvalSymlinks(in)
+	if err != nil {
+		return nil, err
+	}
+	type file struct {
+		path, real string
+		linked     bool // reached through a symlink below in
+	}
+	var found []file
+	walked := map[string]bool{} // real directories walked
+	type dirLink struct{ shown, real string }
+	queue := []dirLink{{in, root}}
+	for len(queue) > 0 {
+		top := queue[0]
+		queue = queue[1:]
+		if walked[top.real] {
+			continue
+		}
+		linked := top.shown != in
+		err := filepath.WalkDir(top.real, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			shown := top.shown
+			if rel, err := filepath.Rel(top.real, p); err == nil && rel != "." {
+				shown = filepath.Join(top.shown, rel)
+			}
+			hidden := strings.HasPrefix(d.Name(), ".") && p != top.real
+			switch {
+			case d.IsDir():
+				if hidden || walked[p] {
+					return filepath.SkipDir
+				}
+				walked[p] = true
+			case d.Type().IsRegular():
+				found = append(found, file{shown, p, linked})
+			case d.Type()&fs.ModeSymlink != 0:
+				st, err := os.Stat(p)
+				if err != nil { // broken link
+					return nil
+				}
+				real, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return nil
+				}
+				switch {
+				case st.Mode().IsRegular():
+					found = append(found, file{shown, real, true})
+				case st.IsDir() && !hidden && !within(filepath.Dir(p), real):
+					queue = append(queue, dirLink{shown, real})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Direct paths first, so that a file also reached through a link keeps
+	// its own name.
+	var files []string
+	for _, direct := range []bool{true, false} {
+		for _, f := range found {
+			if f.linked == direct || seen[f.real] {
+				continue
+			}
+			seen[f.real] = true
+			files = append(files, f.path)
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// within reports whether path is dir or lies below it (both cleaned, real
+// paths).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // detectWith reports whether im recognizes path.

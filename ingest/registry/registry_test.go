@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 func TestResolveDirectoriesAndCompanions(t *testing.T) {
@@ -121,5 +123,82 @@ func TestResolveFollowsSymlinks(t *testing.T) {
 	jobs, _, err = Resolve([]string{linked}, "")
 	if err != nil || len(jobs) != 1 || jobs[0].Importer.Name() != "llmperf" {
 		t.Fatalf("symlinked file: %v %+v", err, jobs)
+	}
+}
+
+// TestResolveFollowsSymlinkedSubdirectories: a symlinked directory below an
+// input directory is walked too, under its link's name; a link to an
+// ancestor (a cycle) is not followed, and a file reached both directly and
+// through a link is one job, under its direct path.
+func TestResolveFollowsSymlinkedSubdirectories(t *testing.T) {
+	dir := t.TempDir()
+	aiperfRun, _ := filepath.Abs("../../testdata/aiperf/qwen3vl30b-local-agent-c2")
+	llmperfRun, _ := filepath.Abs("../../testdata/llmperf/leaderboard-groq-70b")
+	d := filepath.Join(dir, "d")
+	mustMkdir(t, filepath.Join(d, "runs"))
+	mustSymlink(t, aiperfRun, filepath.Join(d, "link"))                  // the newcomer's case
+	mustSymlink(t, llmperfRun, filepath.Join(d, "runs", "groq"))         // nested link
+	mustSymlink(t, d, filepath.Join(d, "runs", "up"))                    // cycle: link to an ancestor
+	mustSymlink(t, dir, filepath.Join(d, "runs", "top"))                 // cycle: link above the input
+	mustSymlink(t, filepath.Join(d, "runs"), filepath.Join(d, "again"))  // a directory already walked
+	mustSymlink(t, filepath.Join(d, "link"), filepath.Join(d, "z-link")) // link to a link: same files again
+	// a run beside d, reachable only through the cycle d/runs/top → dir
+	data, err := os.ReadFile(filepath.Join(llmperfRun, "individual_responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(dir, "beside"))
+	if err := os.WriteFile(filepath.Join(dir, "beside", "individual_responses.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err := Resolve([]string{d}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range jobs {
+		rel, _ := filepath.Rel(dir, j.Path)
+		got = append(got, filepath.ToSlash(rel)+" "+j.Importer.Name())
+	}
+	want := []string{
+		"d/link/profile_export.jsonl aiperf",
+		"d/runs/groq/individual_responses.json llmperf",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if l := ingest.DefaultLabel(jobs[0].Path); l != "link" {
+		t.Errorf("label %q, want the link's name", l)
+	}
+
+	// The real directory and a link to it side by side: the direct path
+	// wins whatever the lexical order.
+	e := filepath.Join(dir, "e")
+	mustMkdir(t, filepath.Join(e, "run"))
+	if err := os.WriteFile(filepath.Join(e, "run", "individual_responses.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, filepath.Join(e, "run"), filepath.Join(e, "a-link"))
+	mustSymlink(t, filepath.Join(e, "run", "individual_responses.json"), filepath.Join(e, "run", "copy_individual_responses.json"))
+	jobs, _, err = Resolve([]string{e}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].Path != filepath.Join(e, "run", "individual_responses.json") {
+		t.Fatalf("jobs %+v, want only e/run/individual_responses.json", jobs)
+	}
+}
+
+func mustMkdir(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustSymlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -85,6 +85,13 @@ type Message struct {
 	// Comment is true when the message consisted only of comment lines
 	// (lines starting with ":"), e.g. a keep-alive.
 	Comment bool
+	// Unknown is the field name of the message's first line that is
+	// neither a comment nor one of the standard's fields (data, event, id,
+	// retry) — the text before its first ":", or the whole line — and ""
+	// when there is none. The standard ignores such lines; in a recorded
+	// response they are text that is not SSE (a damaged stream, or a
+	// non-SSE body mistaken for one).
+	Unknown string
 }
 
 // Parser splits a stream fed read by read into messages. The zero value is
@@ -107,7 +114,8 @@ type Parser struct {
 	hasData bool
 	event   string
 	id      string
-	fields  bool // a line other than a comment has been seen
+	unknown string // the first unknown field name
+	fields  bool   // a line other than a comment has been seen
 }
 
 // Reset clears the parser's state for a new stream.
@@ -229,6 +237,11 @@ func (p *Parser) line(dst []Message, line string) []Message {
 		p.event = value
 	case "id":
 		p.id = value
+	case "retry":
+	default:
+		if p.unknown == "" {
+			p.unknown = strings.Clone(name)
+		}
 	}
 	return dst
 }
@@ -243,6 +256,7 @@ func (p *Parser) dispatch(dst []Message) []Message {
 		Event:     p.event,
 		ID:        p.id,
 		Comment:   !p.fields,
+		Unknown:   p.unknown,
 	}
 	switch {
 	case p.multi:
@@ -254,7 +268,7 @@ func (p *Parser) dispatch(dst []Message) []Message {
 	p.consumed = 0
 	p.open, p.hasData, p.fields, p.multi = false, false, false, false
 	p.data, p.data1 = p.data[:0], ""
-	p.event, p.id = "", ""
+	p.event, p.id, p.unknown = "", "", ""
 	return dst
 }
 

@@ -119,9 +119,19 @@ func TestParse(t *testing.T) {
 			want:  []Message{{ReadIndex: 0, TimeNs: 100, Bytes: 6, HasData: true}},
 		},
 		{
-			name:  "unknown field makes a non-comment message without data",
+			name:  "retry field makes a non-comment message without data",
 			reads: reads("retry: 1000\n\n"),
 			want:  []Message{{ReadIndex: 0, TimeNs: 100, Bytes: 13}},
+		},
+		{
+			// "da@@garbage@@ta: …": the standard ignores the line; Unknown
+			// keeps its name (the first such line's) so importers can tell
+			name:  "lines that are not SSE fields are named in Unknown",
+			reads: reads("da@@x@@ta: {\"a\":1}\nfoo\n\ndata: b\nbar\n\n"),
+			want: []Message{
+				{ReadIndex: 0, TimeNs: 100, Bytes: 24, Unknown: "da@@x@@ta"},
+				{ReadIndex: 0, TimeNs: 100, Bytes: 13, Data: "b", HasData: true, Unknown: "bar"},
+			},
 		},
 		{
 			name:  "nothing",
