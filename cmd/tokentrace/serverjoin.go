@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tokentrace/tokentrace/analyze"
@@ -120,9 +121,32 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 			positional[abs] = true
 		}
 	}
-	var logs formats.Collector
 	var notes []string
+	// pass 1: the positional inputs' join keys (their warnings are printed
+	// by pass 2)
+	keys := &keySink{}
+	dirServerLogs = map[string]bool{}
+	quiet := in
+	quiet.quiet = true
+	if err := importInputs(args, quiet, true, keys); err != nil {
+		return nil, nil, err
+	}
+	if len(dirServerLogs) > 0 {
+		var skipped []string
+		for p := range dirServerLogs {
+			skipped = append(skipped, p)
+		}
+		sort.Strings(skipped)
+		msg := fmt.Sprintf("server log(s) found in the input directories were neither imported nor joined (only --server-log files are): %s; give them with --server-log to join them", strings.Join(skipped, ", "))
+		fmt.Fprintln(os.Stderr, "tokentrace: note:", msg)
+		notes = append(notes, msg)
+	}
+	// yearless server timestamps (vLLM's MM-DD) take the client trace's year
 	im := serverlog.New()
+	if y := clientYear(keys.clients); y != 0 {
+		im.Year, im.YearSource = y, "the client trace (median request start)"
+	}
+	var logs formats.Collector
 	for _, p := range serverLogs {
 		opt := ingest.Options{Label: "server:" + ingest.DefaultLabel(p), NoText: in.noText, Warn: func(msg string) {
 			fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg)
@@ -142,25 +166,6 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 		if len(res.Requests) == 0 && (res.NoTiming == "" || !res.Recognized) {
 			return nil, nil, noServerRecords(p, res)
 		}
-	}
-	// pass 1: the positional inputs' join keys (their warnings are printed
-	// by pass 2)
-	keys := &keySink{}
-	dirServerLogs = map[string]bool{}
-	quiet := in
-	quiet.quiet = true
-	if err := importInputs(args, quiet, true, keys); err != nil {
-		return nil, nil, err
-	}
-	if len(dirServerLogs) > 0 {
-		var skipped []string
-		for p := range dirServerLogs {
-			skipped = append(skipped, p)
-		}
-		sort.Strings(skipped)
-		msg := fmt.Sprintf("server log(s) found in the input directories were neither imported nor joined (only --server-log files are): %s; give them with --server-log to join them", strings.Join(skipped, ", "))
-		fmt.Fprintln(os.Stderr, "tokentrace: note:", msg)
-		notes = append(notes, msg)
 	}
 	servers := append([]formats.Request{}, keys.servers...)
 	serverKeys := append([]rowKey{}, keys.serverKeys...)
@@ -343,4 +348,20 @@ func joinedReportSink(rf reportFlags, an *analyze.Analyzer) (formats.Sink, func(
 			UnmatchedClients: j.unmatchedC, UnmatchedServers: j.unmatchedS, ClockOffsets: clockOffsets(join.Offsets(j.clients, j.servers, j.pairs)),
 			Decomposition: j.dec.Result(), Notes: []string{"recomputed from joined tables (match_quality and the server_* columns written by analyze --server-log)"}}
 	}
+}
+
+// clientYear is the UTC year of the median start of the clients on a wall
+// clock (0 when none is), for server logs whose timestamps have no year.
+func clientYear(cs []join.Client) int {
+	var starts []int64
+	for _, c := range cs {
+		if c.StartNs != nil && (c.Clock == formats.ClockUnix || c.Clock == "") {
+			starts = append(starts, *c.StartNs)
+		}
+	}
+	if len(starts) == 0 {
+		return 0
+	}
+	sort.Slice(starts, func(a, b int) bool { return starts[a] < starts[b] })
+	return time.Unix(0, starts[len(starts)/2]).UTC().Year()
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/formats"
@@ -356,5 +357,40 @@ func TestServerJoinRequestLogOffset(t *testing.T) {
 	}
 	if lo, ok := raw.ServerJoin.ClockOffsets[0]["lo_ms"]; !ok || lo != nil {
 		t.Errorf("lo_ms = %v (present %v), want null", lo, ok)
+	}
+}
+
+// TestServerJoinYearFromTheClientTrace: vLLM's request-log timestamps have
+// no year; they take the client trace's, so the join does not depend on
+// the log file's modification date (a checkout in another year once put
+// the server a year away: a 365-day "clock offset").
+func TestServerJoinYearFromTheClientTrace(t *testing.T) {
+	for _, year := range []int{2019, 2027} {
+		dir := t.TempDir()
+		for _, f := range []string{"profile_export.jsonl", "vllm-request.log"} {
+			b, err := os.ReadFile(filepath.Join(joinedDir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stamp := time.Date(year, 3, 1, 0, 0, 0, 0, time.UTC)
+		if err := os.Chtimes(filepath.Join(dir, "vllm-request.log"), stamp, stamp); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run(t, "analyze", filepath.Join(dir, "profile_export.jsonl"),
+			"--server-log", filepath.Join(dir, "vllm-request.log"), "-o", t.TempDir(), "--format", "json", "--no-plots")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep analyze.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if o := rep.ServerJoin.ClockOffsets; len(o) != 1 || o[0].MedianMs != 0 || o[0].N != 3 {
+			t.Errorf("log dated %d: offsets %+v", year, o)
+		}
 	}
 }

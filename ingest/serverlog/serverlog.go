@@ -33,9 +33,10 @@
 // leading "#!") for a server log, whatever log lines it quotes.
 //
 // Timestamps: vLLM's "MM-DD HH:MM:SS" has no year, no sub-second part and
-// no zone; the year is Importer.Year, else the first full date in the
-// file's first 64 KiB, else the file's modification year (noted), and a
-// month going back starts the next year. Zone-less wall times (vLLM,
+// no zone; the year is the first full date in the file's first 64 KiB,
+// else Importer.Year (analyze --server-log sets the client trace's year),
+// else the file's modification year (noted as a guess), and a month going
+// back starts the next year. Zone-less wall times (vLLM,
 // SGLang prefixes, Ollama GIN) are in ClockLocal; llama.cpp's "M.SS.mmm.uuu"
 // prefix is ClockElapsed (since process start); Triton's ns are its steady
 // clock (ClockMonotonic).
@@ -122,8 +123,12 @@ var serverTool = map[string]string{"vllm": "vllm-server", "tgi": "tgi-server", "
 	"llamacpp": "llamacpp-server", "ollama": "ollama-server", "otlp": "otel-genai"}
 
 // Importer reads server logs. Year, when not 0, is the year of timestamps
-// that have none (vLLM's "MM-DD HH:MM:SS").
-type Importer struct{ Year int }
+// that have none (vLLM's "MM-DD HH:MM:SS") in a file that carries no full
+// date; YearSource says where it came from (e.g. "the client trace").
+type Importer struct {
+	Year       int
+	YearSource string
+}
 
 // New returns the importer.
 func New() *Importer { return &Importer{} }
@@ -236,16 +241,20 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, err
 	}
-	year, ysrc := im.Year, "Importer.Year"
-	if year == 0 {
-		if m := reFullDate.FindSubmatch(head); m != nil {
-			year, _ = strconv.Atoi(string(m[1]))
-			ysrc = "the first full date in the file"
-		} else if st, err := os.Stat(path); err == nil {
-			year, ysrc = st.ModTime().Year(), "the file's modification time"
-		} else {
-			year, ysrc = time.Now().Year(), "the current date"
+	var year int
+	var ysrc string
+	if m := reFullDate.FindSubmatch(head); m != nil {
+		year, _ = strconv.Atoi(string(m[1]))
+		ysrc = "the first full date in the file"
+	} else if im.Year != 0 {
+		year, ysrc = im.Year, im.YearSource
+		if ysrc == "" {
+			ysrc = "Importer.Year"
 		}
+	} else if st, err := os.Stat(path); err == nil {
+		year, ysrc = st.ModTime().Year(), "the file's modification time: a guess; check the clock offset"
+	} else {
+		year, ysrc = time.Now().Year(), "the current date: a guess; check the clock offset"
 	}
 	s := newTextState(filepath.Base(path), year, ysrc)
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
