@@ -82,10 +82,18 @@ type Input struct {
 }
 
 func (in Input) label() string {
-	if in.Label != "" {
-		return in.Label
+	l := in.Label
+	if l == "" {
+		l = in.Report.RunID
 	}
-	return in.Report.RunID
+	// a label comes from untrusted names (directories, run ids): control
+	// characters are not allowed in XML (SVG), so they become '?'
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return '?'
+		}
+		return r
+	}, l)
 }
 
 // Skip is a plot not drawn, and why.
@@ -406,24 +414,35 @@ func (set *Set) timeline(in Input, slug string) error {
 	var d strings.Builder
 	fmt.Fprintf(&d, "# timeline %q: t = s since the first start (clock %s); window %d requests; requests %d; max in flight %d; no end %d\n",
 		in.label(), in.Data.Run.ClockDomain, tl.Window, tl.Requests, tl.MaxInFlight, tl.NoEnd)
-	minY := math.Inf(1)
+	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, s := range [][]XY{tl.TTFT, tl.E2E, tl.Failed} {
 		for _, q := range s {
-			if finite(q.Y) && q.Y > 0 && q.Y < minY {
-				minY = q.Y
+			if finite(q.Y) && q.Y > 0 {
+				minY, maxY = math.Min(minY, q.Y), math.Max(maxY, q.Y)
 			}
 		}
 	}
-	if math.IsInf(minY, 1) {
-		minY = 1
+	logY := maxY > minY
+	if logY {
+		top.Y.Scale = plot.LogScale{}
+		top.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	} else {
+		// no positive spread to draw on a log axis (all latencies 0, or
+		// all equal): a linear one
+		top.Y.Label.Text = "latency (ms)"
+		fmt.Fprintf(&d, "y axis linear (no positive spread)\n")
+		if math.IsInf(minY, 1) {
+			minY = 1
+		}
 	}
-	top.Y.Scale = plot.LogScale{}
-	top.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	clampPos := func(s []XY) []XY {
 		out := make([]XY, 0, len(s))
 		for _, q := range s {
-			if !finite(q.Y) || q.Y <= 0 {
-				q.Y = minY / 2 // unknown wait: drawn at the bottom
+			switch {
+			case logY && (!finite(q.Y) || q.Y <= 0):
+				q.Y = minY / 2 // unknown wait (or 0): drawn at the bottom
+			case !finite(q.Y):
+				q.Y = 0
 			}
 			out = append(out, q)
 		}
@@ -440,7 +459,7 @@ func (set *Set) timeline(in Input, slug string) error {
 		top.Add(sc)
 		top.Legend.Add(name, sc)
 		if len(roll) > 1 {
-			l, err := line(roll, seriesColor(i), 2, nil)
+			l, err := line(clampPos(roll), seriesColor(i), 2, nil)
 			if err != nil {
 				return err
 			}

@@ -65,7 +65,14 @@ type Figure struct {
 // escaped by gonum/plot (html.EscapeString); fonts are not embedded in SVG
 // (text names the Liberation Sans family), and are embedded in PDF, whose
 // dates are PDFDate.
-func (f *Figure) Render(w io.Writer, format string) error {
+func (f *Figure) Render(w io.Writer, format string) (err error) {
+	// gonum/plot panics on data its scales cannot draw (a log axis with no
+	// positive value); a figure that cannot be drawn is an error, not a crash
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plot %s: cannot draw: %v", f.Name, r)
+		}
+	}()
 	switch format {
 	case "svg":
 		c := vgsvg.New(f.Width, f.Height)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -137,5 +140,78 @@ func TestPlotOverlaysConventions(t *testing.T) {
 		t.Error("unknown convention accepted")
 	} else if _, ok := err.(usageError); !ok {
 		t.Errorf("%v is not a usage error", err)
+	}
+}
+
+// TestAnalyzeDrawsAllZeroLatencies: a run whose every TTFT and gap is 0 (a
+// broken clock, or a mock server) once panicked in gonum/plot's log axis
+// and left no report.html; the timeline falls back to a linear axis.
+func TestAnalyzeDrawsAllZeroLatencies(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		metrics, _ := rec["metrics"].(map[string]any)
+		for _, k := range []string{"time_to_first_token", "time_to_first_output_token"} {
+			if m, ok := metrics[k].(map[string]any); ok {
+				m["value"] = 0.0
+			}
+		}
+		if m, ok := metrics["inter_chunk_latency"].(map[string]any); ok {
+			vs, _ := m["value"].([]any)
+			for i := range vs {
+				vs[i] = 0.0
+			}
+		}
+		enc, _ := json.Marshal(rec)
+		out = append(out, string(enc))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "profile_export.jsonl"), []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := t.TempDir()
+	if _, err := run(t, "analyze", dir, "-o", res, "--slo", "ttft<=500ms"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.html", "plots/timeline-" + filepath.Base(dir) + ".svg"} {
+		if _, err := os.Stat(filepath.Join(res, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestPlotSVGStaysXMLWithControlCharacters: a label (a directory name, a
+// run id: untrusted) with a control character once made every SVG
+// malformed XML; it is drawn as '?'.
+func TestPlotSVGStaysXMLWithControlCharacters(t *testing.T) {
+	out := t.TempDir()
+	if _, err := run(t, "plot", "../../testdata/aiperf/qwen3vl30b-local-agent-c2", "-o", out, "--label", "a\x01b"); err != nil {
+		t.Fatal(err)
+	}
+	svgs, _ := filepath.Glob(filepath.Join(out, "*.svg"))
+	if len(svgs) == 0 {
+		t.Fatal("no SVG written")
+	}
+	for _, f := range svgs {
+		b, _ := os.ReadFile(f)
+		dec := xml.NewDecoder(bytes.NewReader(b))
+		for {
+			if _, err := dec.Token(); err != nil {
+				if err != io.EOF {
+					t.Errorf("%s: %v", filepath.Base(f), err)
+				}
+				break
+			}
+		}
+		if !bytes.Contains(b, []byte("a?b")) {
+			t.Errorf("%s: label not drawn as a?b", filepath.Base(f))
+		}
 	}
 }
