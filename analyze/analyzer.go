@@ -244,7 +244,11 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	}
 	rr.Warnings = append(rr.Warnings, a.poolWarnings()...)
 	rr.BetweenRuns = a.betweenRuns(ci)
-	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; throughput counts the requests of the %d runs with start times over the sum of their durations; TPOT, TTST and ITL come from streaming runs only", len(a.runs), withDuration)})
+	thr := fmt.Sprintf("throughput counts the requests of the %d runs with start times over the sum of their durations", withDuration)
+	if withDuration == 0 {
+		thr = "no run has start times, so pooled throughput is undefined"
+	}
+	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; %s; TPOT, TTST and ITL come from streaming runs only", len(a.runs), thr)})
 	return rr, nil
 }
 

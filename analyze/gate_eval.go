@@ -70,8 +70,11 @@ func (s GateSpec) Validate() error {
 			return fmt.Errorf("gate %q: the baseline factor must be positive", g.Text)
 		}
 	}
-	if len(s.Gates) == 0 && len(s.SLO.Constraints) == 0 {
-		return fmt.Errorf("nothing to gate: give --slo and/or --gate")
+	if len(s.Gates) == 0 {
+		if len(s.SLO.Constraints) > 0 {
+			return fmt.Errorf("an SLO defines good requests but gates nothing by itself: add a gate such as goodput>=0.99 (--gate, or gates: in the SLO file)")
+		}
+		return fmt.Errorf("nothing to gate: give --gate (and --slo for goodput gates)")
 	}
 	return nil
 }
@@ -90,6 +93,9 @@ type GateReport struct {
 	// Capacity is the goodput capacity over the runs as a rate sweep, when
 	// a capacity gate asked for it.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// BetweenRuns is, with --pool, each pooled run's own P99 and their
+	// spread (as in the pooled report), beside the pooled gate values.
+	BetweenRuns map[string]Spread `json:"between_runs,omitempty"`
 }
 
 // GateResult is one gate checked on one subject (a run, the pooled runs,
@@ -176,6 +182,9 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 	if len(subs) > 0 {
 		out.Convention = subs[0].c.Name
 	}
+	if rep.Pooled != nil && opt.Pool {
+		out.BetweenRuns = rep.Pooled.BetweenRuns
+	}
 	var base *subject
 	if baseline != nil && spec.NeedsBaseline() {
 		bs, _, err := baseline.subjects(opt, true)
@@ -255,6 +264,7 @@ type measure struct {
 	sorted []float64 // the sample, for percentiles and means
 	x, nn  int       // successes and trials, for proportions
 	source string
+	note   string // why the value is the tool's own (source "reported")
 	why    string // why the value is undefined
 	method PercentileMethod
 }
@@ -293,6 +303,7 @@ func measureOf(g Gate, s *subject) measure {
 		m.n = rr.Requests.Completed
 		if rr.Throughput.Reported {
 			m.source = "reported"
+			m.note = "the source has no request start times: the value is the tool's own reported throughput"
 		}
 		if math.IsNaN(m.value) {
 			m.why = "undefined: no duration or token counts"
@@ -413,7 +424,11 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	cur := measureOf(g, s)
 	r.Value, r.N, r.Source = F(cur.value), cur.n, cur.source
 	if cur.source == "reported" {
-		r.Warnings = append(r.Warnings, Warning{Code: "summary_only", Message: "the run has no per-request data: the value is the tool's own reported statistic (its percentile method and definitions)"})
+		msg := cur.note
+		if msg == "" {
+			msg = "the run has no per-request data: the value is the tool's own reported statistic (its percentile method and definitions)"
+		}
+		r.Warnings = append(r.Warnings, Warning{Code: "tool_reported", Message: msg})
 	}
 	if g.Stat == "p" && cur.n > 0 {
 		lo, hi := QuantileCI(cur.sorted, g.P, CILevel)
@@ -621,14 +636,23 @@ func variance(xs []float64) float64 {
 // 72 for P95 and 368 for P99 (pⁿ ≤ 0.025).
 func MinSamplesForCI(p, level float64) int {
 	alpha := (1 - level) / 2
-	for n := 1; n < 1<<22; n++ {
-		b := distuv.Binomial{N: float64(n), P: p}
-		// lower rank ≥ 1: P(B ≤ 0) ≤ alpha; upper rank ≤ n: P(B ≥ n) ≤ alpha.
-		if b.CDF(0) <= alpha && 1-b.CDF(float64(n-1)) <= alpha {
-			return n
-		}
+	if !(p > 0 && p < 1 && alpha > 0 && alpha < 1) {
+		return -1
 	}
-	return -1
+	// both extreme ranks must be excluded: (1−p)ⁿ ≤ alpha (the lower bound
+	// exists) and pⁿ ≤ alpha (the upper one); n from the logarithms, then
+	// nudged so floating point cannot put it one off
+	n := int(math.Ceil(math.Max(math.Log(alpha)/math.Log1p(-p), math.Log(alpha)/math.Log(p))))
+	ok := func(n int) bool {
+		return n >= 1 && math.Pow(1-p, float64(n)) <= alpha && math.Pow(p, float64(n)) <= alpha
+	}
+	for n > 1 && ok(n-1) {
+		n--
+	}
+	for !ok(n) {
+		n++
+	}
+	return n
 }
 
 func fmtNum(v float64) string {

@@ -124,8 +124,19 @@ func WriteGateText(w io.Writer, g *GateReport) error {
 		return err
 	}
 	writeCapacity(w, g.Capacity, false)
+	writeBetweenRuns(w, g.BetweenRuns)
 	_, err := fmt.Fprintln(w, verdict(g))
 	return err
+}
+
+// writeBetweenRuns prints each pooled run's own P99 spread (gate --pool).
+func writeBetweenRuns(w io.Writer, br map[string]Spread) {
+	for _, k := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"} {
+		if sp, ok := br[k]; ok {
+			fmt.Fprintf(w, "between runs, P99 %s over %d runs: min %s · median %s · max %s\n", strings.ToUpper(strings.TrimSuffix(k, "_ms")),
+				len(sp.P99), fmtVal(sp.Min, "ms"), fmtVal(sp.Median, "ms"), fmtVal(sp.Max, "ms"))
+		}
+	}
 }
 
 func writeCapacity(w io.Writer, c *Capacity, md bool) {
@@ -202,6 +213,10 @@ func WriteGateMarkdown(w io.Writer, g *GateReport) error {
 			fmtVal(r.Value, r.Unit), opSymbol[r.Op], fmtVal(r.Bound, r.Unit), detail(r, true))
 	}
 	writeCapacity(w, g.Capacity, true)
+	if len(g.BetweenRuns) > 0 {
+		fmt.Fprintln(w)
+		writeBetweenRuns(w, g.BetweenRuns)
+	}
 	return nil
 }
 

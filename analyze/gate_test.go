@@ -268,6 +268,11 @@ func TestMinSamplesForCIMatchesExactBinomial(t *testing.T) {
 	if got := MinSamplesForCI(0.5, 0.95); got != 6 {
 		t.Errorf("P50: %d, want 6", got)
 	}
+	// an extreme percentile no longer gives up (it returned -1): P99.99999
+	// needs 0.9999999ⁿ ≤ 0.025, n = ⌈ln 0.025 / ln 0.9999999⌉ = 36,888,793
+	if got := MinSamplesForCI(0.9999999, 0.95); got < 36_888_700 || got > 36_888_900 {
+		t.Errorf("P99.99999: %d", got)
+	}
 	for _, n := range []int{367, 368} {
 		xs := make([]float64, n)
 		for i := range xs {

@@ -52,7 +52,7 @@ type reportFlags struct {
 func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+")")
 	c.Flags().StringVar(&f.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts: "+strings.Join(tokenizer.Builtins(), ", ")+", a tokenizer.json or a SentencePiece .model (default: the one a run recorded, when built in)")
-	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (metrics ttft, ttfo, tpot, e2e; units required)")
+	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (ttft, ttfo, tpot, e2e, max_itl with units; fluidity(500ms,50ms)>=0.9; vLLM's 'ttft:500 tpot:15' in ms)")
 	c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
 	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
 	c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")

@@ -205,6 +205,9 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.Gat
 		rf.slo = ""
 	}
 	for _, g := range gf.gates {
+		if strings.TrimSpace(g) == "" {
+			return spec, usageError{fmt.Errorf("--gate is empty (an unset CI variable?)")}
+		}
 		gs, err := analyze.ParseGates(g)
 		if err != nil {
 			return spec, usageError{err}
@@ -259,7 +262,7 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 			if rf.slo == "" {
 				return usageError{fmt.Errorf("capacity needs --slo")}
 			}
-			if target <= 0 || target > 1 {
+			if !(target > 0 && target <= 1) { // NaN fails too
 				return usageError{fmt.Errorf("--target %v: want a fraction in (0, 1]", target)}
 			}
 			if gpus < 0 {

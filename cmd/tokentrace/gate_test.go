@@ -35,7 +35,10 @@ func TestGateExitCodes(t *testing.T) {
 		{"a goodput gate without an SLO is a usage error", []string{"gate", groq, "--gate", "goodput>=0.9"}, 2},
 		{"an unknown preset is a usage error", []string{"gate", groq, "--preset", "nope"}, 2},
 		{"a missing input is an error", []string{"gate", "../../testdata/none", "--gate", "p50(ttft)<=1s"}, 1},
-		{"a non-streaming run cannot meet a TPOT SLO: an error", []string{"gate", "../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream", "--slo", "tpot<=50ms"}, 1},
+		{"a non-streaming run cannot meet a TPOT SLO: an error", []string{"gate", "../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream", "--slo", "tpot<=50ms", "--gate", "goodput>=0.9"}, 1},
+		{"an SLO alone gates nothing: a usage error, not a vacuous pass", []string{"gate", groq, "--slo", "ttft<=1ms"}, 2},
+		{"an empty --gate (an unset CI variable) is a usage error", []string{"gate", groq, "--slo", "ttft<=1s", "--gate", ""}, 2},
+		{"capacity's target must be a number in (0, 1]", []string{"capacity", groq, "--slo", "ttft<=1s", "--target", "NaN"}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
