@@ -50,6 +50,12 @@ func TestCIGateRecipe(t *testing.T) {
 		t.Error("the recipe's slo.yaml block differs from docs/examples/slo.yaml")
 	}
 
+	gomod, err := os.ReadFile(filepath.Join(repo, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(gomod), "\n", 2)[0], "module"))
+	installs := 0
 	var cmds []string
 	inBlock := ""
 	for _, line := range strings.Split(text, "\n") {
@@ -66,9 +72,15 @@ func TestCIGateRecipe(t *testing.T) {
 			}
 		case inBlock == "yaml" && strings.Contains(line, "run: tokentrace "):
 			cmds = append(cmds, strings.TrimSpace(strings.SplitN(line, "run: ", 2)[1]))
-		case inBlock == "yaml" && strings.Contains(line, "go install github.com/tokentrace/tokentrace/cmd/tokentrace"):
-			// the module path must be this module's
+		case inBlock == "yaml" && strings.Contains(line, "go install "):
+			installs++
+			if !strings.Contains(line, "go install "+module+"/cmd/tokentrace@") {
+				t.Errorf("the recipe installs %q, not this module (%s)", strings.TrimSpace(line), module)
+			}
 		}
+	}
+	if installs != 1 {
+		t.Errorf("the recipe's CI job should install tokentrace once with go install; found %d", installs)
 	}
 	if len(cmds) < 10 {
 		t.Fatalf("found %d commands in the recipe", len(cmds))
