@@ -193,9 +193,11 @@ func responses(c Convention, events []formats.Event, out []response) []response 
 // samples (ms) to itl, returning the extended slice. events are r's events
 // in arrival order; sources without per-message data pass nil, and the
 // metrics then come from r's offsets (first token or first content, second
-// token, last token). tok re-tokenizes text for CountTokenizer; nil when no
-// tokenizer is available.
+// token, last token). Server-side events (kind "server.*", on server rows)
+// are ignored: they are no messages the client received. tok re-tokenizes
+// text for CountTokenizer; nil when no tokenizer is available.
 func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
+	events = formats.ClientEvents(events) // server.* events carry no response
 	nan := math.NaN()
 	m := RequestMetrics{
 		Status: r.Status, TTFTMs: nan, TTFOMs: nsToMs(r.FirstContentOffsetNs), TTSTMs: nan, E2EMs: nan,

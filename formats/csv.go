@@ -23,7 +23,7 @@ import (
 // decimal that reads back to the same float64 (strconv 'g', -1), with
 // "inf", "-inf" and "nan" for the non-finite values; booleans "true" and
 // "false"; null as an empty field (so a nullable string column cannot tell
-// null from ""). The list columns of runs (source_files, notes, reported)
+// null from ""). The list columns of runs (source_files, notes, reported, load)
 // are one field each holding a JSON array — of strings, or of objects keyed
 // by the list's field names (source_files[].path, …), with null for a null
 // field and the strings "inf", "-inf", "nan" for non-finite numbers.

@@ -149,7 +149,12 @@ func TestDuckDBReadsTables(t *testing.T) {
 	p99 := strings.ReplaceAll(exampleQuery(t, "p99-ttft"), "'out/", "'"+dir+"/")
 	lists := "SELECT run_id, len(source_files) AS nsf, notes, reported[2].text AS t2, reported[2].value IS NULL AS v2null FROM '" +
 		filepath.Join(dir, "runs.parquet") + "' ORDER BY run_id"
-	cmd := exec.Command("node", filepath.Join(duckdbCheckDir, "check.mjs"), dir, p99, lists)
+	// the load series unnested into one row per sample (list order kept by
+	// generate_subscripts)
+	load := "SELECT run_id, i, l.time_ns, l.clock_domain, l.running, l.waiting, l.swapped, l.gpu_kv_cache_pct, l.cpu_kv_cache_pct, " +
+		"l.prefix_cache_hit_pct, l.prompt_tokens_per_s, l.generation_tokens_per_s FROM (SELECT run_id, generate_subscripts(load, 1) AS i, unnest(load) AS l FROM '" +
+		filepath.Join(dir, "runs.parquet") + "') ORDER BY run_id, i"
+	cmd := exec.Command("node", filepath.Join(duckdbCheckDir, "check.mjs"), dir, p99, lists, load)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -208,7 +213,7 @@ func TestDuckDBReadsTables(t *testing.T) {
 
 	// The documented example query, checked against the same statistic
 	// computed here.
-	if len(got.Queries) != 2 {
+	if len(got.Queries) != 3 {
 		t.Fatalf("queries: %d results", len(got.Queries))
 	}
 	ttfts := map[string][]float64{}
@@ -260,6 +265,48 @@ func TestDuckDBReadsTables(t *testing.T) {
 		}
 		if len(run.Reported) > 1 && (r["t2"] != run.Reported[1].Text || r["v2null"] != (run.Reported[1].Value == nil)) {
 			t.Errorf("run %s: DuckDB reported[2] text %v value-null %v", run.RunID, r["t2"], r["v2null"])
+		}
+	}
+
+	// The load series, unnested: one row per sample, nulls kept.
+	var wantLoad []map[string]any
+	for _, run := range want.Runs {
+		for i, l := range run.Load {
+			i64 := func(p *int64) any {
+				if p == nil {
+					return nil
+				}
+				return *p
+			}
+			f64 := func(p *float64) any {
+				if p == nil {
+					return nil
+				}
+				return *p
+			}
+			wantLoad = append(wantLoad, map[string]any{"run_id": run.RunID, "i": int64(i + 1), "time_ns": i64(l.TimeNs), "clock_domain": l.ClockDomain,
+				"running": i64(l.Running), "waiting": i64(l.Waiting), "swapped": i64(l.Swapped), "gpu_kv_cache_pct": f64(l.GPUKVCachePct),
+				"cpu_kv_cache_pct": f64(l.CPUKVCachePct), "prefix_cache_hit_pct": f64(l.PrefixCacheHitPct),
+				"prompt_tokens_per_s": f64(l.PromptTokensPerS), "generation_tokens_per_s": f64(l.GenerationTokensPerS)})
+		}
+	}
+	urows := got.Queries[2].Rows
+	if len(wantLoad) == 0 || len(urows) != len(wantLoad) {
+		t.Fatalf("unnest(load): %d rows, want %d: %v", len(urows), len(wantLoad), urows)
+	}
+	for i, w := range wantLoad {
+		for k, wv := range w {
+			gv := urows[i][k]
+			switch wv := wv.(type) {
+			case int64:
+				if gv == nil || jsonInt(gv) != wv {
+					t.Errorf("unnest(load) row %d %s = %v, want %d", i, k, gv, wv)
+				}
+			default:
+				if gv != wv {
+					t.Errorf("unnest(load) row %d %s = %v (%T), want %v", i, k, gv, gv, wv)
+				}
+			}
 		}
 	}
 }

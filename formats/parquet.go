@@ -254,6 +254,7 @@ func runSize(r *Run) int64 {
 	for _, s := range r.Reported {
 		n += int64(48 + len(s.Metric) + len(s.Stat) + len(s.Unit) + len(s.Text) + len(s.File))
 	}
+	n += int64(80 * len(r.Load))
 	return n
 }
 
@@ -690,6 +691,9 @@ func nilIfEmpty(r *Run) {
 	if len(r.Reported) == 0 {
 		r.Reported = nil
 	}
+	if len(r.Load) == 0 {
+		r.Load = nil
+	}
 }
 
 // fileInfo is what sameImport compares.
@@ -783,15 +787,21 @@ func checkFileMeta(path, table string, lookup func(string) (string, bool)) error
 	return nil
 }
 
+// zeroIfMissing lists the non-nullable columns added after tables were
+// first written; a file without one reads it as its zero value ("" or an
+// empty list), as the writer of that file meant.
+var zeroIfMissing = map[string]bool{"server_finish_reason": true, "load": true}
+
 // checkColumns checks that every non-nullable top-level column of want is in
-// the file (nullable ones may be missing: they read as null).
+// the file (nullable ones, and zeroIfMissing ones, may be missing: they read
+// as null or as their zero value).
 func checkColumns(path string, want, file *parquet.Schema, partition bool) error {
 	have := map[string]bool{}
 	for _, f := range file.Fields() {
 		have[f.Name()] = true
 	}
 	for _, f := range want.Fields() {
-		if !have[f.Name()] && !f.Optional() && !(partition && f.Name() == "run_id") {
+		if !have[f.Name()] && !f.Optional() && !zeroIfMissing[f.Name()] && !(partition && f.Name() == "run_id") {
 			return fmt.Errorf("formats: %s: column %q missing", path, f.Name())
 		}
 	}

@@ -92,6 +92,9 @@ func sampleStream(s Sink, nb int) error {
 		if key%10 == 9 {
 			r.Status, r.ErrorCode, r.ErrorType, r.ErrorText = StatusError, ptr(int64(503)), "http", "Service Unavailable: ünïcode"
 		}
+		if key%4 == 1 {
+			r.ServerFinishReason = "length"
+		}
 		return r
 	}
 
@@ -139,7 +142,13 @@ func sampleStream(s Sink, nb int) error {
 	}
 	if err := s.Run(&Run{RunID: "d", Tool: "aiperf", Streaming: ptr(false), RequestRateRPS: ptr(2.5),
 		LoadMode: "request_rate", TokentraceVersion: "0.0.1-test", SchemaVersion: SchemaVersion,
-		RequestCount: 1, Notes: []string{"one"}}); err != nil {
+		RequestCount: 1, Notes: []string{"one"},
+		Load: []LoadSample{
+			{TimeNs: ptr(int64(1_785_619_449_000_000_000)), ClockDomain: ClockLocal, Running: ptr(int64(4)), Waiting: ptr(int64(2)),
+				Swapped: ptr(int64(0)), GPUKVCachePct: ptr(18.7), CPUKVCachePct: ptr(0.0), PrefixCacheHitPct: ptr(97.3),
+				PromptTokensPerS: ptr(11.6), GenerationTokensPerS: ptr(17.2)},
+			{Running: ptr(int64(0)), Waiting: ptr(int64(0)), GPUKVCachePct: ptr(0.0)}, // no timestamp, V1 fields missing
+		}}); err != nil {
 		return err
 	}
 	return s.Run(&Run{RunID: "b", Tool: "genai-perf", TokentraceVersion: "0.0.1-test",
@@ -632,6 +641,67 @@ func TestReadTablesErrors(t *testing.T) {
 		if _, ok := openPF(t, filepath.Join(dir, "requests.parquet")).Schema().Lookup("reported_ttft_ms"); ok {
 			t.Fatal("column still there")
 		}
+		diffCollectors(t, want, readAll(t, dir))
+	})
+	t.Run("tables predating server_finish_reason and load", func(t *testing.T) {
+		// requests.parquet without server_finish_reason and runs.parquet
+		// without load, as written before those columns existed: they read
+		// as "" and an empty list (zeroIfMissing).
+		dir := t.TempDir()
+		writeSample(t, dir, 20, WriteOptions{})
+		want := collectSample(t, 20)
+		for i := range want.Requests {
+			want.Requests[i].ServerFinishReason = ""
+		}
+		for i := range want.Runs {
+			want.Runs[i].Load = nil
+		}
+		var c Collector
+		if err := sampleStream(&c, 20); err != nil {
+			t.Fatal(err)
+		}
+		rewrite := func(name, drop string, schema *parquet.Schema, write func(f *os.File, s *parquet.Schema) error) {
+			old := parquet.Group{}
+			for _, f := range schema.Fields() {
+				if f.Name() != drop {
+					old[f.Name()] = f
+				}
+			}
+			f, err := os.Create(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmpErr(write(f, parquet.NewSchema("old", old)), f.Close()); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := openPF(t, filepath.Join(dir, name)).Schema().Lookup(drop); ok {
+				t.Fatalf("%s: column %s still there", name, drop)
+			}
+		}
+		// the metadata of the original files (import id, table) is kept
+		meta := func(name string) []parquet.WriterOption {
+			var opts []parquet.WriterOption
+			pf := openPF(t, filepath.Join(dir, name))
+			for _, kv := range pf.Metadata().KeyValueMetadata {
+				opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+			}
+			return opts
+		}
+		rq, rn := meta("requests.parquet"), meta("runs.parquet")
+		rewrite("requests.parquet", "server_finish_reason", parquet.SchemaOf(Request{}), func(f *os.File, s *parquet.Schema) error {
+			w := parquet.NewGenericWriter[Request](f, append(rq, s)...)
+			if _, err := w.Write(c.Requests); err != nil {
+				return err
+			}
+			return w.Close()
+		})
+		rewrite("runs.parquet", "load", parquet.SchemaOf(Run{}), func(f *os.File, s *parquet.Schema) error {
+			w := parquet.NewGenericWriter[Run](f, append(rn, s)...)
+			if _, err := w.Write(c.Runs); err != nil {
+				return err
+			}
+			return w.Close()
+		})
 		diffCollectors(t, want, readAll(t, dir))
 	})
 	t.Run("request without run", func(t *testing.T) {

@@ -75,7 +75,43 @@ const (
 	// KindOther: any other message (SSE comment or keep-alive, unparseable
 	// data, unknown JSON).
 	KindOther = "other"
+	// KindServerPrefix starts the kinds of server-side events ("server.*"):
+	// the timestamps a server log records for one request, on server rows
+	// only (ingest/serverlog). The rest of the kind is the server's own name
+	// in lower case: Triton trace timestamps ("server.request_start",
+	// "server.queue_start", "server.compute_start",
+	// "server.infer_response_complete", "server.http_send_end", …), vLLM's
+	// and SGLang's span phase boundaries derived from gen_ai.latency.*
+	// ("server.arrival", "server.queued", "server.scheduled",
+	// "server.first_token", "server.last_token"), and OTLP span events by
+	// their name. Their OffsetNs is from the row's ServerArrivalNs (not
+	// StartNs), in ServerClockDomain; Tokens and Text are null. They carry
+	// no generated tokens: analyzers skip them (ClientEvents).
+	KindServerPrefix = "server."
 )
+
+// IsServerKind reports whether kind is a server-side event kind
+// (KindServerPrefix).
+func IsServerKind(kind string) bool {
+	return len(kind) > len(KindServerPrefix) && kind[:len(KindServerPrefix)] == KindServerPrefix
+}
+
+// ClientEvents returns ev without its server-side events (IsServerKind): ev
+// itself when it holds none, else a new slice.
+func ClientEvents(ev []Event) []Event {
+	for i := range ev {
+		if IsServerKind(ev[i].Kind) {
+			out := append([]Event(nil), ev[:i]...)
+			for _, e := range ev[i+1:] {
+				if !IsServerKind(e.Kind) {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+	}
+	return ev
+}
 
 // Token-count sources (Request.InputTokensSource, Request.OutputTokensSource).
 // A re-tokenized count is written "tokenizer:<name>".
@@ -149,6 +185,43 @@ type Run struct {
 	// Reported holds the tool's own summary statistics, under the tool's own
 	// metric names, in the tool's own units. Empty when no summary was read.
 	Reported []ReportedStat `parquet:"reported,list" json:"reported"`
+	// Load is the server's periodic load series (vLLM's engine-stats
+	// line, ingest/serverlog), one sample per line in file order; empty for
+	// client runs and for server logs without such lines.
+	Load []LoadSample `parquet:"load,list" json:"load,omitempty"`
+}
+
+// LoadSample is one periodic load line of a server log (vLLM
+// vllm/v1/metrics/loggers.py LoggingStatLogger.log, V0 engine/metrics.py):
+// the server's windowed throughputs and its scheduler snapshot at the
+// line's time. A null field is one the line's vLLM version does not print.
+type LoadSample struct {
+	// TimeNs is the line's timestamp in ClockDomain; null when the line has
+	// no usable timestamp. vLLM's prefix has 1 s resolution, no year and no
+	// zone ("local"; the year as for the run's server rows).
+	TimeNs *int64 `parquet:"time_ns,optional" json:"time_ns"`
+	// ClockDomain is the clock of TimeNs ("local", …); "" when TimeNs is
+	// null.
+	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	// Running is the number of requests being processed ("Running: N reqs").
+	Running *int64 `parquet:"running,optional" json:"running"`
+	// Waiting is the number of queued requests (V1 "Waiting", V0
+	// "Pending").
+	Waiting *int64 `parquet:"waiting,optional" json:"waiting"`
+	// Swapped is the number of requests swapped to CPU (V0 only).
+	Swapped *int64 `parquet:"swapped,optional" json:"swapped"`
+	// GPUKVCachePct is the GPU KV-cache usage in percent.
+	GPUKVCachePct *float64 `parquet:"gpu_kv_cache_pct,optional" json:"gpu_kv_cache_pct"`
+	// CPUKVCachePct is the CPU KV-cache usage in percent (V0 only).
+	CPUKVCachePct *float64 `parquet:"cpu_kv_cache_pct,optional" json:"cpu_kv_cache_pct"`
+	// PrefixCacheHitPct is the prefix-cache hit rate in percent (V1 only).
+	PrefixCacheHitPct *float64 `parquet:"prefix_cache_hit_pct,optional" json:"prefix_cache_hit_pct"`
+	// PromptTokensPerS is the average prompt throughput over the logging
+	// interval, tokens/s.
+	PromptTokensPerS *float64 `parquet:"prompt_tokens_per_s,optional" json:"prompt_tokens_per_s"`
+	// GenerationTokensPerS is the average generation throughput over the
+	// logging interval, tokens/s.
+	GenerationTokensPerS *float64 `parquet:"generation_tokens_per_s,optional" json:"generation_tokens_per_s"`
 }
 
 // SourceFile is one input file of a run.
@@ -320,6 +393,11 @@ type Request struct {
 	// "time" (time window only); "" when not joined. Server rows carry the
 	// quality of their match too.
 	MatchQuality string `parquet:"match_quality" json:"match_quality"`
+	// ServerFinishReason is the server's finish reason for the request as
+	// it wrote it ("stop", "length", "abort", …: vLLM span
+	// gen_ai.response.finish_reasons, SGLang meta_info.finish_reason type,
+	// Ollama done_reason, llama.cpp stop type); "" when the record has none.
+	ServerFinishReason string `parquet:"server_finish_reason" json:"server_finish_reason"`
 }
 
 // Server clock domains (Request.ServerClockDomain) besides ClockUnix and
@@ -344,7 +422,9 @@ const (
 
 // Event is one message the client received for a request: an SSE message,
 // or a whole non-streaming response body. One row of events.parquet.
-// Sources without per-message times (LLMPerf) produce no events.
+// Sources without per-message times (LLMPerf) produce no events. Server rows
+// (ingest/serverlog) carry server-side events instead (kind "server.*",
+// KindServerPrefix).
 type Event struct {
 	RunID      string `parquet:"run_id" json:"run_id"`
 	RequestKey int64  `parquet:"request_key" json:"request_key"`
@@ -354,9 +434,12 @@ type Event struct {
 	// response) the message arrived in; messages of one read share its
 	// arrival time. Equal to Index when each read held one message.
 	ReadIndex int32 `parquet:"read_index" json:"read_index"`
-	// OffsetNs is the arrival time minus the request's start, in ns.
+	// OffsetNs is the arrival time minus the request's start, in ns; for a
+	// server-side event (kind "server.*"), its time minus the row's
+	// ServerArrivalNs.
 	OffsetNs int64 `parquet:"offset_ns" json:"offset_ns"`
-	// Kind is one of the Kind* constants.
+	// Kind is one of the Kind* constants, or "server.<name>" for a
+	// server-side event (KindServerPrefix).
 	Kind string `parquet:"kind" json:"kind"`
 	// HasChoices is true when the message's JSON had a non-empty "choices"
 	// array (vLLM bench starts TTFT at the first such message).

@@ -519,6 +519,7 @@ func Apply(c *formats.Request, s *formats.Request, quality string) {
 	c.ServerClockDomain, c.ServerArrivalNs = s.ServerClockDomain, s.ServerArrivalNs
 	c.ServerQueueNs, c.ServerPrefillNs, c.ServerDecodeNs, c.ServerInferenceNs = s.ServerQueueNs, s.ServerPrefillNs, s.ServerDecodeNs, s.ServerInferenceNs
 	c.ServerTTFTNs, c.ServerE2ENs, c.ServerTimePerTokenNs = s.ServerTTFTNs, s.ServerE2ENs, s.ServerTimePerTokenNs
+	c.ServerFinishReason = s.ServerFinishReason
 	c.MatchQuality = quality
 	s.MatchQuality = quality
 }

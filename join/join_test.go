@@ -180,3 +180,18 @@ func TestOffsetsResolution(t *testing.T) {
 		}
 	}
 }
+
+// Apply copies every server field onto the client row, the finish reason
+// included, and the quality onto both rows.
+func TestApplyCopiesServerFields(t *testing.T) {
+	arr, q := int64(5), int64(7)
+	s := formats.Request{ServerKind: "vllm.otlp_span", ServerSource: "f:record 1 span 1", ServerRequestID: "chatcmpl-1",
+		ServerClockDomain: formats.ClockUnix, ServerArrivalNs: &arr, ServerQueueNs: &q, ServerFinishReason: "length"}
+	var c formats.Request
+	Apply(&c, &s, formats.MatchRequestID)
+	if c.ServerKind != s.ServerKind || c.ServerSource != s.ServerSource || c.ServerRequestID != "chatcmpl-1" ||
+		c.ServerArrivalNs != &arr || c.ServerQueueNs != &q || c.ServerFinishReason != "length" ||
+		c.MatchQuality != formats.MatchRequestID || s.MatchQuality != formats.MatchRequestID {
+		t.Errorf("client row after Apply: %+v", c)
+	}
+}

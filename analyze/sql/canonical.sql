@@ -41,6 +41,8 @@
 -- content or reasoning, in arrival order "index"): a role-only first chunk
 -- (kind role), usage and [DONE] messages are not responses. A request without
 -- events (LLMPerf, summary sources) takes the importer's offsets instead.
+-- Server-side events (kind server.*, on server rows) are no client messages:
+-- left out, as in the Go analyzer (formats.ClientEvents).
 CREATE OR REPLACE TABLE canonical_requests AS
 WITH ev AS (
     SELECT run_id, request_key,
@@ -49,6 +51,7 @@ WITH ev AS (
            list(offset_ns ORDER BY "index") FILTER (WHERE kind IN ('content', 'reasoning')) AS resp_ns,
            bool_or(kind = 'reasoning' OR coalesce(reasoning_text, '') <> '') AS reasoning_event
     FROM events
+    WHERE kind NOT LIKE 'server.%'
     GROUP BY run_id, request_key
 ),
 q AS (

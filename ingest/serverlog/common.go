@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,42 @@ type record struct {
 	status    string // "" → ok
 	errText   string
 	errCode   *int64
+	finish    string // the server's finish reason ("" if none)
+	// events are the server's own timestamps for the request (Triton trace
+	// timestamps, span phase boundaries and span events), in the clock of
+	// arrival, in source order; written as "server.*" event rows.
+	events []srvEvent
+}
+
+// srvEvent is one server-side timestamp: name is the server's own name
+// (the event kind is "server." + its lower case), ns in the clock of the
+// record's arrival.
+type srvEvent struct {
+	name string
+	ns   int64
+}
+
+// eventRows returns r's server-side events as event rows (RunID and
+// RequestKey unset): kind "server.<name in lower case, spaces as _>",
+// OffsetNs = time − arrival, Index (and ReadIndex) in time order (ties in
+// source order), Tokens and Text null. None when r has no arrival.
+func (r *record) eventRows() []formats.Event {
+	if r.arrival == nil || len(r.events) == 0 {
+		return nil
+	}
+	ev := make([]formats.Event, len(r.events))
+	for i, e := range r.events {
+		name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(e.name)), " ", "_")
+		if name == "" {
+			name = "event"
+		}
+		ev[i] = formats.Event{OffsetNs: e.ns - *r.arrival, Kind: formats.KindServerPrefix + name}
+	}
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].OffsetNs < ev[j].OffsetNs })
+	for i := range ev {
+		ev[i].Index, ev[i].ReadIndex = int32(i), int32(i)
+	}
+	return ev
 }
 
 // request converts r into a server row of run runID.
@@ -45,7 +82,7 @@ func (r *record) request(runID string, key int64, file string) formats.Request {
 		ServerArrivalNs: r.arrival, ServerQueueNs: r.queue, ServerPrefillNs: r.prefill, ServerDecodeNs: r.decode,
 		ServerInferenceNs: r.inference, ServerTTFTNs: r.ttft, ServerE2ENs: r.e2e, ServerTimePerTokenNs: r.tpt,
 		InputTokens: r.in, OutputTokens: r.out, MaxTokens: r.maxTokens,
-		ErrorText: r.errText, ErrorCode: r.errCode,
+		ErrorText: r.errText, ErrorCode: r.errCode, ServerFinishReason: r.finish,
 	}
 	if r.arrival != nil {
 		q.ServerClockDomain = r.clock

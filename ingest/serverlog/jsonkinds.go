@@ -178,7 +178,12 @@ func sglangMeta(r *record, m map[string]json.RawMessage) {
 	var fr struct {
 		Type string `json:"type"`
 	}
-	if json.Unmarshal(m["finish_reason"], &fr) == nil && fr.Type == "abort" {
+	if json.Unmarshal(m["finish_reason"], &fr) == nil {
+		r.finish = fr.Type
+	} else {
+		r.finish = strOf(m["finish_reason"]) // a plain string
+	}
+	if r.finish == "abort" {
 		r.status = formats.StatusError
 		r.errText = "finish_reason: abort"
 	}
@@ -225,7 +230,27 @@ func (s *textState) llamaTimings(where string, obj map[string]json.RawMessage) {
 		}
 	}
 	r.out = intp(t["predicted_n"])
+	// native /completion: stop_type ("eos", "limit", "word"); OpenAI-compatible
+	// routes: the choice's finish_reason
+	if r.finish = strOf(obj["stop_type"]); r.finish == "" || r.finish == "none" {
+		r.finish = choiceFinish(obj)
+	}
 	s.add(r)
+}
+
+// choiceFinish returns the first non-empty choices[].finish_reason of an
+// OpenAI-style response or chunk; "" when none.
+func choiceFinish(obj map[string]json.RawMessage) string {
+	var cs []struct {
+		FinishReason string `json:"finish_reason"`
+	}
+	_ = json.Unmarshal(obj["choices"], &cs)
+	for _, c := range cs {
+		if c.FinishReason != "" {
+			return c.FinishReason
+		}
+	}
+	return ""
 }
 
 // vllmMetrics handles a vLLM response (body or usage chunk) with the
@@ -243,6 +268,7 @@ func (s *textState) vllmMetrics(where string, obj map[string]json.RawMessage) {
 	r.decode = msNs(num(m["generation_time_ms"]))
 	r.inference = add(r.prefill, r.decode)
 	r.tpt = msNs(num(m["mean_itl_ms"]))
+	r.finish = choiceFinish(obj)
 	var u struct {
 		P *int64 `json:"prompt_tokens"`
 		C *int64 `json:"completion_tokens"`
@@ -276,7 +302,8 @@ func (s *textState) ollamaFinal(where string, obj map[string]json.RawMessage) {
 		// created_at is stamped at the end of generation
 		r.arrival = ingest.Ptr(t.UnixNano() - *r.e2e)
 	}
-	if strOf(obj["done_reason"]) == "error" {
+	r.finish = strOf(obj["done_reason"])
+	if r.finish == "error" {
 		r.status = formats.StatusError
 	}
 	s.add(r)
@@ -494,12 +521,16 @@ func (s *textState) span(where string, res map[string]any, scope, scopeVersion s
 		r.in = attrI(a, "gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens")
 		r.out = attrI(a, "gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens")
 		r.maxTokens = attrI(a, "gen_ai.request.max_tokens")
-		for _, f := range finishReasons(a) {
+		for i, f := range finishReasons(a) {
+			if i == 0 {
+				r.finish = f
+			}
 			if f == "abort" || f == "error" {
 				r.status = formats.StatusError
 				r.errText = "finish_reason: " + f
 			}
 		}
+		r.events = spanEvents(start, r.ttft, r.queue, r.prefill, r.decode, sp)
 		if spanKind(sp.Status.Code) == 2 {
 			r.status = formats.StatusError
 			r.errText = sp.Status.Message
@@ -510,6 +541,46 @@ func (s *textState) span(where string, res map[string]any, scope, scopeVersion s
 	default:
 		s.counts["otlp_other_span"]++
 	}
+}
+
+// spanEvents returns a server span's timestamps (unix ns): arrival (the
+// span start), the phase boundaries its gen_ai.latency.* attributes imply,
+// and its OTLP span events by name. vLLM's do_tracing
+// (vllm/v1/engine/output_processor.py) measures time_to_first_token on the
+// frontend's wall clock from arrival, and queue, prefill and decode on the
+// engine core's monotonic clock; the engine intervals are placed around the
+// frontend's first token: first_token = arrival + ttft, scheduled =
+// first_token − prefill, queued = scheduled − queue, last_token =
+// first_token + decode. They are exact within each clock; the engine-side
+// boundaries are late by the engine → frontend delay (output IPC and
+// detokenization, typically under a millisecond), which can put queued
+// before arrival by that much (not clamped). A boundary whose attributes
+// are missing is left out.
+func spanEvents(start, ttft, queue, prefill, decode *int64, sp *otlpSpan) []srvEvent {
+	if start == nil {
+		return nil
+	}
+	ev := []srvEvent{{"arrival", *start}}
+	if ttft != nil {
+		ft := *start + *ttft
+		if prefill != nil {
+			sched := ft - *prefill
+			if queue != nil {
+				ev = append(ev, srvEvent{"queued", sched - *queue})
+			}
+			ev = append(ev, srvEvent{"scheduled", sched})
+		}
+		ev = append(ev, srvEvent{"first_token", ft})
+		if decode != nil {
+			ev = append(ev, srvEvent{"last_token", ft + *decode})
+		}
+	}
+	for _, e := range sp.Events {
+		if t := intp(e.Time); t != nil {
+			ev = append(ev, srvEvent{e.Name, *t})
+		}
+	}
+	return ev
 }
 
 // clientSpan turns a client-side gen_ai span into a client request: start =
@@ -575,6 +646,7 @@ type tritonTrace struct {
 	child  bool
 	model  string
 	events map[string][]int64
+	seq    []srvEvent // every timestamp in file order
 }
 
 // triton reads a trace file (a JSON array of fragments sharing a trace id);
@@ -614,6 +686,7 @@ func (s *textState) triton(data []byte) {
 		for _, ts := range e.Timestamps {
 			if v := intp(ts.NS); v != nil {
 				t.events[ts.Name] = append(t.events[ts.Name], *v)
+				t.seq = append(t.seq, srvEvent{ts.Name, *v})
 			}
 		}
 	}
@@ -667,8 +740,8 @@ func (s *textState) triton(data []byte) {
 			r.decode = sub(last("INFER_RESPONSE_COMPLETE"), fr)
 		}
 		r.e2e = sub(last("HTTP_SEND_END", "GRPC_SEND_END", "REQUEST_END"), r.arrival)
+		r.events = t.seq
 		s.add(r)
-		s.tritonEvents += len(t.events)
 	}
 	if children > 0 {
 		s.notes = append(s.notes, fmt.Sprintf("%d child traces (ensemble/BLS steps, parent_id set) are not requests of their own: not imported", children))

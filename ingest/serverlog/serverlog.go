@@ -50,6 +50,16 @@
 // ("no per-request timing: …"); it is not an error, so a directory of
 // mixed logs still imports.
 //
+// # Server events, load series, finish reasons
+//
+// A record with per-phase timestamps (Triton trace timestamps; a span's
+// arrival, queued, scheduled, first and last token derived from its
+// gen_ai.latency.* attributes, and its span events) also yields event rows
+// of kind "server.<name>" with OffsetNs from the row's ServerArrivalNs
+// (Result.Events). vLLM's engine-stats lines become the run's Load column
+// (and a summary in Reported). The server's finish reason, where the record
+// has one, goes to Request.ServerFinishReason. README.md gives the details.
+//
 // # Client spans
 //
 // An OTLP/JSON file may also hold client-side gen_ai spans (OpenLLMetry's
@@ -199,6 +209,10 @@ func (*Importer) Detect(path string, head []byte) bool {
 type Result struct {
 	// Requests are the server rows (RunID and RequestKey unset).
 	Requests []formats.Request
+	// Events[i] are Requests[i]'s server-side events (kind "server.*",
+	// OffsetNs from its ServerArrivalNs, RunID and RequestKey unset); nil
+	// for a record without per-phase timestamps or without arrival.
+	Events [][]formats.Event
 	// Clients are client rows from client-side spans, with their events
 	// (RunID and RequestKey unset).
 	Clients []ClientRow
@@ -342,8 +356,12 @@ func (im *Importer) Parse(path string) (*Result, formats.SourceFile, error) {
 	for _, k := range kinds {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d %s record(s); definitions: %s", s.kinds[k], k, Definitions[k]))
 	}
+	nev := 0
 	for _, r := range s.recs {
 		res.Requests = append(res.Requests, r.request("", 0, s.file))
+		ev := r.eventRows()
+		res.Events = append(res.Events, ev)
+		nev += len(ev)
 	}
 	for _, c := range s.clients {
 		res.Clients = append(res.Clients, ClientRow{c.req, c.events})
@@ -365,8 +383,8 @@ func (im *Importer) Parse(path string) (*Result, formats.SourceFile, error) {
 		res.NoTiming = s.noTimingReason()
 		res.Notes = append(res.Notes, "no per-request timing: "+res.NoTiming)
 	}
-	if s.tritonEvents > 0 {
-		res.Notes = append(res.Notes, "Triton trace events are folded into each request's server_* durations (no events rows)")
+	if nev > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d server-side timestamps (Triton trace timestamps, span phase boundaries and span events) written as events of kind server.<name> (offset_ns from server_arrival_ns; README.md \"Server events\")", nev))
 	}
 	return res, src, nil
 }
@@ -510,14 +528,22 @@ func (im *Importer) importParsed(path string, res *Result, src formats.SourceFil
 		}
 	}
 	run := formats.Run{RunID: serverLabel, Tool: toolOf(res.Requests), Convention: "server-log", SourceFiles: []formats.SourceFile{src},
-		Notes: res.Notes, Truncated: res.Truncated, RequestCount: int64(len(res.Requests)), Reported: loadReported(res.Load, src.Path)}
+		Notes: res.Notes, Truncated: res.Truncated, RequestCount: int64(len(res.Requests)), Reported: loadReported(res.Load, src.Path),
+		Load: loadRows(res.Load)}
 	if err := formats.StartRun(sink, &run); err != nil {
 		return err
 	}
 	for i := range res.Requests {
 		q := res.Requests[i]
 		q.RunID, q.RequestKey = serverLabel, int64(i)
-		if err := sink.Request(&q, nil); err != nil {
+		var ev []formats.Event
+		if i < len(res.Events) && len(res.Events[i]) > 0 {
+			ev = append([]formats.Event(nil), res.Events[i]...)
+			for j := range ev {
+				ev[j].RunID, ev[j].RequestKey = serverLabel, int64(i)
+			}
+		}
+		if err := sink.Request(&q, ev); err != nil {
 			return err
 		}
 	}
@@ -540,6 +566,33 @@ func toolOf(reqs []formats.Request) string {
 		return t
 	}
 	return "server-log"
+}
+
+// loadRows converts the engine-stats series to the runs table's load
+// column (NaN → null).
+func loadRows(load []LoadSample) []formats.LoadSample {
+	if len(load) == 0 {
+		return nil
+	}
+	f := func(v float64) *float64 {
+		if v != v {
+			return nil
+		}
+		return ingest.Ptr(v)
+	}
+	n := func(v float64) *int64 {
+		if v != v {
+			return nil
+		}
+		return ingest.Ptr(int64(v))
+	}
+	out := make([]formats.LoadSample, len(load))
+	for i, l := range load {
+		out[i] = formats.LoadSample{TimeNs: l.TimeNs, ClockDomain: l.Clock, Running: n(l.Running), Waiting: n(l.Waiting), Swapped: n(l.Swapped),
+			GPUKVCachePct: f(l.GPUKVCachePct), CPUKVCachePct: f(l.CPUKVCachePct), PrefixCacheHitPct: f(l.PrefixCacheHitRatePct),
+			PromptTokensPerS: f(l.PromptTokensPerS), GenerationTokensPerS: f(l.GenerationTokensPerS)}
+	}
+	return out
 }
 
 // loadReported summarizes the engine-stats series as reported statistics

@@ -100,8 +100,8 @@ func TestSGLangShapes(t *testing.T) {
 	eq(t, "queue", r.ServerQueueNs, 250_000_000)
 	eq(t, "in", r.InputTokens, 12)
 	eq(t, "out", r.OutputTokens, 34)
-	if r.ServerRequestID != "r1" || r.ServerKind != KindSGLangFinish {
-		t.Errorf("id %q kind %q", r.ServerRequestID, r.ServerKind)
+	if r.ServerRequestID != "r1" || r.ServerKind != KindSGLangFinish || r.ServerFinishReason != "stop" {
+		t.Errorf("id %q kind %q finish %q", r.ServerRequestID, r.ServerKind, r.ServerFinishReason)
 	}
 
 	exp := `{"request_parameters": "{\"rid\": \"abc\", \"received_time\": 1772359300.5, \"stream\": true}", "id": "abc", "prompt_tokens": 7, "completion_tokens": 3, "e2e_latency": 0.75}` + "\n"
@@ -120,6 +120,9 @@ func TestSGLangShapes(t *testing.T) {
 	eq(t, "text arrival", reqs[0].ServerArrivalNs, 1772359203_250_000_000)
 	eq(t, "text e2e", reqs[0].ServerE2ENs, 500_000_000)
 	eq(t, "text out", reqs[0].OutputTokens, 8)
+	if reqs[0].ServerFinishReason != "length" {
+		t.Errorf("text finish reason %q, want length", reqs[0].ServerFinishReason)
+	}
 }
 
 // Responses captured by the client: vLLM's per-request metrics on the
@@ -148,6 +151,9 @@ func TestResponseShapes(t *testing.T) {
 	eq(t, "llama in = prompt_n + cache_n", reqs[0].InputTokens, 12)
 	eq(t, "llama prefill", reqs[0].ServerPrefillNs, 45_500_000)
 	eq(t, "llama decode", reqs[0].ServerDecodeNs, 400_000_000)
+	if reqs[0].ServerFinishReason != "stop" {
+		t.Errorf("llama finish reason %q, want the choice's stop", reqs[0].ServerFinishReason)
+	}
 
 	ollama := `{"model":"m","created_at":"2026-03-01T10:00:10.000000000Z","response":"a","done":false}` + "\n" +
 		`{"model":"m","created_at":"2026-03-01T10:00:10.500000000Z","response":"","done":true,"done_reason":"stop","total_duration":5043500667,"load_duration":5025959,"prompt_eval_count":26,"prompt_eval_duration":325953000,"eval_count":290,"eval_duration":4709213000}` + "\n"
@@ -158,6 +164,9 @@ func TestResponseShapes(t *testing.T) {
 	eq(t, "ollama e2e", reqs[0].ServerE2ENs, 5043500667)
 	eq(t, "ollama arrival = created_at − total", reqs[0].ServerArrivalNs, 1772359210_500_000_000-5043500667)
 	eq(t, "ollama tpt", reqs[0].ServerTimePerTokenNs, 4709213000/290)
+	if reqs[0].ServerFinishReason != "stop" {
+		t.Errorf("ollama done_reason %q, want stop", reqs[0].ServerFinishReason)
+	}
 }
 
 // Hazards in one log: docker compose and vLLM process prefixes, CRLF and

@@ -21,8 +21,8 @@ import (
 type LoadSample struct {
 	Line int
 	// TimeNs is the line's timestamp in Clock ("local": vLLM's yearless,
-	// second-resolution, zone-less prefix).
-	TimeNs                int64
+	// second-resolution, zone-less prefix); nil when the line has none.
+	TimeNs                *int64
 	Clock                 string
 	PromptTokensPerS      float64
 	GenerationTokensPerS  float64
@@ -48,23 +48,22 @@ type textState struct {
 	legacy map[string]*record // llama.cpp 2024 print_timings by "slot/task"
 	load   []LoadSample
 
-	counts       map[string]int // recognized lines by category (no per-request timing)
-	unknown      int
-	firstUnk     int
-	cont         int  // continuation lines of multi-line records
-	inRecord     bool // a recognized line was seen
-	open         bool // the last recognized line may continue on the next lines (mayContinue)
-	notes        []string
-	cut          string // truncation remark, with the file position
-	lastStart    int64  // byte offset of the last line read
-	cutPartial   bool   // the cut last line matched no shape
-	lines        int
-	crlf         int
-	spanN        int
-	clients      []clientReq
-	tritonEvents int
-	access       map[int]int
-	kinds        map[string]int
+	counts     map[string]int // recognized lines by category (no per-request timing)
+	unknown    int
+	firstUnk   int
+	cont       int  // continuation lines of multi-line records
+	inRecord   bool // a recognized line was seen
+	open       bool // the last recognized line may continue on the next lines (mayContinue)
+	notes      []string
+	cut        string // truncation remark, with the file position
+	lastStart  int64  // byte offset of the last line read
+	cutPartial bool   // the cut last line matched no shape
+	lines      int
+	crlf       int
+	spanN      int
+	clients    []clientReq
+	access     map[int]int
+	kinds      map[string]int
 }
 
 func newTextState(file string, year int, yearSrc string) *textState {
@@ -108,6 +107,7 @@ var (
 	reSGReceived = regexp.MustCompile(`\breceived_time=([0-9.eE+-]+)`)
 	reSGPerf     = regexp.MustCompile(`\breceived_time_perf=([0-9.eE+-]+)`)
 	reSGRid      = regexp.MustCompile(`\brid='([^']*)'`)
+	reSGFinish   = regexp.MustCompile(`'finish_reason': \{'type': '([^']*)'`)
 	reSGMeta     = regexp.MustCompile(`'(e2e_latency|prompt_tokens|completion_tokens|cached_tokens|queue_time|prefill_latency|prefill_delay|id)': ('[^']*'|[0-9.eE+-]+)`)
 
 	reSlot     = regexp.MustCompile(`slot print_timing: id\s+(\d+) \| task (\d+) \|\s+(prompt eval time|eval time|total time)\s*=\s*([\d.]+) ms(?: /\s*(\d+) tokens)?`)
@@ -379,16 +379,21 @@ func (s *textState) vllmMessage(n int, ns *int64, msg string) {
 			}
 			r.out = &cnt
 		}
-		if f := reFinish.FindStringSubmatch(msg); f != nil && f[1] == "abort" {
-			r.status = "error"
-			r.errText = "finish_reason: abort"
+		if f := reFinish.FindStringSubmatch(msg); f != nil && f[1] != "None" {
+			r.finish = f[1]
+			if f[1] == "abort" {
+				r.status = "error"
+				r.errText = "finish_reason: abort"
+			}
 		}
 	case strings.Contains(msg, "Avg prompt throughput: ") && reStats.MatchString(msg):
 		m := reStats.FindStringSubmatch(msg)
 		ls := LoadSample{Line: n, Clock: "local", PromptTokensPerS: atof(m[1]), GenerationTokensPerS: atof(m[2]), Running: atof(m[3]),
 			Waiting: nan, Swapped: nan, GPUKVCachePct: nan, CPUKVCachePct: nan, PrefixCacheHitRatePct: nan}
 		if ns != nil {
-			ls.TimeNs = *ns
+			ls.TimeNs = ingest.Ptr(*ns)
+		} else {
+			ls.Clock = ""
 		}
 		for _, k := range reStatKV.FindAllStringSubmatch(msg, -1) {
 			switch {
@@ -530,6 +535,12 @@ func (s *textState) sglangMessage(n int, ts int64, msg string, cut bool) {
 				if r.id == "" {
 					r.id = strings.Trim(v, "'")
 				}
+			}
+		}
+		if m := reSGFinish.FindStringSubmatch(out); m != nil {
+			r.finish = m[1]
+			if r.finish == "abort" {
+				r.status, r.errText = formats.StatusError, "finish_reason: abort"
 			}
 		}
 		if out == "" {
