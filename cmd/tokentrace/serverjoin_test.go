@@ -88,9 +88,10 @@ func TestServerJoinEndToEnd(t *testing.T) {
 	type want struct {
 		quality, id     string
 		queueMs, prefMs int64
+		remMs           int64 // TTFT − queue − prefill, from the table's columns
 	}
-	wants := []want{{"request_id", "chatcmpl-req-0001", 10, 80}, {"request_id", "chatcmpl-req-0002", 150, 60},
-		{"request_id", "chatcmpl-req-0003", 30, 70}, {"time_tokens", "chatcmpl-0c1d2e3f4a5b6c7d", 5, 60}, {"", "", 0, 0}}
+	wants := []want{{"request_id", "chatcmpl-req-0001", 10, 80, 30}, {"request_id", "chatcmpl-req-0002", 150, 60, 40},
+		{"request_id", "chatcmpl-req-0003", 30, 70, -10}, {"time_tokens", "chatcmpl-0c1d2e3f4a5b6c7d", 5, 60, 35}, {"", "", 0, 0, 0}}
 	var clients, servers []formats.Request
 	for _, r := range c.Requests {
 		if r.StartNs != nil {
@@ -116,6 +117,10 @@ func TestServerJoinEndToEnd(t *testing.T) {
 		}
 		if *r.ServerQueueNs != w.queueMs*1e6 || *r.ServerPrefillNs != w.prefMs*1e6 || r.ServerKind != "vllm.otlp_span" {
 			t.Errorf("client %d: queue %d prefill %d kind %q", i, *r.ServerQueueNs, *r.ServerPrefillNs, r.ServerKind)
+		}
+		// the per-request split is in the table (formats/SCHEMA.md's query)
+		if rem := *r.FirstTokenOffsetNs - *r.ServerQueueNs - *r.ServerPrefillNs; rem != w.remMs*1e6 {
+			t.Errorf("client %d: remainder %d ns, want %d ms", i, rem, w.remMs)
 		}
 	}
 	matchedServers := 0
