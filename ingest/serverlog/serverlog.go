@@ -381,7 +381,7 @@ func (im *Importer) Parse(path string) (*Result, formats.SourceFile, error) {
 	}
 	if len(res.Requests) == 0 && len(res.Clients) == 0 {
 		res.NoTiming = s.noTimingReason()
-		res.Notes = append(res.Notes, "no per-request timing: "+res.NoTiming)
+		res.Notes = append(res.Notes, noRecordsPrefix(res.NoTiming)+res.NoTiming)
 	}
 	if nev > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d server-side timestamps (Triton trace timestamps, span phase boundaries and span events) written as events of kind server.<name> (offset_ns from server_arrival_ns; README.md \"Server events\")", nev))
@@ -456,6 +456,17 @@ func (s *textState) noTimingReason() string {
 	return "no request records"
 }
 
+// noRecordsPrefix heads the message of a file without server records: a
+// file whose lines are recognized holds "no per-request timing"; one whose
+// lines match no server's shape is not (known to be) a server log at all —
+// it may hold timings of a kind tokentrace does not read.
+func noRecordsPrefix(reason string) string {
+	if strings.HasPrefix(reason, "no line matched") {
+		return "not a server log tokentrace reads: "
+	}
+	return "no per-request timing: "
+}
+
 // Import implements ingest.Importer.
 func (im *Importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
 	_, err := im.ImportFile(path, opt, sink)
@@ -485,7 +496,7 @@ func (im *Importer) importParsed(path string, res *Result, src formats.SourceFil
 		}
 	}
 	if res.NoTiming != "" {
-		warn("no per-request timing: " + res.NoTiming)
+		warn(noRecordsPrefix(res.NoTiming) + res.NoTiming)
 	} else if res.Unknown > 0 {
 		warn(fmt.Sprintf("%d unknown lines skipped (first: line %d): they match no server's record shape", res.Unknown, res.FirstUnknown))
 	}
