@@ -109,6 +109,46 @@ func TestCIGateRecipe(t *testing.T) {
 			t.Errorf("%s\nexit %d, want %d\n%s", c, got, want, out)
 		}
 	}
+	// the README's gate tour runs too (its commands start bin/tokentrace)
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tour := string(readme)
+	if i := strings.Index(tour, "## Gate a release"); i < 0 {
+		t.Error("README has no gate tour")
+	} else {
+		tour = tour[i:]
+		tour = tour[strings.Index(tour, "```sh\n")+6:]
+		tour = tour[:strings.Index(tour, "```")]
+		n := 0
+		for _, c := range strings.Split(strings.ReplaceAll(tour, "\\\n", " "), "\n") {
+			if c = strings.TrimSpace(c); c == "" {
+				continue
+			}
+			n++
+			want := 0
+			if m := exitRe.FindStringSubmatch(c); m != nil {
+				want, _ = strconv.Atoi(m[1])
+			}
+			sh := exec.Command("bash", "-c", strings.Replace(c, "bin/tokentrace", "tokentrace", 1))
+			sh.Dir = work
+			sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+			out, err := sh.CombinedOutput()
+			got := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				got = ee.ExitCode()
+			}
+			if got != want {
+				t.Errorf("README: %s\nexit %d, want %d\n%s", c, got, want, out)
+			}
+		}
+		if n != 3 {
+			t.Errorf("README gate tour: %d commands, want 3", n)
+		}
+	}
+
 	if b, _ := os.ReadFile(summary); !strings.Contains(string(b), "### ✅ tokentrace gate: PASS: 7 of 7 gates hold") {
 		t.Errorf("job summary:\n%s", b)
 	}
