@@ -137,23 +137,17 @@ func (r *result) applyConfig(key string, raw json.RawMessage) error {
 	case "backend":
 		r.backend = ingest.RawText(raw)
 	case "request_rate":
-		v, k := pybench.Number(raw)
-		switch k {
-		case pybench.Finite, pybench.NonFiniteNumber:
-			if !math.IsNaN(v) {
-				r.rate = ingest.Ptr(v)
-			}
-		case pybench.NotNumber:
-			return fmt.Errorf("not a number")
+		rate, err := pybench.RequestRate(raw)
+		if err != nil {
+			return err
 		}
+		r.rate = rate
 	case "max_concurrency":
-		v, k := pybench.Number(raw)
-		switch k {
-		case pybench.Finite:
-			r.conc = ingest.Ptr(v)
-		case pybench.NotNumber:
-			return fmt.Errorf("not a number")
+		conc, err := pybench.Concurrency(raw)
+		if err != nil {
+			return err
 		}
+		r.conc = conc
 	case "server_info":
 		r.server = parseServerInfo(raw)
 	}
@@ -198,26 +192,9 @@ func parseServerInfo(raw json.RawMessage) serverInfo {
 // addStat appends one reported statistic (Value for numbers, Text for NaN
 // and infinities, nothing for null); other types are errors.
 func (r *result) addStat(file, metric, stat, unit string, raw json.RawMessage) error {
-	v, k := pybench.Number(raw)
-	rs := formats.ReportedStat{Metric: metric, Stat: stat, Unit: unit, File: file}
-	switch k {
-	case pybench.Absent:
-		return nil
-	case pybench.Finite:
-		rs.Value = ingest.Ptr(v)
-	case pybench.NonFiniteNumber:
-		rs.Text = "NaN"
-		if math.IsInf(v, 1) {
-			rs.Text = "Infinity"
-		} else if math.IsInf(v, -1) {
-			rs.Text = "-Infinity"
-		}
-	default:
-		s := strings.TrimSpace(string(raw))
-		if rs := []rune(s); len(rs) > 40 {
-			s = string(rs[:40]) + "…"
-		}
-		return fmt.Errorf("not a number: %s", s)
+	rs, ok, err := pybench.Stat(file, metric, stat, unit, raw)
+	if err != nil || !ok {
+		return err
 	}
 	r.reported = append(r.reported, rs)
 	if metric == "completed" && rs.Value != nil {

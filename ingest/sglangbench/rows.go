@@ -81,13 +81,6 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 	return d, nil
 }
 
-func at(xs []float64, i int) float64 {
-	if xs == nil {
-		return math.NaN()
-	}
-	return xs[i]
-}
-
 // rowStats counts what the rows needed, for the run's notes.
 type rowStats struct {
 	ok, failed, empty int
@@ -102,7 +95,7 @@ type rowStats struct {
 func (d *details) request(runID string, i int, native, noText bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
 	req := formats.Request{RunID: runID, RequestKey: int64(i)}
 	events = events[:0]
-	ttft, out := at(d.ttfts, i), at(d.outLens, i)
+	ttft, out := pybench.At(d.ttfts, i), pybench.At(d.outLens, i)
 	errText := ""
 	if d.errs != nil {
 		errText = d.errs[i]
@@ -154,7 +147,7 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 	default:
 		st.failed++
 	}
-	if n, ok := count(at(d.inLens, i)); ok {
+	if n, ok := count(pybench.At(d.inLens, i)); ok {
 		req.InputTokens, req.InputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 		req.ReportedInputTokens = ingest.Ptr(float64(n))
 	} else if d.inLens != nil {

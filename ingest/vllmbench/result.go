@@ -155,23 +155,17 @@ func (r *result) applyConfig(key string, raw json.RawMessage) error {
 	case "tokenizer_id":
 		r.tokenizer = ingest.RawText(raw)
 	case "request_rate":
-		v, k := pybench.Number(raw)
-		switch k {
-		case pybench.Finite, pybench.NonFiniteNumber:
-			if !math.IsNaN(v) {
-				r.rate = ingest.Ptr(v)
-			}
-		case pybench.NotNumber:
-			return fmt.Errorf("not a number or \"inf\"")
+		rate, err := pybench.RequestRate(raw)
+		if err != nil {
+			return err
 		}
+		r.rate = rate
 	case "max_concurrency":
-		v, k := pybench.Number(raw)
-		switch k {
-		case pybench.Finite:
-			r.conc = ingest.Ptr(v)
-		case pybench.NotNumber:
-			return fmt.Errorf("not a number")
+		conc, err := pybench.Concurrency(raw)
+		if err != nil {
+			return err
 		}
+		r.conc = conc
 	case "burstiness", "num_prompts":
 		if _, k := pybench.Number(raw); k == pybench.NotNumber {
 			return fmt.Errorf("not a number")
@@ -188,17 +182,9 @@ func (r *result) applyConfig(key string, raw json.RawMessage) error {
 // infinities Text; null is not stored; other types are errors (vLLM writes
 // every statistic as a number).
 func (r *result) addStat(file, metric, stat, unit string, raw json.RawMessage) error {
-	v, k := pybench.Number(raw)
-	rs := formats.ReportedStat{Metric: metric, Stat: stat, Unit: unit, File: file}
-	switch k {
-	case pybench.Absent:
-		return nil
-	case pybench.Finite:
-		rs.Value = ingest.Ptr(v)
-	case pybench.NonFiniteNumber:
-		rs.Text = nonFiniteText(v)
-	default:
-		return fmt.Errorf("not a number: %s", excerpt(raw))
+	rs, ok, err := pybench.Stat(file, metric, stat, unit, raw)
+	if err != nil || !ok {
+		return err
 	}
 	r.reported = append(r.reported, rs)
 	if metric == "completed" && rs.Value != nil {
@@ -227,24 +213,6 @@ func (r *result) addScalar(file, key string, raw json.RawMessage) error {
 		return nil
 	}
 	return r.addStat(file, key, "value", unitOf(key), raw)
-}
-
-func nonFiniteText(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	}
-	return "NaN"
-}
-
-func excerpt(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	if r := []rune(s); len(r) > 40 {
-		s = string(r[:40]) + "…"
-	}
-	return s
 }
 
 // unitOf names a scalar's unit from vLLM's key (the file states none):

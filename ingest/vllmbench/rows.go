@@ -88,14 +88,6 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 	return d, nil
 }
 
-// at returns xs[i], NaN when the array is absent.
-func at(xs []float64, i int) float64 {
-	if xs == nil {
-		return math.NaN()
-	}
-	return xs[i]
-}
-
 func (d *details) clockDomain() string {
 	if d.starts != nil {
 		return formats.ClockMonotonic
@@ -135,7 +127,7 @@ func latencySlackNs(gaps int) int64 { return int64(gaps/2) + 2 }
 func (d *details) request(runID string, i int, noText bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
 	req := formats.Request{RunID: runID, RequestKey: int64(i)}
 	events = events[:0]
-	ttft, out, lat := at(d.ttfts, i), at(d.outLens, i), at(d.lats, i)
+	ttft, out, lat := pybench.At(d.ttfts, i), pybench.At(d.outLens, i), pybench.At(d.lats, i)
 	errText := ""
 	if d.errs != nil {
 		errText = d.errs[i]
@@ -225,7 +217,7 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 // output_lens for those that did not fail (a failure's 0 is vLLM's
 // placeholder), both tool_reported and as the reported values.
 func (d *details) setTokens(req *formats.Request, i int, failed bool, st *rowStats) {
-	if n, ok := count(at(d.inLens, i)); ok {
+	if n, ok := count(pybench.At(d.inLens, i)); ok {
 		req.InputTokens, req.InputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 		req.ReportedInputTokens = ingest.Ptr(float64(n))
 	} else if d.inLens != nil {
@@ -234,7 +226,7 @@ func (d *details) setTokens(req *formats.Request, i int, failed bool, st *rowSta
 	if failed {
 		return
 	}
-	if n, ok := count(at(d.outLens, i)); ok {
+	if n, ok := count(pybench.At(d.outLens, i)); ok {
 		req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 		req.ReportedOutputTokens = ingest.Ptr(float64(n))
 	} else if d.outLens != nil {

@@ -119,3 +119,35 @@ func TestRebuildEvents(t *testing.T) {
 		t.Errorf("chunk gaps: %+v", ev)
 	}
 }
+
+func TestStatAndConfigNumbers(t *testing.T) {
+	for _, c := range []struct {
+		raw   string
+		ok    bool
+		value float64
+		text  string
+		err   bool
+	}{
+		{"12.5", true, 12.5, "", false},
+		{"Infinity", true, 0, "Infinity", false},
+		{"-Infinity", true, 0, "-Infinity", false},
+		{"NaN", true, 0, "NaN", false},
+		{"null", false, 0, "", false},
+		{`"fast"`, false, 0, "", true},
+	} {
+		// bare Python tokens arrive marked by NonFinite, as the importers read them
+		rs, ok, err := Stat("f.json", "ttft", "mean", "ms", json.RawMessage(NonFinite([]byte(c.raw))))
+		if ok != c.ok || (err != nil) != c.err || rs.Text != c.text || (c.text == "" && c.ok && *rs.Value != c.value) {
+			t.Errorf("%s: %+v ok=%v err=%v", c.raw, rs, ok, err)
+		}
+	}
+	if r, err := RequestRate(json.RawMessage(NonFinite([]byte("Infinity")))); err != nil || r == nil || !math.IsInf(*r, 1) {
+		t.Errorf("rate inf: %v %v", r, err)
+	}
+	if c, err := Concurrency(json.RawMessage(NonFinite([]byte("Infinity")))); err != nil || c != nil {
+		t.Errorf("concurrency inf: %v %v", c, err)
+	}
+	if !math.IsNaN(At(nil, 3)) || At([]float64{1, 2}, 1) != 2 {
+		t.Error("At")
+	}
+}
