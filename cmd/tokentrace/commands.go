@@ -179,6 +179,23 @@ func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	return analyze.WriteText(w, rep)
 }
 
+// nonTraceFiles are files the tools (and tokentrace) write beside their
+// results that hold no trace: GenAI-Perf's inputs.json (the prompts it
+// sent), MLPerf's configuration, synth's truth.csv and arguments,
+// analyze's report.json. Skipping them is not worth a message.
+var nonTraceFiles = map[string]bool{"inputs.json": true, "mlperf.conf": true, "user.conf": true, "audit.conf": true,
+	"truth.csv": true, "synth.args": true, "report.json": true}
+
+// knownNonTrace reports whether a file skipped in an input directory is
+// documentation, an image, written tables, or one of nonTraceFiles.
+func knownNonTrace(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".md", ".txt", ".png", ".svg", ".html", ".parquet", ".arrow":
+		return true
+	}
+	return nonTraceFiles[filepath.Base(p)]
+}
+
 // findTableDirs returns dir itself when it holds tables (runs.parquet or a
 // runs/ hive dataset), else every directory below it that does.
 func findTableDirs(dir string) ([]string, error) {
@@ -254,7 +271,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	jobs = joinInputJobs(files, jobs)
 	var data []string // skipped files that are not documentation
 	for _, p := range skipped {
-		if ext := strings.ToLower(filepath.Ext(p)); ext != ".md" && ext != ".txt" && ext != ".png" && ext != ".html" && ext != ".parquet" && ext != ".arrow" {
+		if !knownNonTrace(p) {
 			data = append(data, p)
 		}
 	}

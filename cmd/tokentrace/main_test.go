@@ -387,3 +387,14 @@ func TestPooledThroughputCountsTimedRunsOnly(t *testing.T) {
 		t.Fatal("reconcile --stat bogus accepted")
 	}
 }
+
+func TestKnownNonTraceFilesAreSkippedQuietly(t *testing.T) {
+	for p, want := range map[string]bool{
+		"runs/x/inputs.json": true, "mlperf/user.conf": true, "out/bench/truth.csv": true, "a/SOURCE.md": true,
+		"a/plots/ccdf-ttft.svg": true, "a/results.json": false, "a/profile_export.csv": false,
+	} {
+		if got := knownNonTrace(p); got != want {
+			t.Errorf("%s: %v, want %v", p, got, want)
+		}
+	}
+}
