@@ -3,7 +3,6 @@ package sglangbench
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -111,7 +110,7 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 		if st.errTypes == nil {
 			st.errTypes = map[string]int{}
 		}
-		st.errTypes[errorLabel(&req)]++
+		st.errTypes[pybench.ErrorLabel(&req)]++
 	}
 	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 {
 		var gaps []float64
@@ -124,7 +123,7 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 		}
 		first := int64(0)
 		if native {
-			if n, ok := count(out); ok && n > int64(len(gaps)) {
+			if n, ok := pybench.Count(out); ok && n > int64(len(gaps)) {
 				first = n - int64(len(gaps))
 			} else {
 				st.firstUnknown++
@@ -147,14 +146,14 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 	default:
 		st.failed++
 	}
-	if n, ok := count(pybench.At(d.inLens, i)); ok {
+	if n, ok := pybench.Count(pybench.At(d.inLens, i)); ok {
 		req.InputTokens, req.InputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 		req.ReportedInputTokens = ingest.Ptr(float64(n))
 	} else if d.inLens != nil {
 		st.badTokenCount++
 	}
 	if !failed {
-		if n, ok := count(out); ok {
+		if n, ok := pybench.Count(out); ok {
 			req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 			if native {
 				req.OutputTokensSource = formats.SourceServerUsage
@@ -165,30 +164,6 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 		}
 	}
 	return req, events
-}
-
-// count reads a token count: a finite non-negative number, rounded.
-func count(v float64) (int64, bool) {
-	if math.IsNaN(v) || v < 0 || v > 1e15 {
-		return 0, false
-	}
-	return int64(math.Round(v)), true
-}
-
-func errorLabel(r *formats.Request) string {
-	switch {
-	case r.ErrorCode != nil:
-		return fmt.Sprintf("HTTP %d", *r.ErrorCode)
-	case r.ErrorType != "":
-		return r.ErrorType
-	case r.ErrorText == "":
-		return "no reply, empty reason"
-	}
-	t := r.ErrorText
-	if rs := []rune(t); len(rs) > 60 {
-		t = string(rs[:60]) + "…"
-	}
-	return fmt.Sprintf("%q", t)
 }
 
 // notes describes the rows for the run's notes.

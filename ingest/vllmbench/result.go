@@ -309,13 +309,8 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		src.Role = "summary"
 		notes = append([]string{"summary only: nothing to recompute"}, notes...)
 		f.warn("summary only: nothing to recompute")
-		if len(r.arrays) > 0 {
-			var names []string
-			for k := range r.arrays {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			notes = append(notes, "per-request arrays that say neither when nor whether a request answered, not imported: "+strings.Join(names, ", "))
+		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
+			notes = append(notes, n)
 		}
 	} else {
 		src.Role = "raw"

@@ -3,7 +3,6 @@ package vllmbench
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -146,7 +145,7 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 		if st.errTypes == nil {
 			st.errTypes = map[string]int{}
 		}
-		st.errTypes[errorLabel(&req)]++
+		st.errTypes[pybench.ErrorLabel(&req)]++
 	}
 	if d.starts != nil {
 		if ns, ok := pybench.SecondsNs(d.starts[i]); ok {
@@ -217,7 +216,7 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 // output_lens for those that did not fail (a failure's 0 is vLLM's
 // placeholder), both tool_reported and as the reported values.
 func (d *details) setTokens(req *formats.Request, i int, failed bool, st *rowStats) {
-	if n, ok := count(pybench.At(d.inLens, i)); ok {
+	if n, ok := pybench.Count(pybench.At(d.inLens, i)); ok {
 		req.InputTokens, req.InputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 		req.ReportedInputTokens = ingest.Ptr(float64(n))
 	} else if d.inLens != nil {
@@ -226,37 +225,12 @@ func (d *details) setTokens(req *formats.Request, i int, failed bool, st *rowSta
 	if failed {
 		return
 	}
-	if n, ok := count(pybench.At(d.outLens, i)); ok {
+	if n, ok := pybench.Count(pybench.At(d.outLens, i)); ok {
 		req.OutputTokens, req.OutputTokensSource = ingest.Ptr(n), formats.SourceToolReported
 		req.ReportedOutputTokens = ingest.Ptr(float64(n))
 	} else if d.outLens != nil {
 		st.badTokenCount++
 	}
-}
-
-// count reads a token count: a finite non-negative number, rounded.
-func count(v float64) (int64, bool) {
-	if math.IsNaN(v) || v < 0 || v > 1e15 {
-		return 0, false
-	}
-	return int64(math.Round(v)), true
-}
-
-// errorLabel is a failed request's class for the notes.
-func errorLabel(r *formats.Request) string {
-	switch {
-	case r.ErrorCode != nil:
-		return fmt.Sprintf("HTTP %d", *r.ErrorCode)
-	case r.ErrorType != "":
-		return r.ErrorType
-	case r.ErrorText == "":
-		return "no reply, empty reason"
-	}
-	t := r.ErrorText
-	if rs := []rune(t); len(rs) > 60 {
-		t = string(rs[:60]) + "…"
-	}
-	return fmt.Sprintf("%q", t)
 }
 
 // notes describes the rows for the run's notes.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -76,4 +77,46 @@ func At(xs []float64, i int) float64 {
 		return math.NaN()
 	}
 	return xs[i]
+}
+
+// Count reads a token count: a finite non-negative number (at most 1e15),
+// rounded; false otherwise.
+func Count(v float64) (int64, bool) {
+	if math.IsNaN(v) || v < 0 || v > 1e15 {
+		return 0, false
+	}
+	return int64(math.Round(v)), true
+}
+
+// ErrorLabel is a failed request's class for a run's notes: its HTTP code,
+// else its error type, else its quoted text (60 characters at most).
+func ErrorLabel(r *formats.Request) string {
+	switch {
+	case r.ErrorCode != nil:
+		return fmt.Sprintf("HTTP %d", *r.ErrorCode)
+	case r.ErrorType != "":
+		return r.ErrorType
+	case r.ErrorText == "":
+		return "no reply, empty reason"
+	}
+	t := r.ErrorText
+	if rs := []rune(t); len(rs) > 60 {
+		t = string(rs[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", t)
+}
+
+// UnimportedArraysNote is the note of a summary-only result that still
+// holds per-request arrays which say neither when nor whether a request
+// answered ("" when it holds none).
+func UnimportedArraysNote(arrays map[string]json.RawMessage) string {
+	if len(arrays) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(arrays))
+	for k := range arrays {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return "per-request arrays that say neither when nor whether a request answered, not imported: " + strings.Join(names, ", ")
 }
