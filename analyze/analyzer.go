@@ -123,7 +123,6 @@ func (a *Analyzer) StartRun(r *formats.Run) error {
 
 // Request implements formats.Sink.
 func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
-	events = formats.ClientEvents(events) // server.* events carry no response
 	acc := a.acc(r.RunID)
 	for i, c := range a.convs {
 		var m RequestMetrics
