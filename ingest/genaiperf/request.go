@@ -36,6 +36,7 @@ type converter struct {
 	label  string
 	noText bool
 	parser sse.Parser
+	memo   sse.Memo // classifies the SSE messages of all requests
 	msgs   []sse.Message
 	events []formats.Event
 	req    formats.Request
@@ -284,7 +285,7 @@ func (c *converter) sseEvents(outs []responseOutput, ts []int64, start int64, x 
 	c.msgs = c.parser.End(c.msgs)
 	for i := range c.msgs {
 		m := &c.msgs[i]
-		p := sse.Classify(m)
+		p := c.memo.Classify(m)
 		if m.Unknown != "" || (p.Kind == formats.KindOther && m.HasData) {
 			c.unreadableMessage(i, m, x, where)
 		}

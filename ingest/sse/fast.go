@@ -22,10 +22,19 @@ import (
 // FuzzClassifyFast checks that whenever it answers, its answer equals the
 // slow path's.
 func classifyFast(data string) (p Payload, ok bool) {
+	p, _, ok = classifyFastAt(data)
+	return p, ok
+}
+
+// classifyFastAt is classifyFast that also returns where in data the
+// string literal holding p.Content lies (quotes included): at[0] is its
+// opening quote, at[1] just past its closing quote; at = {0, 0} when
+// Content is "" or did not come from a string literal. Memo uses it.
+func classifyFastAt(data string) (p Payload, at [2]int, ok bool) {
 	s := fastScanner{s: data}
 	s.ws()
 	if !s.peek('{') {
-		return Payload{}, false
+		return Payload{}, [2]int{}, false
 	}
 	var seen uint8
 	var choices bool
@@ -58,11 +67,11 @@ func classifyFast(data string) (p Payload, ok bool) {
 		return s.skip(0) // message, type, code: read only for errors
 	})
 	if !ok {
-		return Payload{}, false
+		return Payload{}, [2]int{}, false
 	}
 	s.ws()
 	if s.i != len(s.s) {
-		return Payload{}, false
+		return Payload{}, [2]int{}, false
 	}
 	p.HasChoices = choices
 	switch {
@@ -79,7 +88,10 @@ func classifyFast(data string) (p Payload, ok bool) {
 	default:
 		p.Kind = formats.KindOther
 	}
-	return p, true
+	if p.Content != "" {
+		at = s.contentAt
+	}
+	return p, at, true
 }
 
 // The fields each level reads, each with its bit in a seen-set (0: not a
@@ -185,6 +197,9 @@ type fastScanner struct {
 	i     int
 	depth int
 	delta bool // choices[0] had a non-null "delta"
+	// contentAt is the span of the string literal Payload.Content came
+	// from (see classifyFastAt).
+	contentAt [2]int
 }
 
 func (s *fastScanner) ws() {
@@ -512,6 +527,7 @@ func (s *fastScanner) choice(p *Payload) bool {
 	var delta, message msgFields
 	var hasDelta, hasMessage bool
 	var textContent string
+	var textAt [2]int
 	ok := s.object(func(key string) bool {
 		bit := choiceKey(key)
 		if bit == 0 {
@@ -532,7 +548,9 @@ func (s *fastScanner) choice(p *Payload) bool {
 			return ok
 		case "text":
 			var ok bool
+			from := s.i
 			textContent, ok = s.textValue()
+			textAt = [2]int{from, s.i}
 			return ok
 		default: // finish_reason
 			v, _, ok := s.anyString()
@@ -552,19 +570,23 @@ func (s *fastScanner) choice(p *Payload) bool {
 	}
 	if m != nil {
 		p.Role, p.Content = m.role, m.content
+		s.contentAt = m.contentAt
 		p.Reasoning = m.reasoningContent
 		if p.Reasoning == "" {
 			p.Reasoning = m.reasoning
 		}
 	}
 	if p.Content == "" {
-		p.Content = textContent
+		p.Content, s.contentAt = textContent, textAt
 	}
 	s.delta = hasDelta
 	return true
 }
 
-type msgFields struct{ role, content, reasoningContent, reasoning string }
+type msgFields struct {
+	role, content, reasoningContent, reasoning string
+	contentAt                                  [2]int // content's literal (see classifyFastAt)
+}
 
 // message reads a delta or message object (null: absent).
 func (s *fastScanner) message(m *msgFields) (present, ok bool) {
@@ -586,7 +608,9 @@ func (s *fastScanner) message(m *msgFields) (present, ok bool) {
 		case "role":
 			m.role, _, ok = s.anyString()
 		case "content":
+			from := s.i
 			m.content, ok = s.textValue()
+			m.contentAt = [2]int{from, s.i}
 		case "reasoning_content":
 			m.reasoningContent, ok = s.textValue()
 		default:
