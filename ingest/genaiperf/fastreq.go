@@ -27,6 +27,8 @@ type reqParser struct {
 	spans [][2]int32 // each response's span in text; -1,-1: null
 	strs  []string
 	depth int
+	tpl   strTemplate // of the "response" strings, kept across requests
+	prev  [2]int      // the previous response string of the request (escaped span in s); 0,0: none
 }
 
 // decode fills rr from the request's bytes.
@@ -54,7 +56,7 @@ func (p *reqParser) parse(raw []byte, rr *rawRequest) bool {
 // failure short tells whether the parser ran out of buffer, so that more
 // input may succeed.
 func (p *reqParser) parseObject(buf []byte, rr *rawRequest) (n int, ok, short bool) {
-	*p = reqParser{s: buf, text: p.text[:0], spans: p.spans[:0], strs: p.strs}
+	*p = reqParser{s: buf, text: p.text[:0], spans: p.spans[:0], strs: p.strs, tpl: p.tpl}
 	*rr = rawRequest{ResponseTimestamps: rr.ResponseTimestamps[:0], ResponseOutputs: rr.ResponseOutputs[:0]}
 	var seen [5]bool
 	p.ws()
@@ -157,10 +159,15 @@ func (p *reqParser) output(rr *rawRequest) bool {
 				return false
 			}
 			seenR = true
-			start := len(p.text)
-			if !p.str() {
+			start, at := len(p.text), p.i+1
+			var prev []byte
+			if p.prev[1] > 0 {
+				prev = p.s[p.prev[0]:p.prev[1]]
+			}
+			if !p.response(prev) {
 				return false
 			}
+			p.prev = [2]int{at, p.i - 1}
 			span = [2]int32{int32(start), int32(len(p.text))}
 			return true
 		case "text_output":
@@ -366,29 +373,49 @@ func (p *reqParser) hex4(at int) (rune, bool) {
 }
 
 // str reads a string at p.i and appends its unescaped contents to p.text.
+//
+// It copies eight bytes at a time while they hold no quote, backslash,
+// control or non-ASCII byte (see stopMask): the word is stored whole and
+// the output advanced past its plain bytes only, so p.text keeps eight
+// bytes of slack beyond the longest string the rest of p.s can hold.
 func (p *reqParser) str() bool {
-	p.i++
-	for p.i < len(p.s) {
-		// copy the run up to the next quote, backslash or special byte
-		j := p.i + plainRun(p.s[p.i:])
-		p.text = append(p.text, p.s[p.i:j]...)
-		p.i = j
-		if j >= len(p.s) {
+	s := p.s
+	i := p.i + 1
+	if need := len(p.text) + len(s) - i + 8; cap(p.text) < need {
+		p.text = append(p.text[:cap(p.text)], make([]byte, need-cap(p.text))...)[:len(p.text)]
+	}
+	t := p.text[:cap(p.text)]
+	k := len(p.text)
+	for {
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			binary.LittleEndian.PutUint64(t[k:], x)
+			if m := stopMask(x); m != 0 {
+				n := bits.TrailingZeros64(m) >> 3
+				i, k = i+n, k+n
+				break
+			}
+			i, k = i+8, k+8
+		}
+		for i < len(s) && !strStop[s[i]] {
+			t[k] = s[i]
+			i, k = i+1, k+1
+		}
+		if i >= len(s) {
 			return false
 		}
-		c := p.s[j]
-		switch {
+		switch c := s[i]; {
 		case c == '"':
-			p.i++
+			p.i, p.text = i+1, t[:k]
 			return true
 		case c == '\\':
-			if j+1 >= len(p.s) {
+			if i+1 >= len(s) {
 				return false
 			}
 			var b byte
-			switch p.s[j+1] {
+			switch s[i+1] {
 			case '"', '\\', '/':
-				b = p.s[j+1]
+				b = s[i+1]
 			case 'b':
 				b = '\b'
 			case 'f':
@@ -400,53 +427,44 @@ func (p *reqParser) str() bool {
 			case 't':
 				b = '\t'
 			case 'u':
-				r, ok := p.hex4(j + 2)
+				p.i = i
+				r, ok := p.hex4(i + 2)
 				if !ok || utf16Surrogate(r) {
 					return false
 				}
-				p.text = utf8.AppendRune(p.text, r)
-				p.i = j + 6
+				k += utf8.EncodeRune(t[k:], r) // ≤ 3 bytes for 6 read
+				i += 6
 				continue
 			default:
 				return false
 			}
-			p.text = append(p.text, b)
-			p.i = j + 2
+			t[k] = b
+			i, k = i+2, k+1
 		case c < 0x20:
 			return false
 		default:
-			r, size := utf8.DecodeRune(p.s[j:])
+			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size <= 1 {
 				return false
 			}
-			p.text = append(p.text, p.s[j:j+size]...)
-			p.i = j + size
+			k += copy(t[k:], s[i:i+size])
+			i += size
 		}
 	}
-	return false
 }
 
-// plainRun returns the length of b's leading run of bytes outside strStop.
-// It tests eight bytes at a time: the lowest byte flagged by the high-bit,
-// less-than-0x20 and has-zero-byte word tests is the first stop byte (their
-// false positives, from borrows, only ever lie above a true one).
-func plainRun(b []byte) int {
+// stopMask flags, in the high bit of each byte of the little-endian word
+// x, the bytes of strStop: quote, backslash, below 0x20, non-ASCII. Flags
+// above the lowest one may be false positives (borrows); the lowest is
+// exact.
+func stopMask(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		m := x&hi | (x-lo*0x20)&^x&hi
-		y := x ^ (lo * '\\')
-		m |= (y - lo) &^ y & hi
-		y = x ^ (lo * '"')
-		m |= (y - lo) &^ y & hi
-		if m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(b) && !strStop[b[i]]; i++ {
-	}
-	return i
+	m := x&hi | (x-lo*0x20)&^x&hi
+	y := x ^ (lo * '\\')
+	m |= (y - lo) &^ y & hi
+	y = x ^ (lo * '"')
+	m |= (y - lo) &^ y & hi
+	return m
 }
 
 // strStop marks the bytes that end a plain run inside a string: the quote,

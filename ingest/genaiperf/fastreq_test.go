@@ -1,8 +1,11 @@
 package genaiperf
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -100,7 +103,21 @@ func FuzzParseRequest(f *testing.F) {
 	})
 }
 
-// TestPlainRun: the word-at-a-time scan finds the same first stop byte as
+// plainRun is the length of b's leading run of bytes outside strStop, found
+// with stopMask eight bytes at a time as str does.
+func plainRun(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := stopMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b) && !strStop[b[i]]; i++ {
+	}
+	return i
+}
+
+// TestPlainRun: the word-at-a-time scan (stopMask) finds the same first stop byte as
 // the byte table, for every byte value at every position, with a second
 // stop byte after it (whose borrows must not move the answer).
 func TestPlainRun(t *testing.T) {
@@ -122,4 +139,64 @@ func TestPlainRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestResponseTemplate: a request whose response strings share a prefix
+// and suffix is decoded by the template (checked by its state) and agrees
+// with encoding/json, including strings the template must refuse: a
+// middle with a quote, \u escape, control byte or invalid UTF-8, a suffix
+// that differs, a string shorter than the template.
+func TestResponseTemplate(t *testing.T) {
+	pre, suf := `data: {\"choices\":[{\"delta\":{\"content\":\"`, `\"}}]}\n\n`
+	var outs []string
+	for _, mid := range []string{`a`, `b`, `é\n\\`, `x\\\"y`, `\u00e9`, `q`, `w`} {
+		outs = append(outs, `{"response":"`+pre+mid+suf+`"}`)
+	}
+	outs = append(outs, `{"response":"data: [DONE]\n\n"}`, `{"response":"`+pre+`z"}`, `{"response":"`+pre+`z`+suf+`"}`)
+	raw := `{"timestamp":1,"response_outputs":[` + strings.Join(outs, ",") + `]}`
+	var p reqParser
+	var fast rawRequest
+	if !p.parse([]byte(raw), &fast) {
+		t.Fatal("fast path declined")
+	}
+	compareRequests(t, raw, &fast)
+	if got := *fast.ResponseOutputs[2].Response; got != "data: {\"choices\":[{\"delta\":{\"content\":\"é\n\\\"}}]}\n\n" {
+		t.Errorf("response 2: %q", got)
+	}
+	// the template after [a, b]: pre up to the content, suf from its end
+	var tpl strTemplate
+	tpl.build([]byte(pre+`a`+suf), []byte(pre+`b`+suf))
+	if !tpl.ok || string(tpl.pre) != pre || string(tpl.suf) != suf || string(tpl.preU) != `data: {"choices":[{"delta":{"content":"` || string(tpl.sufU) != "\"}}]}\n\n" {
+		t.Errorf("template %+v", tpl)
+	}
+	// a common prefix ending inside an escape is cut back before it
+	tpl.build([]byte(`ab\ncd\"e`), []byte(`ab\tcd\"f`))
+	if !tpl.ok || string(tpl.pre) != `ab` || string(tpl.suf) != `\"f` {
+		t.Errorf("template %q %q", tpl.pre, tpl.suf)
+	}
+	tpl.build([]byte(`same`), []byte(`same`))
+	if tpl.ok {
+		t.Error("template from equal strings")
+	}
+}
+
+// FuzzResponseTemplate: requests of response strings made from a fuzzed
+// prefix, suffix and middles (the shape the template is for) decode as
+// encoding/json decodes them whenever the fast path answers.
+func FuzzResponseTemplate(f *testing.F) {
+	f.Add(`data: {\"choices\":[{\"delta\":{\"content\":\"`, `\"}}]}\n\n`, ` a`, ` b`, `\\\"`, `\u00e9`)
+	f.Add(`x\`, `\"`, `\\`, `\"`, "\xff", `\n`)
+	f.Add(`"`, `\"\"`, `a\`, `é`, "\x01", `\ud800`)
+	f.Fuzz(func(t *testing.T, pre, suf, a, b, c, d string) {
+		var outs []string
+		for _, mid := range []string{a, b, c, d, a, b} {
+			outs = append(outs, `{"response":"`+pre+mid+suf+`"}`)
+		}
+		raw := `{"timestamp":1,"response_outputs":[` + strings.Join(outs, ",") + `]}`
+		var p reqParser
+		var fast rawRequest
+		if p.parse([]byte(raw), &fast) {
+			compareRequests(t, raw, &fast)
+		}
+	})
 }
