@@ -58,6 +58,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	addProfileFlags(root)
 	root.AddCommand(newAnalyze(), newImport(), newReport(), newReconcile(), newVersion())
 	for _, f := range extraCommands {
 		root.AddCommand(f())
