@@ -323,12 +323,17 @@ func (p *reqParser) skipString() bool {
 			return true
 		case c == '\\':
 			if p.i+1 >= len(p.s) {
+				p.i = len(p.s) // short
 				return false
 			}
 			switch p.s[p.i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.i += 2
 			case 'u':
+				if p.i+6 > len(p.s) {
+					p.i = len(p.s)
+					return false
+				}
 				if _, ok := p.hex4(p.i + 2); !ok {
 					return false
 				}
@@ -343,6 +348,9 @@ func (p *reqParser) skipString() bool {
 		default:
 			r, size := utf8.DecodeRune(p.s[p.i:])
 			if r == utf8.RuneError && size <= 1 {
+				if !utf8.FullRune(p.s[p.i:]) {
+					p.i = len(p.s)
+				}
 				return false
 			}
 			p.i += size
@@ -402,6 +410,7 @@ func (p *reqParser) str() bool {
 			i, k = i+1, k+1
 		}
 		if i >= len(s) {
+			p.i = i // short: more input may end the string
 			return false
 		}
 		switch c := s[i]; {
@@ -410,6 +419,7 @@ func (p *reqParser) str() bool {
 			return true
 		case c == '\\':
 			if i+1 >= len(s) {
+				p.i = len(s)
 				return false
 			}
 			var b byte
@@ -428,6 +438,10 @@ func (p *reqParser) str() bool {
 				b = '\t'
 			case 'u':
 				p.i = i
+				if i+6 > len(s) {
+					p.i = len(s)
+					return false
+				}
 				r, ok := p.hex4(i + 2)
 				if !ok || utf16Surrogate(r) {
 					return false
@@ -445,6 +459,9 @@ func (p *reqParser) str() bool {
 		default:
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size <= 1 {
+				if !utf8.FullRune(s[i:]) {
+					p.i = len(s)
+				}
 				return false
 			}
 			k += copy(t[k:], s[i:i+size])
@@ -578,6 +595,9 @@ func (p *reqParser) skip(int) bool {
 
 func (p *reqParser) lit(s string) bool {
 	if !bytes.HasPrefix(p.s[p.i:], []byte(s)) {
+		if rest := p.s[p.i:]; bytes.HasPrefix([]byte(s), rest) {
+			p.i = len(p.s) // short
+		}
 		return false
 	}
 	p.i += len(s)

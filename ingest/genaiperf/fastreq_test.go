@@ -200,3 +200,31 @@ func FuzzResponseTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestParseObjectShort: every proper prefix of a request the fast path
+// decodes is refused as short (more input may complete it), so that a
+// request straddling the read buffer's end is parsed again once more is
+// read instead of falling back to the lexer and encoding/json.
+func TestParseObjectShort(t *testing.T) {
+	tpl := `{"timestamp":1,"response_timestamps":[1,2,3],"response_outputs":[` +
+		`{"response":"data: {\"choices\":[{\"delta\":{\"content\":\"é\"}}]}\n\n"},` +
+		`{"response":"data: {\"choices\":[{\"delta\":{\"content\":\"\u00e9\"}}]}\n\n"},` +
+		`{"response":"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n"}]}`
+	for _, raw := range append([]string{tpl}, func() (l []string) {
+		for _, c := range reqSeeds {
+			if c.fast {
+				l = append(l, c.json)
+			}
+		}
+		return l
+	}()...) {
+		raw = strings.TrimSpace(raw)
+		for n := 1; n < len(raw); n++ {
+			var p reqParser
+			var rr rawRequest
+			if _, ok, short := p.parseObject([]byte(raw[:n]), &rr); ok || !short {
+				t.Errorf("%q: ok %v short %v", raw[:n], ok, short)
+			}
+		}
+	}
+}
