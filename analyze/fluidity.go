@@ -64,7 +64,7 @@ func FluidityIndex(gapsNs []int64, d Deadlines) (index float64, missed, total in
 // request has no responses (failed, or no per-message data).
 func TokenGaps(c Convention, events []formats.Event, out []int64) []int64 {
 	out = out[:0]
-	resp := responses(c, events, nil)
+	resp := responses(c, events, nil, false)
 	prev := int64(0)
 	for _, x := range resp {
 		out = append(out, x.off-prev)

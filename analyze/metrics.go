@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -144,8 +145,9 @@ type response struct {
 	text   []string
 }
 
-// responses selects the convention's responses from events.
-func responses(c Convention, events []formats.Event, out []response) []response {
+// responses selects the convention's responses from events; their text
+// is kept only withText (a tokenizer will count it).
+func responses(c Convention, events []formats.Event, out []response, withText bool) []response {
 	out = out[:0]
 	lastRead := int32(-1)
 	for i := range events {
@@ -167,10 +169,10 @@ func responses(c Convention, events []formats.Event, out []response) []response 
 			tok = int(*e.Tokens)
 		}
 		var texts []string
-		if e.Text != nil {
+		if withText && e.Text != nil {
 			texts = append(texts, *e.Text)
 		}
-		if c.TokenizeReasoning && e.ReasoningText != nil {
+		if withText && c.TokenizeReasoning && e.ReasoningText != nil {
 			texts = append(texts, *e.ReasoningText)
 		}
 		if c.ResponseUnit == UnitRead && e.ReadIndex == lastRead && len(out) > 0 {
@@ -239,7 +241,8 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	// tools do.
 	firstNs, lastNs := int64(-1), int64(-1)
 	if len(events) > 0 {
-		resp = responses(c, events, nil)
+		withText := tok != nil && (slices.Contains(c.OutputTokens, CountTokenizer) || slices.Contains(c.TPOTCount, CountTokenizer))
+		resp = responses(c, events, nil, withText)
 		m.Responses = len(resp)
 		if len(resp) > 0 {
 			firstNs, lastNs = resp[0].off, resp[len(resp)-1].off

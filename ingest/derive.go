@@ -21,6 +21,7 @@ func FillFromEvents(r *formats.Request, events []formats.Event) {
 	r.TokenMessageCount = 0
 	r.FirstTokenOffsetNs, r.FirstContentOffsetNs, r.SecondTokenOffsetNs, r.LastTokenOffsetNs = nil, nil, nil, nil
 	sawError := false
+	last := int64(-1) // the last token message's offset
 	for i := range events {
 		e := &events[i]
 		if e.Kind == formats.KindError {
@@ -40,7 +41,10 @@ func FillFromEvents(r *formats.Request, events []formats.Event) {
 		if e.Kind == formats.KindContent && r.FirstContentOffsetNs == nil {
 			r.FirstContentOffsetNs = Ptr(off)
 		}
-		r.LastTokenOffsetNs = Ptr(off)
+		last = off
+	}
+	if r.TokenMessageCount > 0 {
+		r.LastTokenOffsetNs = Ptr(last)
 	}
 	if n := len(events); n > 0 {
 		last := events[n-1].OffsetNs

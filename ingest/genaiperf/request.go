@@ -38,6 +38,7 @@ type converter struct {
 	parser sse.Parser
 	memo   sse.Memo // classifies the SSE messages of all requests
 	msgs   []sse.Message
+	texts  []string // the slab of Event.Text targets (see text)
 	events []formats.Event
 	req    formats.Request
 
@@ -79,6 +80,7 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 			true, "response_timestamps and response_outputs differ in length; only the pairs at equal indices were imported")
 	}
 	c.events = c.events[:0]
+	c.texts = nil // a new slab: the sink may keep the last request's pointers
 	c.buildEvents(rr.ResponseOutputs[:n], rr.ResponseTimestamps[:n], *rr.Timestamp, streamAsked, x, where)
 	if n == 0 {
 		x.notes.addAt(where, false, "no responses recorded")
@@ -348,10 +350,10 @@ func (c *converter) add(read int, offset int64, nbytes int, p sse.Payload) {
 	}
 	if !c.noText {
 		if p.Content != "" {
-			e.Text = ingest.Ptr(p.Content)
+			e.Text = c.text(p.Content)
 		}
 		if p.Reasoning != "" {
-			e.ReasoningText = ingest.Ptr(p.Reasoning)
+			e.ReasoningText = c.text(p.Reasoning)
 		}
 	}
 	c.events = append(c.events, e)
@@ -364,6 +366,18 @@ func (c *converter) add(read int, offset int64, nbytes int, p sse.Payload) {
 	if c.apiErr == nil && p.Error != nil {
 		c.apiErr = p.Error
 	}
+}
+
+// text returns a pointer to a copy of s (the header, not the bytes) in a
+// slab of strings allocated per request: one allocation for the request's
+// texts, not one per event. A slab is never reused, so the pointers stay
+// valid for a sink that keeps them.
+func (c *converter) text(s string) *string {
+	if len(c.texts) == cap(c.texts) {
+		c.texts = make([]string, 0, max(16, len(c.msgs), 2*cap(c.texts)))
+	}
+	c.texts = append(c.texts, s)
+	return &c.texts[len(c.texts)-1]
 }
 
 // setTokens sets the token counts: server usage when a message carried it,
