@@ -152,6 +152,9 @@ func TestResponseTemplate(t *testing.T) {
 	for _, mid := range []string{`a`, `b`, `é\n\\`, `x\\\"y`, `\u00e9`, `q`, `w`} {
 		outs = append(outs, `{"response":"`+pre+mid+suf+`"}`)
 	}
+	// a long middle that grows the text buffer and then misses the suffix
+	long := strings.Repeat("x", 9000)
+	outs = append(outs, `{"response":"`+pre+long+`\"!"}`, `{"response":"`+pre+long+suf+`"}`)
 	outs = append(outs, `{"response":"data: [DONE]\n\n"}`, `{"response":"`+pre+`z"}`, `{"response":"`+pre+`z`+suf+`"}`)
 	raw := `{"timestamp":1,"response_outputs":[` + strings.Join(outs, ",") + `]}`
 	var p reqParser
