@@ -1,6 +1,13 @@
 package ingest
 
-import "testing"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
 
 func TestDefaultLabel(t *testing.T) {
 	cases := map[string]string{
@@ -33,5 +40,50 @@ func TestRedactJSON(t *testing.T) {
 	}
 	if len(paths) != 3 || paths[0] != "cfg.api_key" || paths[1] != "cfg.header[0]" || paths[2] != "cfg.note" {
 		t.Fatalf("paths %v", paths)
+	}
+}
+
+// TestHashingFile: the digest of a file read through HashingFile in
+// reads of odd sizes (and the rest by SourceFile) is the file's SHA-256,
+// with one CPU (inline) and with several (the hasher goroutine); Close
+// after SourceFile, and reads after it, are harmless.
+func TestHashingFile(t *testing.T) {
+	data := make([]byte, 3<<20+17)
+	for i := range data {
+		data[i] = byte(i * 7 % 251)
+	}
+	path := filepath.Join(t.TempDir(), "f.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := sha256.Sum256(data)
+	for _, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		hf, err := OpenHashed(path)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 1<<20+3)
+		for read := 0; read < 2<<20; {
+			n, err := hf.Read(buf[:1+read%len(buf)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			read += n
+		}
+		src, err := hf.SourceFile("raw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.SHA256 != hex.EncodeToString(want[:]) || src.Bytes != int64(len(data)) {
+			t.Errorf("GOMAXPROCS %d: %s %d bytes, want %x %d", procs, src.SHA256, src.Bytes, want, len(data))
+		}
+		if n, _ := hf.Read(buf); n != 0 {
+			t.Errorf("read %d bytes after the end", n)
+		}
+		if err := hf.Close(); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -14,8 +14,9 @@ import (
 
 // TestStreamingMemory imports a ~30 MB export (1,000 copies of the
 // classic-100-tokens request) and checks that the live heap stays far below
-// the file size (a sixth; the read buffer and one request's buffers are
-// ~3 MB): requests are decoded one at a time, not the file as a whole.
+// the file size (a quarter; the read buffer, one request's buffers and the
+// hasher's chunks are ~4.5 MB whatever the file's size): requests are
+// decoded one at a time, not the file as a whole.
 func TestStreamingMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 30 MB file")
@@ -55,7 +56,7 @@ func TestStreamingMemory(t *testing.T) {
 		t.Fatalf("%d requests, want %d", s.requests, n)
 	}
 	t.Logf("file %d MB, peak sampled live heap %.1f MB", size>>20, float64(s.peak)/(1<<20))
-	if int64(s.peak) > size/6 {
+	if int64(s.peak) > size/4 {
 		t.Errorf("heap reached %d bytes for a %d-byte file: not streaming", s.peak, size)
 	}
 }
