@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"math/bits"
 	"unicode/utf8"
 )
@@ -111,6 +112,10 @@ func (p *reqParser) parseObject(buf []byte, rr *rawRequest) (n int, ok, short bo
 		case 3:
 			if !p.is('[') {
 				return false
+			}
+			var ok bool
+			if rr.ResponseTimestamps, ok = p.compactInts(rr.ResponseTimestamps); ok {
+				return true
 			}
 			return p.array(func() bool {
 				n, ok := p.int()
@@ -568,6 +573,41 @@ func (p *reqParser) int() (int64, bool) {
 		return 0, false
 	}
 	return int64(n), true
+}
+
+// compactInts reads an array at p.i ('[') in the form perf_analyzer
+// writes — non-negative integers, no spaces, no leading zeros — appending
+// to dst in one tight loop. Anything else (or an array cut by the buffer's
+// end) returns false with p.i and dst's length unchanged, for the general
+// path.
+func (p *reqParser) compactInts(dst []int64) ([]int64, bool) {
+	s, i, n0 := p.s, p.i+1, len(dst)
+	if i < len(s) && s[i] == ']' {
+		p.i = i + 1
+		return dst, true
+	}
+	for {
+		start := i
+		var n uint64
+		for i < len(s) && s[i]-'0' < 10 && i-start < 19 {
+			n = n*10 + uint64(s[i]-'0')
+			i++
+		}
+		nd := i - start
+		if nd == 0 || nd > 1 && s[start] == '0' || n > math.MaxInt64 || i >= len(s) {
+			return dst[:n0], false
+		}
+		dst = append(dst, int64(n))
+		switch s[i] {
+		case ',':
+			i++
+		case ']':
+			p.i = i + 1
+			return dst, true
+		default: // a 20th digit, '.', 'e', a space, …
+			return dst[:n0], false
+		}
+	}
 }
 
 // skip reads and validates any value.

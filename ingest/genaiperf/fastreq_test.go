@@ -19,6 +19,15 @@ var reqSeeds = []struct {
 	{`{"timestamp":5,"sequence_id":3,"request_inputs":{"text_input":["a"],"max_tokens":[4]},"response_timestamps":[6],"response_outputs":[{"text_output":["x","y"]}]}`, true},
 	{` { "timestamp" : -7 , "extra" : [ {"a":null}, true, 1.5e3 ], "response_outputs" : [ { "response" : "\u00e9\t\/\b\f\r" } ] } `, true},
 	{`{"timestamp":1,"response_outputs":[{"response":"é"}]}`, true},
+	{`{"timestamp":1,"response_timestamps":[9223372036854775807,0,10]}`, true}, // compactInts
+	{`{"timestamp":1,"response_timestamps":[]}`, true},
+	{`{"timestamp":1,"response_timestamps":[ 1 , -2 ]}`, true},             // the general path
+	{`{"timestamp":1,"response_timestamps":[9223372036854775808]}`, false}, // overflows int64
+	{`{"timestamp":1,"response_timestamps":[12345678901234567890]}`, false},
+	{`{"timestamp":1,"response_timestamps":[1,01]}`, false},
+	{`{"timestamp":1,"response_timestamps":[1,2.0]}`, false},
+	{`{"timestamp":1,"response_timestamps":[1,2e3]}`, false},
+	{`{"timestamp":1,"response_timestamps":[1,]}`, false},
 	{`{"Timestamp":1}`, false},               // case-insensitive match
 	{`{"timestamp":1,"timestamp":2}`, false}, // repeated
 	{`{"timestamp":1.0}`, false},             // not an integer
