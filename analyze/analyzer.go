@@ -44,6 +44,7 @@ type Analyzer struct {
 	// run recorded (Run.Tokenizer) when no explicit one is set.
 	tokenizer     TokenCounter
 	openTokenizer func(name string) (TokenCounter, error)
+	opened        map[string]openedTokenizer // by runTokenizer (columns.go)
 	// fluid are the fluidity deadlines computed per request; gaps is the
 	// reused per-token gap buffer.
 	fluid []Deadlines
@@ -111,7 +112,7 @@ func (a *Analyzer) acc(id string) *runAcc {
 func (a *Analyzer) StartRun(r *formats.Run) error {
 	acc := a.acc(r.RunID)
 	if acc.tok == nil && a.openTokenizer != nil && r.Tokenizer != "" {
-		tok, err := a.openTokenizer(r.Tokenizer)
+		tok, err := a.runTokenizer(r.Tokenizer)
 		if err != nil {
 			acc.tokErr = fmt.Sprintf("tokenizer %q recorded by the run is not available: %v", r.Tokenizer, err)
 		} else {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tokentrace/tokentrace/formats"
 )
@@ -145,6 +146,9 @@ type response struct {
 	text   []string
 }
 
+// responseBufs pools ComputeRequest's response buffers.
+var responseBufs = sync.Pool{New: func() any { return new([]response) }}
+
 // responses selects the convention's responses from events; their text
 // is kept only withText (a tokenizer will count it).
 func responses(c Convention, events []formats.Event, out []response, withText bool) []response {
@@ -242,7 +246,14 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	firstNs, lastNs := int64(-1), int64(-1)
 	if len(events) > 0 {
 		withText := tok != nil && (slices.Contains(c.OutputTokens, CountTokenizer) || slices.Contains(c.TPOTCount, CountTokenizer))
-		resp = responses(c, events, nil, withText)
+		// a pooled buffer: one request's responses are garbage after it
+		buf := responseBufs.Get().(*[]response)
+		resp = responses(c, events, *buf, withText)
+		defer func() {
+			clear(resp) // drop text references
+			*buf = resp[:0]
+			responseBufs.Put(buf)
+		}()
 		m.Responses = len(resp)
 		if len(resp) > 0 {
 			firstNs, lastNs = resp[0].off, resp[len(resp)-1].off

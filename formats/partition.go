@@ -492,6 +492,7 @@ type tableReader[T any] struct {
 	parts []partFile
 	i     int
 	cur   *parquetReader[T]
+	cols  *EventColumns // events columns to read (setColumns); nil: all
 }
 
 func openTable[T any](dir, table, layout string) (*tableReader[T], error) {
@@ -544,6 +545,9 @@ func (t *tableReader[T]) peek() (*T, int64, error) {
 			p := t.parts[t.i]
 			if t.cur, err = openParquetFile[T](p.path, t.table, p.partition); err != nil {
 				return nil, 0, err
+			}
+			if t.cols != nil {
+				t.cur.setColumns(*t.cols)
 			}
 			continue
 		}
