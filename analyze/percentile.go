@@ -3,7 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // PercentileMethod names how a percentile is read from a sample. Each
@@ -83,6 +82,6 @@ func sortedCopy(xs []float64) []float64 {
 			out = append(out, x)
 		}
 	}
-	sort.Float64s(out)
+	sortFloat64s(out)
 	return out
 }
