@@ -84,7 +84,7 @@ type WriteOptions struct {
 func (o WriteOptions) codec() (compress.Codec, error) {
 	switch o.Compression {
 	case "", CompressionZstd:
-		return &parquet.Zstd, nil
+		return zstdPages, nil // parquet.Zstd's format with bounded memory (parquet_codec.go)
 	case CompressionSnappy:
 		return &parquet.Snappy, nil
 	case CompressionNone:

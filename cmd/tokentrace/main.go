@@ -23,6 +23,7 @@ import (
 )
 
 func main() {
+	setDefaultMemoryLimit() // memlimit.go
 	root := newRoot()
 	err := root.Execute()
 	if err != nil {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestMemLimitFor(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int64
+	}{
+		{0, 100 << 20},
+		{40 << 20, 100 << 20},
+		{80 << 20, 100 << 20},  // 1.25·80 MiB = 100 MiB
+		{100 << 20, 125 << 20}, // above the default: a quarter of headroom
+		{1 << 30, 1280 << 20},
+	} {
+		if got := memLimitFor(c.live); got != c.want {
+			t.Errorf("memLimitFor(%d MiB) = %d MiB, want %d MiB", c.live>>20, got>>20, c.want>>20)
+		}
+	}
+}
+
+// TestSetDefaultMemoryLimit checks that GOMEMLIMIT, when set, is left to
+// the runtime, and that otherwise the default limit is applied.
+func TestSetDefaultMemoryLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer following.Store(false) // no limit following in the rest of the tests
+	debug.SetMemoryLimit(math.MaxInt64)
+	t.Setenv("GOMEMLIMIT", "off")
+	if setDefaultMemoryLimit() || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT=off: the limit was changed to %d", debug.SetMemoryLimit(-1))
+	}
+	// t.Setenv cannot unset; clear it by hand for the default case.
+	t.Setenv("GOMEMLIMIT", "")
+	unsetenv(t, "GOMEMLIMIT")
+	if !setDefaultMemoryLimit() || debug.SetMemoryLimit(-1) != defaultMemoryLimit {
+		t.Errorf("no GOMEMLIMIT: limit %d, want %d", debug.SetMemoryLimit(-1), defaultMemoryLimit)
+	}
+}
+
+func unsetenv(t *testing.T, key string) {
+	t.Helper()
+	if err := os.Unsetenv(key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLimitFollowsLiveHeap checks that after a collection that finds more
+// live data than the default limit allows for, the limit is raised to stay
+// a quarter above it (no collector thrashing on very large runs).
+func TestLimitFollowsLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer following.Store(false)
+	unsetenv(t, "GOMEMLIMIT")
+	if !setDefaultMemoryLimit() {
+		t.Fatal("limit not set")
+	}
+	live := make([]byte, 120<<20) // pointer-free: cheap to keep live
+	for i := range live {
+		live[i] = byte(i)
+	}
+	want := int64(150 << 20) // ≥ 1.25 · 120 MiB
+	for range 200 {
+		runtime.GC()
+		if debug.SetMemoryLimit(-1) >= want {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got < want {
+		t.Errorf("live heap ≥ 120 MiB: limit %d MiB, want ≥ %d MiB", got>>20, want>>20)
+	}
+	runtime.KeepAlive(live)
+}
