@@ -27,7 +27,8 @@ func TestMemLimitFor(t *testing.T) {
 }
 
 // TestSetDefaultMemoryLimit checks that GOMEMLIMIT, when set, is left to
-// the runtime, and that otherwise the default limit is applied.
+// the runtime, and that otherwise the default limit is applied, with GOGC
+// off unless GOGC is set.
 func TestSetDefaultMemoryLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	defer following.Store(false) // no limit following in the rest of the tests
@@ -39,8 +40,19 @@ func TestSetDefaultMemoryLimit(t *testing.T) {
 	// t.Setenv cannot unset; clear it by hand for the default case.
 	t.Setenv("GOMEMLIMIT", "")
 	unsetenv(t, "GOMEMLIMIT")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "150")
 	if !setDefaultMemoryLimit() || debug.SetMemoryLimit(-1) != defaultMemoryLimit {
 		t.Errorf("no GOMEMLIMIT: limit %d, want %d", debug.SetMemoryLimit(-1), defaultMemoryLimit)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC set: GC percent changed to %d", got)
+	}
+	t.Setenv("GOGC", "")
+	unsetenv(t, "GOGC")
+	setDefaultMemoryLimit()
+	if got := debug.SetGCPercent(100); got != -1 {
+		t.Errorf("no GOGC: GC percent %d, want -1 (off under the limit)", got)
 	}
 }
 
