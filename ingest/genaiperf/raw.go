@@ -278,6 +278,9 @@ func (r *rawReader) pipeline(use func(rr *rawRequest, endOff int64) error) error
 			if err == nil && more {
 				err = r.nextRequest(rr)
 			}
+			if err == nil && more {
+				rr.readInputs() // here, to spare the converting goroutine
+			}
 			if err == nil && !more {
 				return
 			}

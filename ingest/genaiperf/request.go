@@ -20,6 +20,39 @@ type rawRequest struct {
 	RequestInputs      map[string]json.RawMessage `json:"request_inputs"`
 	ResponseTimestamps []int64                    `json:"response_timestamps"`
 	ResponseOutputs    []responseOutput           `json:"response_outputs"`
+
+	// inputs is RequestInputs read by readInputs (on the decoding
+	// goroutine, so the converting one has less to do).
+	inputs requestInputs `json:"-"`
+}
+
+// requestInputs is what request_inputs says: for openai the fields of the
+// JSON body in "payload", for triton the tensors themselves.
+type requestInputs struct {
+	read   bool
+	fields map[string]json.RawMessage
+	bad    string // why payload could not be read ("" if it could)
+}
+
+// readInputs decodes the request body in request_inputs.payload (or takes
+// the tensors as they are).
+func (rr *rawRequest) readInputs() {
+	in := &rr.inputs
+	*in = requestInputs{read: true, fields: rr.RequestInputs}
+	p, ok := rr.RequestInputs["payload"]
+	if !ok {
+		return
+	}
+	in.fields = nil
+	var s string
+	if json.Unmarshal(p, &s) != nil {
+		in.bad = "request_inputs.payload is not a string; max_tokens, stream and model unknown"
+		return
+	}
+	if json.Unmarshal([]byte(s), &in.fields) != nil {
+		in.fields = nil
+		in.bad = "request_inputs.payload is not a JSON object; max_tokens, stream and model unknown"
+	}
 }
 
 // responseOutput is one element of response_outputs: {"response": "<raw
@@ -72,7 +105,10 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 	}
 	c.usage, c.apiErr, c.respID, c.streamed = nil, nil, "", false
 	c.badText, c.badCount = "", 0
-	streamAsked := c.inputs(rr.RequestInputs, x, where)
+	if !rr.inputs.read {
+		rr.readInputs()
+	}
+	streamAsked := c.inputs(&rr.inputs, x, where)
 
 	n := min(len(rr.ResponseTimestamps), len(rr.ResponseOutputs))
 	if len(rr.ResponseTimestamps) != len(rr.ResponseOutputs) {
@@ -173,20 +209,12 @@ func (c *converter) unreadableMessage(i int, m *sse.Message, x *experiment, wher
 // triton the tensors themselves. It sets MaxTokens (max_completion_tokens,
 // else max_tokens), notes the model and the stream flag on x, and returns
 // the request's stream flag (nil if not given).
-func (c *converter) inputs(in map[string]json.RawMessage, x *experiment, where string) *bool {
-	fields := in
-	if p, ok := in["payload"]; ok {
-		var s string
-		if json.Unmarshal(p, &s) != nil {
-			x.notes.addAt(where, true, "request_inputs.payload is not a string; max_tokens, stream and model unknown")
-			return nil
-		}
-		fields = nil
-		if json.Unmarshal([]byte(s), &fields) != nil {
-			x.notes.addAt(where, true, "request_inputs.payload is not a JSON object; max_tokens, stream and model unknown")
-			return nil
-		}
+func (c *converter) inputs(in *requestInputs, x *experiment, where string) *bool {
+	if in.bad != "" {
+		x.notes.addAt(where, true, in.bad)
+		return nil
 	}
+	fields := in.fields
 	if v := jsonInt(fields["max_completion_tokens"]); v != nil {
 		c.req.MaxTokens = v
 	} else {
