@@ -366,6 +366,7 @@ func (t *parquetTable[T]) finish() error {
 		t.err = t.file.errorf("finishing file: %w", err)
 		return t.err
 	}
+	t.w, t.batch = nil, nil // the encoder's buffers, for the collector
 	t.err = t.file.finish()
 	return t.err
 }

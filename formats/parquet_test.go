@@ -449,6 +449,43 @@ func TestParquetAtomic(t *testing.T) {
 		diffCollectors(t, collectSample(t, 300), readAll(t, dir))
 	})
 
+	// Finish completes the tables without showing them: Close then
+	// commits them, Abort discards them; no rows are taken after Finish.
+	for _, layout := range []string{LayoutFlat, LayoutHive} {
+		t.Run("finish-then-close-or-abort-"+layout, func(t *testing.T) {
+			dir := t.TempDir()
+			writeSample(t, dir, 5, WriteOptions{Layout: layout})
+			for _, commit := range []bool{false, true} {
+				w, err := NewParquetWriter(dir, WriteOptions{RowGroupRows: 10, Layout: layout})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sampleStream(w, 300); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Finish(); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Finish(); err != nil {
+					t.Fatalf("second Finish: %v", err)
+				}
+				if err := w.Run(&Run{RunID: "late"}); err == nil {
+					t.Fatal("Run after Finish succeeded")
+				}
+				diffCollectors(t, collectSample(t, 5), readAll(t, dir)) // not yet visible
+				if !commit {
+					w.Abort()
+					diffCollectors(t, collectSample(t, 5), readAll(t, dir))
+					continue
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				diffCollectors(t, collectSample(t, 300), readAll(t, dir))
+			}
+		})
+	}
+
 	t.Run("failed-import", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSample(t, dir, 5, WriteOptions{})

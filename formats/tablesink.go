@@ -21,13 +21,14 @@ type rowTable[T any] interface {
 // moves them into place (commit), Abort discards them. Not safe for
 // concurrent use.
 type tableSink struct {
-	noText bool
-	check  sinkChecker
-	events rowTable[Event]
-	reqs   rowTable[Request]
-	runs   rowTable[Run]
-	err    error // sticky
-	closed bool
+	noText   bool
+	check    sinkChecker
+	events   rowTable[Event]
+	reqs     rowTable[Request]
+	runs     rowTable[Run]
+	err      error // sticky
+	closed   bool
+	finished bool // Finish has completed the tables; Close only commits
 	// onRequest and onRun, when set, see each row's run id first (the
 	// hive layout numbers parts in run order); commit moves the finished
 	// tables into place; cleanup removes what Abort must besides the
@@ -108,13 +109,7 @@ func (w *tableSink) Close() error {
 		}
 		return w.err
 	}
-	err := w.err
-	if err == nil {
-		err = w.check.finish()
-	}
-	if err == nil {
-		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
-	}
+	err := w.Finish()
 	if err == nil {
 		err = w.commit()
 	}
@@ -124,6 +119,36 @@ func (w *tableSink) Close() error {
 		return err
 	}
 	w.closed = true
+	return nil
+}
+
+// Finish completes the tables — the last rows encoded, footers written,
+// temporary files closed, the encoders' buffers released — without moving
+// them into place; after it the writer takes no more rows, and Close only
+// commits (or Abort discards). Calling it before work that may still fail
+// frees the writer's memory for that work: analyze finishes the tables,
+// computes the report, then commits. On error the writer is aborted.
+// Calling it again returns the first call's result.
+func (w *tableSink) Finish() error {
+	if w.finished || w.closed {
+		if w.err == errClosed {
+			return nil
+		}
+		return w.err
+	}
+	err := w.err
+	if err == nil {
+		err = w.check.finish()
+	}
+	if err == nil {
+		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
+	}
+	if err != nil {
+		w.fail(err)
+		w.Abort()
+		return err
+	}
+	w.finished = true
 	return nil
 }
 
@@ -154,7 +179,7 @@ func (w *tableSink) Abort() {
 }
 
 func (w *tableSink) usable() error {
-	if w.closed && w.err == nil {
+	if (w.closed || w.finished) && w.err == nil {
 		return errClosed
 	}
 	return w.err

@@ -426,13 +426,22 @@ func newAnalyze() *cobra.Command {
 				return err
 			}
 			// --server-log (serverjoin.go) joins server records to the rows
-			sink, finishJoin, err := serverJoinSink(cmd, args, in, rf, pw, an)
+			sink, replayLogs, finishJoin, err := serverJoinSink(cmd, args, in, rf, pw, an)
 			if err != nil {
 				pw.Abort()
 				return err
 			}
 			if err := importInputs(args, in, true, sink); err != nil {
 				pw.Abort()
+				return err
+			}
+			if err := replayLogs(); err != nil {
+				pw.Abort()
+				return err
+			}
+			// The tables are complete: finish them (freeing the writer's
+			// buffers for the report), commit once the report is made.
+			if err := pw.Finish(); err != nil {
 				return err
 			}
 			rep, err := an.Report(opt)

@@ -110,10 +110,13 @@ func (j *joinSink) Run(r *formats.Run) error { return j.next.Run(r) }
 // OTLP file holding client and server spans). Without --server-log,
 // directories import as for `import` (server logs become server runs, not
 // joined).
-func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportFlags, pw *formats.ParquetWriter, an *analyze.Analyzer) (formats.Sink, func(*analyze.Report) error, error) {
-	noop := func(*analyze.Report) error { return nil }
+//
+// Besides the sink it returns replay, which writes the server logs' own
+// rows to pw (call it after the import, before finishing pw), and finish,
+// which adds the join's summary to the report.
+func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportFlags, pw *formats.ParquetWriter, an *analyze.Analyzer) (sink formats.Sink, replay func() error, finish func(*analyze.Report) error, err error) {
 	if len(serverLogs) == 0 {
-		return formats.Tee(pw, an), noop, nil
+		return formats.Tee(pw, an), func() error { return nil }, func(*analyze.Report) error { return nil }, nil
 	}
 	positional := map[string]bool{}
 	for _, a := range args {
@@ -129,7 +132,7 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	quiet := in
 	quiet.quiet = true
 	if err := importInputs(args, quiet, true, keys); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(dirServerLogs) > 0 {
 		var skipped []string
@@ -161,10 +164,10 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 			res, err = im.ImportFile(p, opt, &logs)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("--server-log %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("--server-log %s: %w", p, err)
 		}
 		if len(res.Requests) == 0 && (res.NoTiming == "" || !res.Recognized) {
-			return nil, nil, noServerRecords(p, res)
+			return nil, nil, nil, noServerRecords(p, res)
 		}
 	}
 	servers := append([]formats.Request{}, keys.servers...)
@@ -197,10 +200,8 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	}
 	dec := analyze.NewDecomposer(conv)
 	js.next = formats.Tee(pw, an, dec)
-	finish := func(rep *analyze.Report) error {
-		if err := logs.Replay(pw); err != nil {
-			return err
-		}
+	replay = func() error { return logs.Replay(pw) }
+	finish = func(rep *analyze.Report) error {
 		sj := &analyze.ServerJoin{ClientRequests: len(keys.clients), ServerRecords: len(servers), Matched: res.ByQuality,
 			UnmatchedClients: res.UnmatchedClients, UnmatchedServers: res.UnmatchedServers, AmbiguousKeys: res.Ambiguous,
 			ClockOffsets: []analyze.ClockOffset{}, Decomposition: dec.Result(), Notes: append(notes, res.Notes...)}
@@ -212,7 +213,7 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 		fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: joined %d of %d client requests with %d server records\n", len(res.Pairs), len(keys.clients), len(servers))
 		return nil
 	}
-	return js, finish, nil
+	return js, replay, finish, nil
 }
 
 // dirServerLogs collects the server-log files joinInputJobs left out of
