@@ -86,4 +86,18 @@ func TestHashingFile(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// without hashing: no digest, the file's size
+	hf, err := OpenInput(path, Options{NoHash: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hf.Close()
+	buf := make([]byte, 1000)
+	if n, err := hf.Read(buf); err != nil || n != len(buf) {
+		t.Fatalf("read %d, %v", n, err)
+	}
+	src, err := hf.SourceFile("raw")
+	if err != nil || src.SHA256 != "" || src.Bytes != int64(len(data)) {
+		t.Errorf("NoHash: %+v, %v; want no digest and %d bytes", src, err, len(data))
+	}
 }

@@ -30,6 +30,8 @@ type inputFlags struct {
 	// quiet drops importInputs' warnings (a second pass over inputs
 	// already read: serverjoin.go)
 	quiet bool
+	// noHash skips the inputs' SHA-256 (report: no provenance is written)
+	noHash bool
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
@@ -286,7 +288,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	}
 	stop := startProgress(jobs)
 	defer stop()
-	opt := ingest.Options{NoText: f.noText, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
+	opt := ingest.Options{NoText: f.noText, NoHash: f.noHash, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
 	if f.quiet {
 		opt.Warn = nil
 	}
@@ -582,6 +584,7 @@ func newReport() *cobra.Command {
 			// rows joined by analyze --server-log get their server_join
 			// section back (serverjoin.go)
 			sink, finishJoin := joinedReportSink(rf, an)
+			in.noHash = true // the report shows no file digests
 			if err := importInputs(args, in, true, sink); err != nil {
 				return err
 			}

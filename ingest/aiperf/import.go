@@ -44,7 +44,7 @@ const (
 func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
 	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats()}
 	w.readSummaries()
-	hf, err := ingest.OpenHashed(path)
+	hf, err := ingest.OpenInput(path, opt)
 	if err != nil {
 		return err
 	}

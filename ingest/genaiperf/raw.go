@@ -71,7 +71,7 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 	if err != nil {
 		return err
 	}
-	hf, err := ingest.OpenHashed(path)
+	hf, err := ingest.OpenInput(path, opt)
 	if err != nil {
 		return err
 	}

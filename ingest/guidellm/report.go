@@ -72,7 +72,7 @@ type benchmark struct {
 var errCut = errors.New("file cut")
 
 func importJSON(path, label string, opt ingest.Options, sink formats.Sink) error {
-	hf, err := ingest.OpenHashed(path)
+	hf, err := ingest.OpenInput(path, opt)
 	if err != nil {
 		return err
 	}
