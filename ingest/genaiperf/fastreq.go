@@ -427,20 +427,13 @@ func (p *reqParser) str() bool {
 				p.i = len(s)
 				return false
 			}
-			var b byte
-			switch s[i+1] {
-			case '"', '\\', '/':
-				b = s[i+1]
-			case 'b':
-				b = '\b'
-			case 'f':
-				b = '\f'
-			case 'n':
-				b = '\n'
-			case 'r':
-				b = '\r'
-			case 't':
-				b = '\t'
+			e := s[i+1]
+			if b := unescapeByte[e]; b != 0 {
+				t[k] = b
+				i, k = i+2, k+1
+				continue
+			}
+			switch e {
 			case 'u':
 				p.i = i
 				if i+6 > len(s) {
@@ -457,8 +450,6 @@ func (p *reqParser) str() bool {
 			default:
 				return false
 			}
-			t[k] = b
-			i, k = i+2, k+1
 		case c < 0x20:
 			return false
 		default:
@@ -474,6 +465,11 @@ func (p *reqParser) str() bool {
 		}
 	}
 }
+
+// unescapeByte is the byte each one-character JSON escape stands for
+// (\" \\ \/ \b \f \n \r \t), by the character after the backslash; 0 for
+// the others (\u, invalid).
+var unescapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // stopMask flags, in the high bit of each byte of the little-endian word
 // x, the bytes of strStop: quote, backslash, below 0x20, non-ASCII. Flags

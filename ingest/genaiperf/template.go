@@ -71,23 +71,11 @@ func (p *reqParser) byTemplate() bool {
 			if j+1 >= len(s) {
 				return false
 			}
-			var b byte
-			switch s[j+1] {
-			case '"':
+			if s[j+1] == '"' {
 				goto middleEnd
-			case '\\', '/':
-				b = s[j+1]
-			case 'b':
-				b = '\b'
-			case 'f':
-				b = '\f'
-			case 'n':
-				b = '\n'
-			case 'r':
-				b = '\r'
-			case 't':
-				b = '\t'
-			default: // \u and invalid escapes: str decides
+			}
+			b := unescapeByte[s[j+1]]
+			if b == 0 { // \u and invalid escapes: str decides
 				return false
 			}
 			out[k] = b
@@ -180,29 +168,17 @@ func unescapeValid(dst, s []byte) []byte {
 			q++
 			continue
 		}
-		switch c := s[q+1]; c {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			var r rune
-			for _, h := range s[q+2 : q+6] {
-				r = r<<4 | rune(unhex(h))
-			}
-			dst = utf8.AppendRune(dst, r)
-			q += 6
+		if s[q+1] != 'u' {
+			dst = append(dst, unescapeByte[s[q+1]])
+			q += 2
 			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, c)
 		}
-		q += 2
+		var r rune
+		for _, h := range s[q+2 : q+6] {
+			r = r<<4 | rune(unhex(h))
+		}
+		dst = utf8.AppendRune(dst, r)
+		q += 6
 	}
 	return dst
 }
