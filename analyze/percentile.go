@@ -73,15 +73,3 @@ func Percentile(sorted []float64, p float64, m PercentileMethod) float64 {
 	}
 	panic(fmt.Sprintf("analyze: unknown percentile method %q", m))
 }
-
-// sortedCopy returns the non-NaN values of xs, sorted ascending.
-func sortedCopy(xs []float64) []float64 {
-	out := make([]float64, 0, len(xs))
-	for _, x := range xs {
-		if !math.IsNaN(x) {
-			out = append(out, x)
-		}
-	}
-	sortFloat64s(out)
-	return out
-}

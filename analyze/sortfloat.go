@@ -2,58 +2,79 @@ package analyze
 
 import (
 	"math"
+	"math/bits"
 	"slices"
-	"unsafe"
 )
 
-// sortFloat64s sorts xs ascending in place; xs must hold no NaN. The
-// order is slices.Sort's (which leaves -0 and +0 in any order; here -0
-// comes first). Large inputs — the pooled token gaps of a report, one per
-// token — take a least-significant-digit radix sort on an order-preserving
-// integer key (eight byte-wide passes, skipping bytes every value shares)
-// with one scratch buffer of len(xs) values: 822k gaps sort in ~15 ms
-// instead of ~80 ms (BenchmarkSortFloat64s).
-func sortFloat64s(xs []float64) {
-	n := len(xs)
-	if n < radixMin {
-		slices.Sort(xs)
-		return
-	}
-	// the keys overwrite the values in place (same size), then the other way
-	keys := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(xs))), n)
-	var count [8][256]uint32
-	for i, x := range xs {
-		k := sortKey(x)
-		keys[i] = k
-		for p := range 8 {
-			count[p][byte(k>>(8*p))]++
+// sortedCopy returns the non-NaN values of xs, sorted ascending (the order
+// slices.Sort gives, which leaves -0 and +0 in any order; here -0 comes
+// first). xs is left as it is: the pooled ITL is kept in arrival order for
+// ITL-by-position plots and the tools' order-dependent sums.
+//
+// Large samples — the pooled token gaps of a report, one per token — are
+// sorted while copied, with no memory besides the copy (and 512 KB of
+// counts): one counting pass and one distributing pass put each value in
+// its bucket of the copy by 16 bits of an order-preserving integer key —
+// the 16 just below the bits every value shares, so that clustered data
+// (ITLs between 5 and 60 ms) spreads over the buckets — then each bucket
+// (about a dozen values for 822k gaps) is sorted with slices.Sort.
+// BenchmarkSortedCopy: 822k gaps in ~25 ms against ~110 ms for a copy and
+// slices.Sort (2-core machine).
+func sortedCopy(xs []float64) []float64 {
+	n := 0
+	lo, hi := uint64(math.MaxUint64), uint64(0)
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			n++
+			k := sortKey(x)
+			lo, hi = min(lo, k), max(hi, k)
 		}
 	}
-	src, dst := keys, make([]uint64, n)
-	for p := range 8 {
-		c := &count[p]
-		if c[byte(src[0]>>(8*p))] == uint32(n) {
-			continue // every key has this byte
+	out := make([]float64, 0, n)
+	if n < bucketMin || lo == hi {
+		for _, x := range xs {
+			if !math.IsNaN(x) {
+				out = append(out, x)
+			}
 		}
-		var at uint32
-		for b := range c {
-			at, c[b] = at+c[b], at
-		}
-		shift := 8 * p
-		for _, k := range src {
-			b := byte(k >> shift)
-			dst[c[b]] = k
-			c[b]++
-		}
-		src, dst = dst, src
+		slices.Sort(out)
+		return out
 	}
-	for i, k := range src {
-		xs[i] = fromSortKey(k)
+	out = out[:n]
+	const width = 16
+	shift := max(64-bits.LeadingZeros64(lo^hi)-width, 0)
+	base := lo >> shift
+	// next[b]: where bucket b's next value goes (after the counting pass
+	// and prefix sums, the bucket's start)
+	next := make([]uint32, 1<<width+1)
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			next[sortKey(x)>>shift-base+1]++
+		}
 	}
+	for b := 1; b < len(next); b++ {
+		next[b] += next[b-1]
+	}
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			b := sortKey(x)>>shift - base
+			out[next[b]] = x
+			next[b]++
+		}
+	}
+	// bucket b now ends at next[b] and starts where b-1 ends
+	start := uint32(0)
+	for _, end := range next[:1<<width] {
+		if end-start > 1 {
+			slices.Sort(out[start:end])
+		}
+		start = end
+	}
+	return out
 }
 
-// radixMin is the size from which sortFloat64s radix-sorts.
-const radixMin = 1 << 14
+// bucketMin is the sample size from which sortedCopy buckets.
+const bucketMin = 1 << 12
 
 // sortKey maps a float64 to a uint64 in the same order: negative values
 // have all bits flipped, others the sign bit set.
@@ -63,12 +84,4 @@ func sortKey(x float64) uint64 {
 		return ^u
 	}
 	return u | 1<<63
-}
-
-// fromSortKey is sortKey's inverse.
-func fromSortKey(k uint64) float64 {
-	if k>>63 == 1 {
-		return math.Float64frombits(k &^ (1 << 63))
-	}
-	return math.Float64frombits(^k)
 }

@@ -7,14 +7,15 @@ import (
 	"testing"
 )
 
-// TestSortFloat64s compares sortFloat64s with slices.Sort on data shaped
-// like token gaps (gamma-like, clustered), with duplicates, zeros of both
-// signs, negatives, infinities, all-equal data and sizes around the
-// bucketing threshold.
-func TestSortFloat64s(t *testing.T) {
+// TestSortedCopy compares sortedCopy with filtering NaNs and slices.Sort
+// on data shaped like token gaps (gamma-like, clustered), with NaNs,
+// duplicates, zeros of both signs, negatives, infinities, all-equal data
+// and sizes around the bucketing threshold; the input must be unchanged.
+func TestSortedCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	gen := map[string]func(i int) float64{
 		"itl-ms":    func(int) float64 { return 20 + 5*r.NormFloat64() + 40*r.ExpFloat64()*float64(r.IntN(50)/49) },
+		"nan":       func(i int) float64 { return []float64{math.NaN(), 7, r.Float64(), math.NaN(), -1}[i%5] },
 		"dups":      func(int) float64 { return float64(r.IntN(7)) },
 		"zeros":     func(i int) float64 { return []float64{0, math.Copysign(0, -1), 1e-300, -1e-300}[i%4] },
 		"signed":    func(int) float64 { return r.NormFloat64() * 1e6 },
@@ -23,41 +24,54 @@ func TestSortFloat64s(t *testing.T) {
 		"wide":      func(int) float64 { return math.Exp(r.NormFloat64() * 50) },
 		"integral":  func(int) float64 { return float64(r.IntN(1 << 20)) },
 		"one-apart": func(i int) float64 { return math.Nextafter(1, 2) * float64(1+i%2) },
+		"skewed":    func(i int) float64 { return []float64{1, 1 + 1e-12*float64(i)}[min(i%1000, 1)] },
 	}
 	for name, g := range gen {
-		for _, n := range []int{0, 1, 5, radixMin - 1, radixMin, 100_000} {
+		for _, n := range []int{0, 1, 5, bucketMin - 1, bucketMin, 100_000} {
 			xs := make([]float64, n)
 			for i := range xs {
 				xs[i] = g(i)
 			}
-			want := slices.Clone(xs)
+			orig := slices.Clone(xs)
+			var want []float64
+			for _, x := range xs {
+				if !math.IsNaN(x) {
+					want = append(want, x)
+				}
+			}
 			slices.Sort(want)
-			sortFloat64s(xs)
+			got := sortedCopy(xs)
+			if len(got) != len(want) {
+				t.Fatalf("%s n=%d: %d values, want %d", name, n, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s n=%d: [%d] = %v, want %v", name, n, i, got[i], want[i])
+				}
+			}
 			for i := range xs {
-				if xs[i] != want[i] {
-					t.Fatalf("%s n=%d: [%d] = %v, want %v", name, n, i, xs[i], want[i])
+				if math.Float64bits(xs[i]) != math.Float64bits(orig[i]) {
+					t.Fatalf("%s n=%d: input changed at %d", name, n, i)
 				}
 			}
 		}
 	}
 }
 
-func BenchmarkSortFloat64s(b *testing.B) {
+func BenchmarkSortedCopy(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	src := make([]float64, 822_168) // the 259 MB bench run's token gaps
 	for i := range src {
 		src[i] = 15 + 10*r.ExpFloat64()
 	}
-	xs := make([]float64, len(src))
-	b.Run("radix", func(b *testing.B) {
+	b.Run("bucketed", func(b *testing.B) {
 		for b.Loop() {
-			copy(xs, src)
-			sortFloat64s(xs)
+			_ = sortedCopy(src)
 		}
 	})
-	b.Run("slices.Sort", func(b *testing.B) {
+	b.Run("copy+slices.Sort", func(b *testing.B) {
 		for b.Loop() {
-			copy(xs, src)
+			xs := slices.Clone(src)
 			slices.Sort(xs)
 		}
 	})
