@@ -429,23 +429,39 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 // implausible describes negative latencies among the samples ("" if none):
 // a sign of clock trouble or a broken file, never of a fast server.
 func implausible(s *samples) string {
-	var parts []string
+	var neg, long []string
 	for _, q := range []string{"ttft", "ttst", "e2e", "tpot", "itl"} {
-		n := 0
+		n, l := 0, 0
 		for _, v := range s.values[q] {
-			if v < 0 {
+			switch {
+			case v < 0:
 				n++
+			case v > implausibleMs:
+				l++
 			}
 		}
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d negative %s", n, q))
+			neg = append(neg, fmt.Sprintf("%d negative %s", n, q))
 		}
+		if l > 0 {
+			long = append(long, fmt.Sprintf("%d %s", l, q))
+		}
+	}
+	var parts []string
+	if len(neg) > 0 {
+		parts = append(parts, "negative latencies ("+strings.Join(neg, ", ")+")")
+	}
+	if len(long) > 0 {
+		parts = append(parts, "latencies over a day ("+strings.Join(long, ", ")+"; a request start or a response time far from the others)")
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "negative latencies (" + strings.Join(parts, ", ") + "): check the source's clocks"
+	return strings.Join(parts, "; ") + ": check the source's clocks"
 }
+
+// implausibleMs is the latency no inference request takes: one day.
+const implausibleMs = 24 * 3600 * 1000
 
 // errorCounts groups the failed and cancelled requests, most frequent
 // first (ties in order of first appearance).
