@@ -422,6 +422,7 @@ func newAnalyze() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer onInterrupt(pw.Abort)() // interrupt.go
 			an, err := rf.analyzer()
 			if err != nil {
 				pw.Abort()
@@ -517,6 +518,7 @@ func newImport() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer onInterrupt(pw.Abort)() // interrupt.go
 			sinks := []formats.Sink{pw}
 			var aw *formats.ArrowIPCWriter
 			if arrow {
@@ -524,6 +526,7 @@ func newImport() *cobra.Command {
 					pw.Abort()
 					return err
 				}
+				defer onInterrupt(aw.Abort)()
 				sinks = append(sinks, aw)
 			}
 			counter := &countSink{}

@@ -52,6 +52,7 @@ succeeded.`,
 			if err != nil {
 				return err
 			}
+			defer onInterrupt(w.Abort)() // interrupt.go
 			counter := &countSink{}
 			if err := importInputs(args, in, true, formats.Tee(w, counter)); err != nil {
 				w.Abort()

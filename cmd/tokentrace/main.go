@@ -23,7 +23,8 @@ import (
 )
 
 func main() {
-	setDefaultMemoryLimit() // memlimit.go
+	setDefaultMemoryLimit()           // memlimit.go
+	interruptOnce.Do(watchInterrupts) // interrupt.go
 	root := newRoot()
 	err := root.Execute()
 	if err != nil {
