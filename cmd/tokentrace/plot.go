@@ -217,6 +217,17 @@ func registerAnalyzePlots(c *cobra.Command) {
 // DIR/report.html, from the Analyzer that built the report.
 func analyzePlots(cmd *cobra.Command, out string, rep *analyze.Report, an *analyze.Analyzer) error {
 	if skip, _ := cmd.Flags().GetBool("no-plots"); skip {
+		// an earlier analyze's plots would pass for this run's
+		var old []string
+		for _, p := range []string{"report.html", "plots"} {
+			if _, err := os.Stat(filepath.Join(out, p)); err == nil {
+				old = append(old, filepath.Join(out, p))
+			}
+		}
+		if len(old) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: note: %s %s from an earlier analyze (not rewritten under --no-plots): they do not describe these tables\n",
+				strings.Join(old, " and "), map[bool]string{true: "is", false: "are"}[len(old) == 1])
+		}
 		return nil
 	}
 	format, _ := cmd.Flags().GetString("plot-format")

@@ -215,3 +215,32 @@ func TestPlotSVGStaysXMLWithControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeNoPlotsNotesStalePlots: analyze --no-plots into a directory
+// holding an earlier analyze's report.html and plots/ says they are not
+// this run's; into a fresh directory it says nothing.
+func TestAnalyzeNoPlotsNotesStalePlots(t *testing.T) {
+	out := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(out, "report.html"), []byte("<html>an earlier run</html>"), 0o644))
+	must(t, os.Mkdir(filepath.Join(out, "plots"), 0o755))
+	for _, c := range []struct {
+		dir  string
+		note bool
+	}{{out, true}, {t.TempDir(), false}} {
+		root := newRoot()
+		var errb bytes.Buffer
+		root.SetOut(io.Discard)
+		root.SetErr(&errb)
+		root.SetArgs([]string{"analyze", "../../testdata/llmperf/leaderboard-groq-70b", "-o", c.dir, "--no-plots"})
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(errb.String(), "from an earlier analyze (not rewritten under --no-plots)")
+		if got != c.note {
+			t.Errorf("%s: note %v, want %v; stderr:\n%s", c.dir, got, c.note, errb.String())
+		}
+		if c.note && !strings.Contains(errb.String(), filepath.Join(c.dir, "report.html")+" and "+filepath.Join(c.dir, "plots")+" are") {
+			t.Errorf("the note names neither file: %s", errb.String())
+		}
+	}
+}
