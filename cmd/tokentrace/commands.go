@@ -233,6 +233,31 @@ func minArgs(n int) cobra.PositionalArgs {
 // importInputs resolves inputs and streams them into sink. Directories
 // holding tokentrace tables (runs.parquet) are read back as tables when
 // tables is true.
+// noteRepeatedDirs says when one directory is given more than once (under
+// any spelling: a/, ./a, a symlink): its files are found and imported once,
+// where a file given twice is imported twice (and a pooled report warns).
+func noteRepeatedDirs(inputs []string) {
+	first := map[string]string{}
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(in)
+		if err != nil {
+			continue
+		}
+		if abs, err := filepath.Abs(real); err == nil {
+			real = abs
+		}
+		if prev, ok := first[real]; ok {
+			fmt.Fprintf(os.Stderr, "tokentrace: note: %s and %s are the same directory: its files are imported once\n", prev, in)
+			continue
+		}
+		first[real] = in
+	}
+}
+
 func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink) error {
 	var files []string
 	seen := map[string]bool{}
@@ -259,6 +284,9 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	}
 	if len(files) == 0 {
 		return nil
+	}
+	if !f.quiet {
+		noteRepeatedDirs(files)
 	}
 	if f.from != "" {
 		if _, err := registry.Lookup(f.from); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -396,5 +397,31 @@ func TestKnownNonTraceFilesAreSkippedQuietly(t *testing.T) {
 		if got := knownNonTrace(p); got != want {
 			t.Errorf("%s: %v, want %v", p, got, want)
 		}
+	}
+}
+
+// TestNoteRepeatedDirs: one directory given twice under two spellings is
+// noted (its files are imported once); distinct directories and files are
+// not.
+func TestNoteRepeatedDirs(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	noteRepeatedDirs([]string{
+		"../../testdata/llmperf/leaderboard-groq-70b",
+		"../../testdata/llmperf/leaderboard-anyscale-70b",
+		"../../testdata/llmperf/../llmperf/leaderboard-groq-70b/",
+		"../../testdata/llmperf/leaderboard-groq-70b/SOURCE.md",
+		"../../testdata/llmperf/leaderboard-groq-70b/SOURCE.md",
+	})
+	os.Stderr = saved
+	w.Close()
+	b, _ := io.ReadAll(r)
+	want := "tokentrace: note: ../../testdata/llmperf/leaderboard-groq-70b and ../../testdata/llmperf/../llmperf/leaderboard-groq-70b/ are the same directory: its files are imported once\n"
+	if string(b) != want {
+		t.Errorf("got %q\nwant %q", b, want)
 	}
 }
