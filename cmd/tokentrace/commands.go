@@ -230,9 +230,6 @@ func minArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-// importInputs resolves inputs and streams them into sink. Directories
-// holding tokentrace tables (runs.parquet) are read back as tables when
-// tables is true.
 // noteRepeatedDirs says when one directory is given more than once (under
 // any spelling: a/, ./a, a symlink): its files are found and imported once,
 // where a file given twice is imported twice (and a pooled report warns).
@@ -258,6 +255,9 @@ func noteRepeatedDirs(inputs []string) {
 	}
 }
 
+// importInputs resolves inputs and streams them into sink. Directories
+// holding tokentrace tables (runs.parquet) are read back as tables when
+// tables is true.
 func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink) error {
 	var files []string
 	seen := map[string]bool{}
