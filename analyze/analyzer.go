@@ -64,7 +64,53 @@ type runAcc struct {
 
 type convAcc struct {
 	reqs []RequestMetrics
-	itl  []float64
+	// itl is the pooled token gaps in arrival order: full blocks, then the
+	// block being filled (see addGaps). Read it with gaps().
+	itlBlocks [][]float64
+	itl       []float64
+}
+
+// itlBlock is the largest number of token gaps per block of the pooled
+// ITL store (4 MB). The gaps are kept in blocks while a run streams in —
+// each twice the previous one's size, from 1,024, up to itlBlock — not in
+// one growing slice: growing that by append holds the old and the new
+// array at once (on the 1 GB benchmark run 21 + 26 MB, the peak of the
+// whole import), where a new block adds at most 4 MB and copies nothing.
+const itlBlock = 1 << 19
+
+// reserve makes room in the current block for a request with events
+// messages before its gaps are appended (a request may still append more;
+// the block then grows, alone).
+func (p *convAcc) reserve(events int) {
+	need := 2*events + 64
+	if cap(p.itl)-len(p.itl) >= need {
+		return
+	}
+	size := max(need, min(itlBlock, 2*cap(p.itl)), 1024)
+	if len(p.itl) > 0 {
+		p.itlBlocks = append(p.itlBlocks, p.itl)
+	}
+	p.itl = make([]float64, 0, size)
+}
+
+// gaps returns the pooled token gaps as one slice, joining the blocks the
+// first time (after the import: the blocks are freed as the slice takes
+// their place).
+func (p *convAcc) gaps() []float64 {
+	if len(p.itlBlocks) == 0 {
+		return p.itl
+	}
+	n := len(p.itl)
+	for _, b := range p.itlBlocks {
+		n += len(b)
+	}
+	flat := make([]float64, 0, n)
+	for i, b := range p.itlBlocks {
+		flat = append(flat, b...)
+		p.itlBlocks[i] = nil
+	}
+	p.itl, p.itlBlocks = append(flat, p.itl...), nil
+	return p.itl
 }
 
 // NewAnalyzer returns an Analyzer computing under each of convs (at least
@@ -131,6 +177,7 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 	for i, c := range a.convs {
 		var m RequestMetrics
 		p := &acc.per[i]
+		p.reserve(len(events))
 		n := len(p.itl)
 		m, p.itl = ComputeRequest(c, r, events, acc.tok, p.itl)
 		if !m.Counted {
@@ -273,7 +320,7 @@ func (a *Analyzer) poolAcc(ci int) *runAcc {
 			p.reqs = append(p.reqs, m)
 		}
 		if runStreams {
-			p.itl = append(p.itl, acc.per[ci].itl...)
+			p.itl = append(p.itl, acc.per[ci].gaps()...)
 		}
 		tools = appendUnique(tools, acc.run.Tool)
 		models = appendUnique(models, acc.run.Model)
@@ -295,7 +342,7 @@ func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 		for _, acc := range a.runs {
 			reqs := acc.per[ci].reqs
 			st := isStreaming(acc.run, reqs)
-			s := samplesOf(a.convs[ci], reqs, acc.per[ci].itl, st)
+			s := samplesOf(a.convs[ci], reqs, acc.per[ci].gaps(), st)
 			v := sortedCopy(s.values[q])
 			if len(v) == 0 {
 				continue
@@ -323,7 +370,7 @@ func appendUnique[T comparable](list []T, s T) []T {
 
 func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*RunReport, error) {
 	run := acc.run
-	reqs, itl := acc.per[ci].reqs, acc.per[ci].itl
+	reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
 	rr := &RunReport{
 		RunID:            run.RunID,
 		Tool:             run.Tool,

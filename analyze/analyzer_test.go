@@ -64,3 +64,46 @@ func TestImplausible(t *testing.T) {
 		t.Errorf("plausible values flagged: %q", got)
 	}
 }
+
+// TestITLBlocks: gaps appended request by request across many blocks (and
+// a request truncated back, as for a failed one) come back from gaps() in
+// arrival order, as one slice; blocks grow from 1,024 gaps to itlBlock.
+func TestITLBlocks(t *testing.T) {
+	var p convAcc
+	var want []float64
+	x := 0.0
+	for req := 0; req < 3000; req++ {
+		k := 1 + req%700 // gaps of this request
+		p.reserve(k)
+		n := len(p.itl)
+		for j := 0; j < k; j++ {
+			x++
+			p.itl = append(p.itl, x)
+		}
+		if req%10 == 3 { // not counted: its gaps are dropped
+			p.itl = p.itl[:n]
+			continue
+		}
+		want = append(want, p.itl[n:]...)
+	}
+	if len(p.itlBlocks) < 3 {
+		t.Fatalf("%d blocks: the test should span several", len(p.itlBlocks))
+	}
+	for i, b := range p.itlBlocks {
+		if cap(b) > itlBlock || i > 0 && cap(b) < cap(p.itlBlocks[i-1]) && cap(b) < itlBlock {
+			t.Errorf("block %d has capacity %d", i, cap(b))
+		}
+	}
+	got := p.gaps()
+	if len(got) != len(want) {
+		t.Fatalf("%d gaps, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("gap %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if p.itlBlocks != nil || len(p.gaps()) != len(want) {
+		t.Error("gaps() did not keep the joined slice")
+	}
+}

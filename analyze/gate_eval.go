@@ -242,7 +242,7 @@ func (a *Analyzer) subjects(opt Options, pool bool) ([]*subject, *Report, error)
 			return nil, nil, err
 		}
 		acc := a.poolAcc(ci)
-		return []*subject{{name: "pooled", c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].itl,
+		return []*subject{{name: "pooled", c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].gaps(),
 			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Pooled}}, rep, nil
 	}
 	var out []*subject
@@ -251,7 +251,7 @@ func (a *Analyzer) subjects(opt Options, pool bool) ([]*subject, *Report, error)
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, &subject{name: acc.run.RunID, c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].itl,
+		out = append(out, &subject{name: acc.run.RunID, c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].gaps(),
 			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Runs[i]})
 	}
 	return out, rep, nil

@@ -135,7 +135,7 @@ func (a *Analyzer) Reconcile(pair func(*formats.Run) [2]Convention, stats []stri
 			}
 			convs[i] = a.convs[ci]
 			streaming := isStreaming(acc.run, acc.per[ci].reqs)
-			samp[i] = samplesOf(convs[i], acc.per[ci].reqs, acc.per[ci].itl, streaming)
+			samp[i] = samplesOf(convs[i], acc.per[ci].reqs, acc.per[ci].gaps(), streaming)
 		}
 		for _, q := range ReconcileQuantities {
 			for _, stat := range stats {

@@ -51,7 +51,7 @@ func (a *Analyzer) RunData(runID, convention string) (*RunData, error) {
 		return nil, fmt.Errorf("run %q: convention %q was not computed", runID, convention)
 	}
 	c := a.convs[ci]
-	reqs, itl := acc.per[ci].reqs, acc.per[ci].itl
+	reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
 	streaming := isStreaming(acc.run, reqs)
 	s := samplesOf(c, reqs, itl, streaming)
 	return &RunData{
