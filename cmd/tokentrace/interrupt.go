@@ -24,11 +24,10 @@ var (
 	interruptOnce sync.Once
 )
 
-// onInterrupt registers cleanup to run if the process is interrupted and
-// returns the function that unregisters it (call it once the writer is
-// closed or aborted).
+// onInterrupt registers cleanup to run if the process is interrupted (main
+// watches for the signals) and returns the function that unregisters it
+// (call it once the writer is closed or aborted).
 func onInterrupt(cleanup func()) (remove func()) {
-	interruptOnce.Do(watchInterrupts)
 	interruptMu.Lock()
 	defer interruptMu.Unlock()
 	id := interruptNext
