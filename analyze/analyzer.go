@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"gonum.org/v1/gonum/stat"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	// Convention picks the convention each run is reported under (one the
 	// Analyzer computed); nil: the Analyzer's first convention.
 	Convention func(run *formats.Run) Convention
+	// Percentiles are the probabilities (0 < p < 1, ascending) every
+	// metric's summary holds (report --percentiles); nil:
+	// stats.DefaultPercentiles (P50, P90, P95, P99).
+	Percentiles []float64
 }
 
 // Analyzer is a formats.Sink that computes every request's metrics under
@@ -343,12 +348,12 @@ func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 			reqs := acc.per[ci].reqs
 			st := isStreaming(acc.run, reqs)
 			s := samplesOf(a.convs[ci], reqs, acc.per[ci].gaps(), st)
-			v := sortedCopy(s.values[q])
+			v := stats.SortedCopy(s.values[q])
 			if len(v) == 0 {
 				continue
 			}
 			runs = append(runs, acc.run.RunID)
-			p99 = append(p99, Percentile(v, 0.99, a.convs[ci].Percentile))
+			p99 = append(p99, stats.Percentile(v, 0.99, stats.Method(a.convs[ci].Percentile)))
 		}
 		if len(p99) == 0 {
 			continue
@@ -418,9 +423,9 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 	rr.Requests.ErrorRate = F(div(float64(rr.Requests.Failed+rr.Requests.Cancelled), float64(rr.Requests.Total)))
 	rr.Errors = errorCounts(reqs)
 
-	sum := func(q string) Summary { return s.summary(q, c) }
+	sum := func(q string) stats.Summary { return s.summary(q, c, opt.Percentiles) }
 	rr.Metrics = Metrics{
-		TTFTMs: sum("ttft"), TTFOMs: Summarize(nil, c.Percentile, c.StdDDOF), TTSTMs: sum("ttst"), TPOTMs: sum("tpot"),
+		TTFTMs: sum("ttft"), TTFOMs: stats.Summarize(nil, opt.Percentiles, stats.Method(c.Percentile), c.StdDDOF), TTSTMs: sum("ttst"), TPOTMs: sum("tpot"),
 		ITLMs: sum("itl"), E2EMs: sum("e2e"), OSLTokens: sum("osl"), ISLTokens: sum("isl"),
 	}
 	if s.anyReasoning {
@@ -755,10 +760,10 @@ func buckets(x, y, edges []float64, key string, m PercentileMethod) []Bucket {
 				ys = append(ys, y[j])
 			}
 		}
-		s := sortedCopy(ys)
+		s := stats.SortedCopy(ys)
 		out = append(out, Bucket{
 			Min: edges[i], Max: edges[i+1], N: len(s), keyX: key,
-			P50: Percentile(s, 0.5, m), P90: Percentile(s, 0.9, m), P99: Percentile(s, 0.99, m),
+			P50: stats.Percentile(s, 0.5, stats.Method(m)), P90: stats.Percentile(s, 0.9, stats.Method(m)), P99: stats.Percentile(s, 0.99, stats.Method(m)),
 		})
 	}
 	return out
@@ -854,7 +859,7 @@ func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *Run
 	}
 	named := []struct {
 		name string
-		s    Summary
+		s    stats.Summary
 	}{
 		{"ttft_ms", rr.Metrics.TTFTMs}, {"tpot_ms", rr.Metrics.TPOTMs}, {"itl_ms", rr.Metrics.ITLMs}, {"e2e_ms", rr.Metrics.E2EMs},
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -51,13 +52,13 @@ func checkRel(t *testing.T, what string, got, want float64) {
 	}
 }
 
-// stats maps a tool's stat names to the canonical Summary's fields that
+// statsOf maps a tool's stat names to the canonical Summary's fields that
 // share their definition (percentiles by the same linear rule, mean, min,
 // max; std is left out: the canonical std is the sample one).
-func stats(s analyze.Summary, scale float64) map[string]float64 {
+func statsOf(s stats.Summary, scale float64) map[string]float64 {
 	return map[string]float64{
 		"avg": s.Mean * scale, "mean": s.Mean * scale, "min": s.Min * scale, "max": s.Max * scale,
-		"p50": s.P50 * scale, "p90": s.P90 * scale, "p95": s.P95 * scale, "p99": s.P99 * scale,
+		"p50": s.Value(0.5) * scale, "p90": s.Value(0.9) * scale, "p95": s.Value(0.95) * scale, "p99": s.Value(0.99) * scale,
 	}
 }
 
@@ -80,9 +81,9 @@ func TestCanonicalReproducesAIPerf(t *testing.T) {
 			checked := 0
 			for _, m := range []struct {
 				tool string
-				s    analyze.Summary
+				s    stats.Summary
 			}{{"time_to_first_token", rr.Metrics.TTFTMs}, {"request_latency", rr.Metrics.E2EMs}} {
-				for stat, got := range stats(m.s, 1) {
+				for stat, got := range statsOf(m.s, 1) {
 					want, ok := reported(run, m.tool, stat)
 					if !ok {
 						continue
@@ -125,7 +126,7 @@ func TestCanonicalReproducesLLMPerfTTFT(t *testing.T) {
 			rep, runs := analyzeDir(t, dir)
 			rr, run := rep.Runs[0], runs[0]
 			checked := 0
-			for stat, got := range stats(rr.Metrics.TTFTMs, 1e-3) { // ms → s
+			for stat, got := range statsOf(rr.Metrics.TTFTMs, 1e-3) { // ms → s
 				want, ok := reported(run, "ttft_s", stat)
 				if !ok {
 					continue

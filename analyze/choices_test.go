@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -224,18 +225,18 @@ func TestStatisticsChoices(t *testing.T) {
 	// Weighted nearest rank (guidellm): values 10, 20, 30 with weights 1, 1,
 	// 2 → CDF 0.25, 0.5, 1: P50 = 20, P90 = 30; mean 22.5; population
 	// variance (156.25 + 6.25 + 2·56.25)/4 = 68.75.
-	s := SummarizeWeighted([]float64{30, 10, 20}, []float64{2, 1, 1})
-	near(t, "weighted P50", s.P50, 20)
-	near(t, "weighted P90", s.P90, 30)
+	s := stats.SummarizeWeighted([]float64{30, 10, 20}, []float64{2, 1, 1}, nil)
+	near(t, "weighted P50", s.Value(0.5), 20)
+	near(t, "weighted P90", s.Value(0.9), 30)
 	near(t, "weighted mean", s.Mean, 22.5)
 	near(t, "weighted std", s.Std, math.Sqrt(68.75))
 	// Unweighted nearest rank: x[⌈n·p⌉−1] of 1…10.
 	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	near(t, "nearest-rank P90", Percentile(xs, 0.9, PercentileWeightedNearestRank), 9)
-	near(t, "nearest-rank P95", Percentile(xs, 0.95, PercentileWeightedNearestRank), 10)
+	near(t, "nearest-rank P90", stats.Percentile(xs, 0.9, stats.WeightedNearestRank), 9)
+	near(t, "nearest-rank P95", stats.Percentile(xs, 0.95, stats.WeightedNearestRank), 10)
 	// std: sample vs population on 2, 4.
-	near(t, "sample std", Summarize([]float64{2, 4}, PercentileLinear, 1).Std, math.Sqrt2)
-	near(t, "population std", Summarize([]float64{2, 4}, PercentileLinear, 0).Std, 1)
+	near(t, "sample std", stats.Summarize([]float64{2, 4}, nil, stats.Linear, 1).Std, math.Sqrt2)
+	near(t, "population std", stats.Summarize([]float64{2, 4}, nil, stats.Linear, 0).Std, 1)
 }
 
 func TestChoicesEdgeCases(t *testing.T) {

@@ -312,3 +312,18 @@ const (
 	// requests, failed ones included (guidellm v0.3, inference-perf).
 	DurationAllSpan DurationRule = "all_requests_span"
 )
+
+// PercentileMethod is how a convention reads a percentile from a sample;
+// each value is the name of the stats.Method that computes it (stats
+// documents the rules and their sources).
+type PercentileMethod string
+
+const (
+	// PercentileLinear: numpy's default (stats.Linear).
+	PercentileLinear PercentileMethod = "linear"
+	// PercentileFloorRank: MLPerf LoadGen's x[⌊n·p⌋] (stats.FloorRank).
+	PercentileFloorRank PercentileMethod = "floor_rank"
+	// PercentileWeightedNearestRank: guidellm's weighted nearest rank
+	// (stats.WeightedNearestRank).
+	PercentileWeightedNearestRank PercentileMethod = "weighted_nearest_rank"
+)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/join"
 )
@@ -77,16 +78,16 @@ type Decomposition struct {
 	// server's queue or prefill (TGI, Ollama, llama.cpp logs), a client
 	// TTFT (failed requests), or were not streamed (fewer than two
 	// token-carrying messages: the client's TTFT is the whole response).
-	N                 int     `json:"n"`
-	NotDecomposable   int     `json:"not_decomposable"`
-	NegativeRemainder int     `json:"negative_remainder"`
-	TTFTMs            Summary `json:"ttft_ms"`
-	QueueMs           Summary `json:"queue_ms"`
-	PrefillMs         Summary `json:"prefill_ms"`
-	RemainderMs       Summary `json:"remainder_ms"`
-	E2EMs             Summary `json:"e2e_ms"`
-	DecodeMs          Summary `json:"decode_ms"`
-	ServerDecodeMs    Summary `json:"server_decode_ms"`
+	N                 int           `json:"n"`
+	NotDecomposable   int           `json:"not_decomposable"`
+	NegativeRemainder int           `json:"negative_remainder"`
+	TTFTMs            stats.Summary `json:"ttft_ms"`
+	QueueMs           stats.Summary `json:"queue_ms"`
+	PrefillMs         stats.Summary `json:"prefill_ms"`
+	RemainderMs       stats.Summary `json:"remainder_ms"`
+	E2EMs             stats.Summary `json:"e2e_ms"`
+	DecodeMs          stats.Summary `json:"decode_ms"`
+	ServerDecodeMs    stats.Summary `json:"server_decode_ms"`
 	// Tail says which part drives the TTFT tail.
 	Tail *TailShare `json:"ttft_tail"`
 }
@@ -162,12 +163,12 @@ func (d *Decomposer) Result() *Decomposition {
 	if pm == "" {
 		pm = PercentileLinear
 	}
-	col := func(f func(*DecomposedRequest) float64) Summary {
+	col := func(f func(*DecomposedRequest) float64) stats.Summary {
 		xs := make([]float64, 0, len(d.rows))
 		for i := range d.rows {
 			xs = append(xs, f(&d.rows[i]))
 		}
-		return Summarize(xs, pm, 1)
+		return stats.Summarize(xs, nil, stats.Method(pm), 1)
 	}
 	out := &Decomposition{N: len(d.rows), NotDecomposable: d.notDecomp,
 		TTFTMs:         col(func(r *DecomposedRequest) float64 { return r.TTFTMs }),
@@ -184,7 +185,7 @@ func (d *Decomposer) Result() *Decomposition {
 		}
 	}
 	if len(d.rows) > 0 {
-		th := out.TTFTMs.P99
+		th := out.TTFTMs.Value(0.99)
 		var q, p, rem, tot float64
 		n := 0
 		for _, r := range d.rows {
@@ -268,10 +269,10 @@ func writeServerJoin(w io.Writer, sj *ServerJoin, md bool) {
 		t.add("part (ms)", "n", "mean", "p50", "p90", "p99", "max")
 		for _, r := range []struct {
 			name string
-			s    Summary
+			s    stats.Summary
 		}{{"TTFT (client)", d.TTFTMs}, {"queue (server)", d.QueueMs}, {"prefill (server)", d.PrefillMs}, {"remainder", d.RemainderMs},
 			{"E2E (client)", d.E2EMs}, {"decode (E2E − TTFT)", d.DecodeMs}, {"decode (server)", d.ServerDecodeMs}} {
-			t.add(r.name, fmt.Sprint(r.s.N), num(r.s.Mean), num(r.s.P50), num(r.s.P90), num(r.s.P99), num(r.s.Max))
+			t.add(r.name, fmt.Sprint(r.s.N), num(r.s.Mean), num(r.s.Value(0.5)), num(r.s.Value(0.9)), num(r.s.Value(0.99)), num(r.s.Max))
 		}
 		t.write(w)
 		if d.Tail != nil {

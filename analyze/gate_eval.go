@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -348,7 +349,7 @@ func measureOf(g Gate, s *subject) measure {
 			vals = nil
 		}
 	}
-	m.sorted = sortedCopy(vals)
+	m.sorted = stats.SortedCopy(vals)
 	m.n = len(m.sorted)
 	if m.n == 0 {
 		if v, ok := reportedStat(g, s); ok && len(g.Conds) == 0 && len(s.reqs) == 0 {
@@ -371,9 +372,9 @@ func measureOf(g Gate, s *subject) measure {
 	}
 	switch g.Stat {
 	case "p":
-		m.value = Percentile(m.sorted, g.P, s.c.Percentile)
+		m.value = stats.Percentile(m.sorted, g.P, stats.Method(s.c.Percentile))
 	case "mean":
-		m.value = mean(m.sorted)
+		m.value = stats.Mean(m.sorted)
 	case "min":
 		m.value = m.sorted[0]
 	case "max":
@@ -431,10 +432,10 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		r.Warnings = append(r.Warnings, Warning{Code: "tool_reported", Message: msg})
 	}
 	if g.Stat == "p" && cur.n > 0 {
-		lo, hi := QuantileCI(cur.sorted, g.P, CILevel)
+		lo, hi := stats.QuantileCI(cur.sorted, g.P, stats.CILevel)
 		r.CI95 = &[2]F{F(lo), F(hi)}
 		if math.IsNaN(lo) || math.IsNaN(hi) {
-			need := MinSamplesForCI(g.P, CILevel)
+			need := stats.MinSamplesForCI(g.P, stats.CILevel)
 			msg := fmt.Sprintf("%s rests on %d samples; at least %d are needed to bound it at 95%% confidence", g.lhs(), cur.n, need)
 			r.Warnings = append(r.Warnings, Warning{Code: "few_samples", Message: msg, Metric: g.Metric})
 			if spec.StrictSamples {
@@ -457,7 +458,7 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		bound = g.Bound.Scale*bm.value + g.Bound.Value
 		r.Baseline = &BaselineComparison{Value: F(bm.value), N: bm.n, Test: "none", PValue: F(math.NaN())}
 		if g.Stat == "p" && bm.n > 0 {
-			lo, hi := QuantileCI(bm.sorted, g.P, CILevel)
+			lo, hi := stats.QuantileCI(bm.sorted, g.P, stats.CILevel)
 			r.Baseline.CI95 = &[2]F{F(lo), F(hi)}
 		}
 		if math.IsNaN(bm.value) {
@@ -536,8 +537,8 @@ func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, 
 		if cur.n < 2 || base.n < 2 {
 			return true, "none (a mean of fewer than two samples cannot be tested)", math.NaN()
 		}
-		vc := variance(cur.sorted)
-		vb := variance(base.sorted)
+		vc := stats.Variance(cur.sorted)
+		vb := stats.Variance(base.sorted)
 		se2c, se2b := vc/float64(cur.n), k*k*vb/float64(base.n)
 		se := math.Sqrt(se2c + se2b)
 		diff := cur.value - (k*base.value + d)
@@ -587,7 +588,7 @@ const bootReplicates = 2000
 // For a small sample and a tail quantile the bootstrap bound is close to
 // the sample's extreme.
 func percentileBound(sorted []float64, p float64, method PercentileMethod, alpha float64, upper bool) (bound float64, boot bool) {
-	lo, hi := QuantileCI(sorted, p, 1-2*alpha)
+	lo, hi := stats.QuantileCI(sorted, p, 1-2*alpha)
 	if upper && !math.IsNaN(hi) {
 		return hi, false
 	}
@@ -606,14 +607,14 @@ func percentileBound(sorted []float64, p float64, method PercentileMethod, alpha
 			buf[i] = sorted[rng.IntN(n)]
 		}
 		sort.Float64s(buf)
-		reps[b] = Percentile(buf, p, method)
+		reps[b] = stats.Percentile(buf, p, stats.Method(method))
 	}
 	sort.Float64s(reps)
 	q := alpha
 	if upper {
 		q = 1 - alpha
 	}
-	return Percentile(reps, q, PercentileLinear), true
+	return stats.Percentile(reps, q, stats.Method(PercentileLinear)), true
 }
 
 func hasWarning(ws []Warning, code string) bool {
@@ -623,36 +624,6 @@ func hasWarning(ws []Warning, code string) bool {
 		}
 	}
 	return false
-}
-
-// variance is the sample variance (n − 1).
-func variance(xs []float64) float64 {
-	s := stddev(xs, mean(xs), 1)
-	return s * s
-}
-
-// MinSamplesForCI is the smallest sample size whose p-quantile has both
-// sides of its distribution-free interval at level (QuantileCI): at 95%,
-// 72 for P95 and 368 for P99 (pⁿ ≤ 0.025).
-func MinSamplesForCI(p, level float64) int {
-	alpha := (1 - level) / 2
-	if !(p > 0 && p < 1 && alpha > 0 && alpha < 1) {
-		return -1
-	}
-	// both extreme ranks must be excluded: (1−p)ⁿ ≤ alpha (the lower bound
-	// exists) and pⁿ ≤ alpha (the upper one); n from the logarithms, then
-	// nudged so floating point cannot put it one off
-	n := int(math.Ceil(math.Max(math.Log(alpha)/math.Log1p(-p), math.Log(alpha)/math.Log(p))))
-	ok := func(n int) bool {
-		return n >= 1 && math.Pow(1-p, float64(n)) <= alpha && math.Pow(p, float64(n)) <= alpha
-	}
-	for n > 1 && ok(n-1) {
-		n--
-	}
-	for !ok(n) {
-		n++
-	}
-	return n
 }
 
 func fmtNum(v float64) string {

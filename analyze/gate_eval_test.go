@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -70,7 +71,7 @@ func TestGateOnCorpusRuns(t *testing.T) {
 		t.Fatalf("groq should pass: %+v", rep.Results)
 	}
 	full, _ := groq.Report(Options{})
-	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.TTFTMs.P99; got != want {
+	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.TTFTMs.Value(0.99); got != want {
 		t.Errorf("p99(ttft) %v, report %v", got, want)
 	}
 	if got, want := float64(result(t, rep, "mean(tpot)<=30ms").Value), full.Runs[0].Metrics.TPOTMs.Mean; got != want {
@@ -332,12 +333,12 @@ func TestPooledReportsBetweenRunSpread(t *testing.T) {
 	}
 	var want []float64
 	for i, rr := range rep.Runs {
-		want = append(want, rr.Metrics.TTFTMs.P99)
-		if float64(sp.P99[i]) != rr.Metrics.TTFTMs.P99 || sp.Runs[i] != rr.RunID {
-			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.TTFTMs.P99, rr.RunID)
+		want = append(want, rr.Metrics.TTFTMs.Value(0.99))
+		if float64(sp.P99[i]) != rr.Metrics.TTFTMs.Value(0.99) || sp.Runs[i] != rr.RunID {
+			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.TTFTMs.Value(0.99), rr.RunID)
 		}
 	}
-	s := sortedCopy(want)
+	s := stats.SortedCopy(want)
 	if float64(sp.Min) != s[0] || float64(sp.Median) != s[1] || float64(sp.Max) != s[2] {
 		t.Errorf("spread %+v of %v", sp, s)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -257,20 +258,20 @@ func TestTokenGapsSplitMultiTokenChunks(t *testing.T) {
 func TestMinSamplesForCIMatchesExactBinomial(t *testing.T) {
 	// P99 at 95%: the upper rank needs P(B ≥ n) = 0.99ⁿ ≤ 0.025:
 	// 0.99^367 = 0.025006 > 0.025, 0.99^368 = 0.024756.
-	if got := MinSamplesForCI(0.99, 0.95); got != 368 {
+	if got := stats.MinSamplesForCI(0.99, 0.95); got != 368 {
 		t.Errorf("P99: %d, want 368", got)
 	}
 	// P95: 0.95^71 = 0.02624, 0.95^72 = 0.02492.
-	if got := MinSamplesForCI(0.95, 0.95); got != 72 {
+	if got := stats.MinSamplesForCI(0.95, 0.95); got != 72 {
 		t.Errorf("P95: %d, want 72", got)
 	}
 	// The median: both tails 0.5ⁿ ≤ 0.025 → n = 6.
-	if got := MinSamplesForCI(0.5, 0.95); got != 6 {
+	if got := stats.MinSamplesForCI(0.5, 0.95); got != 6 {
 		t.Errorf("P50: %d, want 6", got)
 	}
 	// an extreme percentile no longer gives up (it returned -1): P99.99999
 	// needs 0.9999999ⁿ ≤ 0.025, n = ⌈ln 0.025 / ln 0.9999999⌉ = 36,888,793
-	if got := MinSamplesForCI(0.9999999, 0.95); got < 36_888_700 || got > 36_888_900 {
+	if got := stats.MinSamplesForCI(0.9999999, 0.95); got < 36_888_700 || got > 36_888_900 {
 		t.Errorf("P99.99999: %d", got)
 	}
 	for _, n := range []int{367, 368} {
@@ -278,7 +279,7 @@ func TestMinSamplesForCIMatchesExactBinomial(t *testing.T) {
 		for i := range xs {
 			xs[i] = float64(i + 1)
 		}
-		_, hi := QuantileCI(xs, 0.99, 0.95)
+		_, hi := stats.QuantileCI(xs, 0.99, 0.95)
 		if got := !math.IsNaN(hi); got != (n == 368) {
 			t.Errorf("n=%d: upper bound %v", n, hi)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -69,7 +70,7 @@ func TestClassicExample(t *testing.T) {
 	if len(itl) != 99 {
 		t.Fatalf("ITL samples %d, want 99", len(itl))
 	}
-	s := Summarize(itl, PercentileLinear, 1)
+	s := stats.Summarize(itl, nil, stats.Linear, 1)
 	near(t, "ITL mean", s.Mean, 700.0/99)
 	// E2E ≈ TTFT + TPOT·(N−1), exactly for this request.
 	near(t, "identity", m.TTFTMs+m.TPOTMs*(m.OutputTokens-1), m.E2EMs)
@@ -166,7 +167,7 @@ func TestRunReportClassicTwoRequests(t *testing.T) {
 		t.Fatalf("counts %+v", rep.Requests)
 	}
 	near(t, "error rate", float64(rep.Requests.ErrorRate), 1.0/3)
-	near(t, "TTFT p50", rep.Metrics.TTFTMs.P50, 500)
+	near(t, "TTFT p50", rep.Metrics.TTFTMs.Value(0.5), 500)
 	near(t, "TPOT mean", rep.Metrics.TPOTMs.Mean, 700.0/99)
 	if rep.Metrics.ITLMs.N != 198 {
 		t.Errorf("pooled ITL n = %d, want 198", rep.Metrics.ITLMs.N)
@@ -196,7 +197,7 @@ func TestAllRequestsFailed(t *testing.T) {
 			return formats.Request{RunID: "r", RequestKey: 1, Status: formats.StatusError, StartNs: ingest.Ptr(int64(5))}, nil
 		},
 	)
-	if rep.Requests.Completed != 0 || rep.Metrics.TTFTMs.N != 0 || !math.IsNaN(rep.Metrics.TTFTMs.P99) {
+	if rep.Requests.Completed != 0 || rep.Metrics.TTFTMs.N != 0 || !math.IsNaN(rep.Metrics.TTFTMs.Value(0.99)) {
 		t.Fatalf("%+v", rep.Metrics.TTFTMs)
 	}
 	if !math.IsNaN(float64(rep.Throughput.DurationS)) {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tokentrace/tokentrace/analyze/stats"
 )
 
 // WriteJSON writes the report as indented JSON (the versioned contract).
@@ -170,10 +172,14 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	}
 
 	t := &table{md: md}
-	t.add("metric", "n", "mean", "std", "min", "P50", "P90", "P95", "P99", "max")
+	cols := []string{"metric", "n", "mean", "std", "min"}
+	for _, q := range rr.Metrics.TTFTMs.Quantiles {
+		cols = append(cols, stats.QuantileLabel(q.P))
+	}
+	t.add(append(cols, "max")...)
 	for _, m := range []struct {
 		name string
-		s    Summary
+		s    stats.Summary
 	}{
 		{"TTFT ms", rr.Metrics.TTFTMs}, {"TTFO ms", rr.Metrics.TTFOMs}, {"TTST ms", rr.Metrics.TTSTMs},
 		{"TPOT ms", rr.Metrics.TPOTMs}, {"ITL ms", rr.Metrics.ITLMs}, {"E2E ms", rr.Metrics.E2EMs},
@@ -183,22 +189,28 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 			continue
 		}
 		s := m.s
-		t.add(m.name, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.Min), num(s.P50), num(s.P90), num(s.P95), num(s.P99), num(s.Max))
+		row := []string{m.name, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.Min)}
+		for _, q := range s.Quantiles {
+			row = append(row, num(q.Value))
+		}
+		t.add(append(row, num(s.Max))...)
 	}
 	t.write(w)
+	tail := tailQuantile(rr.Metrics.TTFTMs)
 
 	var cis []string
 	for _, m := range []struct {
 		name string
-		s    Summary
+		s    stats.Summary
 	}{{"TTFT", rr.Metrics.TTFTMs}, {"TPOT", rr.Metrics.TPOTMs}, {"ITL", rr.Metrics.ITLMs}, {"E2E", rr.Metrics.E2EMs}} {
 		if m.s.N == 0 {
 			continue
 		}
-		cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.name, ciBound(m.s.CI[3][0]), ciBound(m.s.CI[3][1])))
+		q, _ := m.s.Quantile(tail)
+		cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.name, ciBound(q.Lo), ciBound(q.Hi)))
 	}
 	if len(cis) > 0 {
-		line("P99 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", strings.Join(cis, " · "))
+		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", stats.QuantileLabel(tail), strings.Join(cis, " · "))
 	}
 	tp := rr.Throughput
 	tag := ""
@@ -332,6 +344,15 @@ func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFm
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// tailQuantile is the percentile whose interval the text report shows:
+// P99 when the summary holds it, else its highest percentile.
+func tailQuantile(s stats.Summary) float64 {
+	if _, ok := s.Quantile(0.99); ok || len(s.Quantiles) == 0 {
+		return 0.99
+	}
+	return s.Quantiles[len(s.Quantiles)-1].P
 }
 
 func ciBound(v float64) string {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"github.com/tokentrace/tokentrace/analyze/stats"
 )
 
 // ReportSchemaVersion is the version of the JSON report contract
@@ -74,8 +76,8 @@ type Spread struct {
 }
 
 func spreadOf(runs []string, v []float64) Spread {
-	s := sortedCopy(v)
-	out := Spread{Runs: runs, Min: F(s[0]), Max: F(s[len(s)-1]), Median: F(Percentile(s, 0.5, PercentileLinear)), Std: F(stddev(s, mean(s), 1))}
+	s := stats.SortedCopy(v)
+	out := Spread{Runs: runs, Min: F(s[0]), Max: F(s[len(s)-1]), Median: F(stats.Percentile(s, 0.5, stats.Linear)), Std: F(stats.Std(s, stats.Mean(s), 1))}
 	for _, x := range v {
 		out.P99 = append(out.P99, F(x))
 	}
@@ -105,14 +107,14 @@ type RequestCounts struct {
 // Metrics are the distributions of a run's completed requests. Times in
 // ms, token counts in tokens. ITL is pooled over all gaps of all requests.
 type Metrics struct {
-	TTFTMs    Summary `json:"ttft_ms"`
-	TTFOMs    Summary `json:"ttfo_ms"`
-	TTSTMs    Summary `json:"ttst_ms"`
-	TPOTMs    Summary `json:"tpot_ms"`
-	ITLMs     Summary `json:"itl_ms"`
-	E2EMs     Summary `json:"e2e_ms"`
-	OSLTokens Summary `json:"osl_tokens"`
-	ISLTokens Summary `json:"isl_tokens"`
+	TTFTMs    stats.Summary `json:"ttft_ms"`
+	TTFOMs    stats.Summary `json:"ttfo_ms"`
+	TTSTMs    stats.Summary `json:"ttst_ms"`
+	TPOTMs    stats.Summary `json:"tpot_ms"`
+	ITLMs     stats.Summary `json:"itl_ms"`
+	E2EMs     stats.Summary `json:"e2e_ms"`
+	OSLTokens stats.Summary `json:"osl_tokens"`
+	ISLTokens stats.Summary `json:"isl_tokens"`
 }
 
 // Throughput is measured over DurationS (the convention's duration rule).
@@ -215,26 +217,4 @@ func (f F) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
-}
-
-// MarshalJSON writes the summary with NaN as null, and each percentile's
-// 95% distribution-free confidence interval as p50_ci95 … p99_ci95
-// ([lo, hi], either side null when the sample cannot bound it).
-func (s Summary) MarshalJSON() ([]byte, error) {
-	ci := func(i int) [2]F { return [2]F{F(s.CI[i][0]), F(s.CI[i][1])} }
-	return json.Marshal(struct {
-		N     int  `json:"n"`
-		Mean  F    `json:"mean"`
-		Std   F    `json:"std"`
-		Min   F    `json:"min"`
-		P50   F    `json:"p50"`
-		P90   F    `json:"p90"`
-		P95   F    `json:"p95"`
-		P99   F    `json:"p99"`
-		Max   F    `json:"max"`
-		P50CI [2]F `json:"p50_ci95"`
-		P90CI [2]F `json:"p90_ci95"`
-		P95CI [2]F `json:"p95_ci95"`
-		P99CI [2]F `json:"p99_ci95"`
-	}{s.N, F(s.Mean), F(s.Std), F(s.Min), F(s.P50), F(s.P90), F(s.P95), F(s.P99), F(s.Max), ci(0), ci(1), ci(2), ci(3)})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -280,18 +281,18 @@ func statOf(xs, ws []float64, stat string, c Convention) (float64, string) {
 		return math.NaN(), "no samples under this convention"
 	}
 	if ws != nil && c.Percentile == PercentileWeightedNearestRank {
-		sum := SummarizeWeighted(xs, ws)
+		sum := stats.SummarizeWeighted(xs, ws, nil)
 		switch stat {
 		case "mean", "avg":
 			return sum.Mean, ""
 		}
 	}
-	sorted := sortedCopy(xs)
+	sorted := stats.SortedCopy(xs)
 	switch stat {
 	case "avg", "mean":
-		return mean(sorted), ""
+		return stats.Mean(sorted), ""
 	case "std", "stddev":
-		return stddev(sorted, mean(sorted), c.StdDDOF), ""
+		return stats.Std(sorted, stats.Mean(sorted), c.StdDDOF), ""
 	case "min":
 		return sorted[0], ""
 	case "max":
@@ -299,14 +300,14 @@ func statOf(xs, ws []float64, stat string, c Convention) (float64, string) {
 	case "count":
 		return float64(len(sorted)), ""
 	case "sum":
-		return pairwiseSum(xs), ""
+		return stats.PairwiseSum(xs), ""
 	case "median":
-		return Percentile(sorted, 0.5, c.Percentile), ""
+		return stats.Percentile(sorted, 0.5, stats.Method(c.Percentile)), ""
 	}
 	if p, ok := strings.CutPrefix(stat, "p"); ok {
 		v, err := strconv.ParseFloat(p, 64)
 		if err == nil && v >= 0 && v <= 100 {
-			return Percentile(sorted, v/100, c.Percentile), ""
+			return stats.Percentile(sorted, v/100, stats.Method(c.Percentile)), ""
 		}
 	}
 	return math.NaN(), fmt.Sprintf("statistic %q is not known to tokentrace", stat)
@@ -336,7 +337,7 @@ func scalar(c Convention, name string, st formats.ReportedStat, reqs []RequestMe
 		if len(s.values[q]) == 0 {
 			return 0, ""
 		}
-		return pairwiseSum(s.values[q]), ""
+		return stats.PairwiseSum(s.values[q]), ""
 	}
 	dur, _ := duration(c, reqs)
 	if c.Duration == DurationNotRecorded {
@@ -379,5 +380,5 @@ func sumOr0(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	return pairwiseSum(xs)
+	return stats.PairwiseSum(xs)
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tokentrace/tokentrace/analyze/stats"
 )
 
 // guidellm's reported metrics (ingest/guidellm): Metric "<metric>.<status>"
@@ -184,7 +186,7 @@ func GuideLLMStat(c Convention, xs, ws []float64, scale float64, stat string) (f
 	for i := range vals {
 		prod[i] = vals[i] * probs[i]
 	}
-	mean := pairwiseSum(prod)
+	mean := stats.PairwiseSum(prod)
 	switch stat {
 	case "mean":
 		return mean, true
@@ -212,7 +214,7 @@ func GuideLLMStat(c Convention, xs, ws []float64, scale float64, stat string) (f
 			d := vals[i] - mean
 			prod[i] = d * d * probs[i]
 		}
-		v := pairwiseSum(prod)
+		v := stats.PairwiseSum(prod)
 		if stat == "std_dev" {
 			return math.Sqrt(v), true
 		}
@@ -261,5 +263,5 @@ func guidellmSum(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	return pairwiseSum(xs)
+	return stats.PairwiseSum(xs)
 }

@@ -2,8 +2,8 @@ package analyze
 
 import (
 	"math"
-	"sort"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -117,62 +117,11 @@ func samplesOf(c Convention, reqs []RequestMetrics, itl []float64, streaming boo
 	return s
 }
 
-// summary summarizes quantity q under c (weighted when c's percentile
-// method is weighted and q has weights).
-func (s *samples) summary(q string, c Convention) Summary {
+// summary summarizes quantity q under c at the percentiles ps (weighted
+// when c's percentile method is weighted and q has weights).
+func (s *samples) summary(q string, c Convention, ps []float64) stats.Summary {
 	if w := s.weights[q]; w != nil && c.Percentile == PercentileWeightedNearestRank {
-		return SummarizeWeighted(s.values[q], w)
+		return stats.SummarizeWeighted(s.values[q], w, ps)
 	}
-	return Summarize(s.values[q], c.Percentile, c.StdDDOF)
-}
-
-// SummarizeWeighted is guidellm's weighted distribution summary: the values
-// with their weights form a probability mass function; mean and population
-// std come from it, and percentile p is the first value whose cumulative
-// probability reaches p (duplicates merged). Source: guidellm v0.4+
-// schemas/statistics.py (v0.3 objects/statistics.py).
-func SummarizeWeighted(xs, ws []float64) Summary {
-	type vw struct{ v, w float64 }
-	var pts []vw
-	total := 0.0
-	for i, x := range xs {
-		if i < len(ws) && ws[i] > 0 && !math.IsNaN(x) {
-			pts = append(pts, vw{x, ws[i]})
-			total += ws[i]
-		}
-	}
-	nan := math.NaN()
-	out := Summary{N: len(pts), Mean: nan, Std: nan, Min: nan, Max: nan, P50: nan, P90: nan, P95: nan, P99: nan}
-	for i := range out.CI {
-		out.CI[i] = [2]float64{nan, nan} // no distribution-free interval for weighted samples
-	}
-	if len(pts) == 0 {
-		return out
-	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i].v < pts[j].v })
-	mean := 0.0
-	for _, p := range pts {
-		mean += p.v * p.w / total
-	}
-	variance := 0.0
-	for _, p := range pts {
-		variance += p.w / total * (p.v - mean) * (p.v - mean)
-	}
-	out.Mean, out.Std, out.Min, out.Max = mean, math.Sqrt(variance), pts[0].v, pts[len(pts)-1].v
-	q := func(p float64) float64 {
-		cum := 0.0
-		for i := 0; i < len(pts); i++ {
-			cum += pts[i].w / total
-			for i+1 < len(pts) && pts[i+1].v == pts[i].v {
-				i++
-				cum += pts[i].w / total
-			}
-			if cum >= p {
-				return pts[i].v
-			}
-		}
-		return pts[len(pts)-1].v
-	}
-	out.P50, out.P90, out.P95, out.P99 = q(0.5), q(0.9), q(0.95), q(0.99)
-	return out
+	return stats.Summarize(s.values[q], ps, stats.Method(c.Percentile), c.StdDDOF)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -117,7 +118,7 @@ func Scatter(xs, ys []float64, maxPoints int) []XY {
 		y[i] = p.Y
 	}
 	sort.Float64s(y)
-	p99 := analyze.Percentile(y, 0.99, analyze.PercentileLinear)
+	p99 := stats.Percentile(y, 0.99, stats.Linear)
 	tail := 0
 	for _, p := range pts {
 		if p.Y >= p99 {
@@ -276,7 +277,7 @@ func RollingP99(ts, ys []float64, window, evals int, m analyze.PercentileMethod)
 			return
 		}
 		sort.Float64s(buf)
-		out = append(out, XY{ts[i], analyze.Percentile(buf, 0.99, m)})
+		out = append(out, XY{ts[i], stats.Percentile(buf, 0.99, stats.Method(m))})
 	}
 	last := -1
 	for i := window - 1; i < n; i += step {
@@ -427,7 +428,7 @@ func ITLByPosition(reqs []analyze.RequestMetrics, itl []float64, m analyze.Perce
 		if len(seg) == 0 {
 			continue
 		}
-		out = append(out, PositionStats{From: ranges[g][0], To: ranges[g][1], N: len(seg), P50: analyze.Percentile(seg, 0.5, m), P99: analyze.Percentile(seg, 0.99, m)})
+		out = append(out, PositionStats{From: ranges[g][0], To: ranges[g][1], N: len(seg), P50: stats.Percentile(seg, 0.5, stats.Method(m)), P99: stats.Percentile(seg, 0.99, stats.Method(m))})
 	}
 	return out, true
 }

@@ -9,7 +9,7 @@
 // (each with a text dump of its numbers in Figure.Data) and lists the plots
 // a run's data cannot support in Set.Skipped; Figure.Render writes SVG, PNG
 // or PDF. No metric is defined here: values, percentiles, buckets and fits
-// are the report's (analyze/metrics.go, analyze/percentile.go,
+// are the report's (analyze/metrics.go, analyze/stats/percentile.go,
 // analyze/analyzer.go); the goodput test of a request uses
 // analyze.Constraint.Value and Met. README.md in this directory documents
 // each plot kind, the thinning of large runs, memory, determinism and

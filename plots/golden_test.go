@@ -94,7 +94,7 @@ func TestPlotDataAgainstReport(t *testing.T) {
 	if ts.N != 20 || len(ts.Points) != 20 || ts.Points[0].Y != 1 || ts.Points[19].Y != 0.05 {
 		t.Fatalf("TTFT CCDF: n %d, %d points, first %v, last %v", ts.N, len(ts.Points), ts.Points[0], ts.Points[19])
 	}
-	if math.Abs(ts.P99-229.026246) > 1e-6 || ts.P99 != aiperf.Report.Metrics.TTFTMs.P99 {
+	if math.Abs(ts.P99-229.026246) > 1e-6 || ts.P99 != aiperf.Report.Metrics.TTFTMs.Value(0.99) {
 		t.Fatalf("TTFT P99 marker %v, want AIPerf's 229.026246", ts.P99)
 	}
 	if ts.Points[0].X != aiperf.Report.Metrics.TTFTMs.Min || ts.Points[19].X != aiperf.Report.Metrics.TTFTMs.Max {
@@ -116,8 +116,8 @@ func TestPlotDataAgainstReport(t *testing.T) {
 		total += s.N
 	}
 	ttst := aiperf.Report.Metrics.TTSTMs
-	if total != 4490 || st[0].From != 1 || st[0].N != ttst.N || !near(st[0].P50, ttst.P50) || !near(st[0].P99, ttst.P99) {
-		t.Fatalf("ITL by position: %d gaps; gap 1 %+v, TTST n %d P50 %v P99 %v", total, st[0], ttst.N, ttst.P50, ttst.P99)
+	if total != 4490 || st[0].From != 1 || st[0].N != ttst.N || !near(st[0].P50, ttst.Value(0.5)) || !near(st[0].P99, ttst.Value(0.99)) {
+		t.Fatalf("ITL by position: %d gaps; gap 1 %+v, TTST n %d P50 %v P99 %v", total, st[0], ttst.N, ttst.Value(0.5), ttst.Value(0.99))
 	}
 
 	// Timeline: concurrency 2 (SOURCE.md) never has more than 2 in flight,

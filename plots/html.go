@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -52,8 +53,12 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 		Run     *formats.Run
 		Label   string
 		Metrics []metricRow
-		Figures []figure
-		Skipped []Skip
+		// Percentiles label the metric table's percentile columns; Tail
+		// the one whose interval is shown.
+		Percentiles []string
+		Tail        string
+		Figures     []figure
+		Skipped     []Skip
 	}
 	page := struct {
 		Version  string
@@ -63,7 +68,8 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	}{Version: formats.Version}
 	byLabel := map[string]int{}
 	for _, in := range inputs {
-		r := run{R: in.Report, Label: in.label(), Metrics: metricRows(&in.Report.Metrics)}
+		r := run{R: in.Report, Label: in.label()}
+		r.Metrics, r.Percentiles, r.Tail = metricRows(&in.Report.Metrics)
 		if in.Data != nil {
 			r.Run = in.Data.Run
 		}
@@ -87,25 +93,36 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 }
 
 type metricRow struct {
-	Name, Unit                                string
-	N                                         int
-	Mean, P50, P90, P95, P99, Max, CILo, CIHi string
+	Name, Unit            string
+	N                     int
+	Mean, Max, CILo, CIHi string
+	Quantiles             []string
 }
 
-func metricRows(m *analyze.Metrics) []metricRow {
-	var out []metricRow
+func metricRows(m *analyze.Metrics) (rows []metricRow, labels []string, tail string) {
+	for _, q := range m.TTFTMs.Quantiles {
+		labels = append(labels, stats.QuantileLabel(q.P))
+	}
+	tp := 0.99
+	if _, ok := m.TTFTMs.Quantile(tp); !ok && len(m.TTFTMs.Quantiles) > 0 {
+		tp = m.TTFTMs.Quantiles[len(m.TTFTMs.Quantiles)-1].P
+	}
 	for _, x := range []struct {
 		name, unit string
-		s          analyze.Summary
+		s          stats.Summary
 	}{{"TTFT", "ms", m.TTFTMs}, {"TTFO", "ms", m.TTFOMs}, {"TTST", "ms", m.TTSTMs}, {"TPOT", "ms", m.TPOTMs},
 		{"ITL", "ms", m.ITLMs}, {"E2E", "ms", m.E2EMs}, {"OSL", "tokens", m.OSLTokens}, {"ISL", "tokens", m.ISLTokens}} {
 		if x.s.N == 0 {
 			continue
 		}
-		out = append(out, metricRow{Name: x.name, Unit: x.unit, N: x.s.N, Mean: fmtNum(x.s.Mean), P50: fmtNum(x.s.P50), P90: fmtNum(x.s.P90),
-			P95: fmtNum(x.s.P95), P99: fmtNum(x.s.P99), Max: fmtNum(x.s.Max), CILo: fmtNum(x.s.CI[3][0]), CIHi: fmtNum(x.s.CI[3][1])})
+		q, _ := x.s.Quantile(tp)
+		r := metricRow{Name: x.name, Unit: x.unit, N: x.s.N, Mean: fmtNum(x.s.Mean), Max: fmtNum(x.s.Max), CILo: fmtNum(q.Lo), CIHi: fmtNum(q.Hi)}
+		for _, q := range x.s.Quantiles {
+			r.Quantiles = append(r.Quantiles, fmtNum(q.Value))
+		}
+		rows = append(rows, r)
 	}
-	return out
+	return rows, labels, stats.QuantileLabel(tp)
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -158,7 +175,7 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcapti
 <p>tokentrace {{.Version}} · {{len .Runs}} run(s). Latencies in ms under each run's convention; plots are drawn from the same per-request data as the tables.</p>
 <table>
 <tr><th>run</th><th>tool</th><th>model</th><th>requests</th><th>completed</th><th>failed</th><th>TTFT P99 ms</th><th>E2E P99 ms</th><th>goodput</th></tr>
-{{range .Runs}}<tr><td class="t"><a href="#run-{{.Label}}">{{.Label}}</a></td><td class="t">{{.R.Tool}}</td><td class="t">{{.R.Model}}</td><td>{{.R.Requests.Total}}</td><td>{{.R.Requests.Completed}}</td><td>{{.R.Requests.Failed}}</td><td>{{fnum .R.Metrics.TTFTMs.P99}}</td><td>{{fnum .R.Metrics.E2EMs.P99}}</td><td>{{with .R.Goodput}}{{pct .Fraction}}{{else}}–{{end}}</td></tr>
+{{range .Runs}}<tr><td class="t"><a href="#run-{{.Label}}">{{.Label}}</a></td><td class="t">{{.R.Tool}}</td><td class="t">{{.R.Model}}</td><td>{{.R.Requests.Total}}</td><td>{{.R.Requests.Completed}}</td><td>{{.R.Requests.Failed}}</td><td>{{fnum (.R.Metrics.TTFTMs.Value 0.99)}}</td><td>{{fnum (.R.Metrics.E2EMs.Value 0.99)}}</td><td>{{with .R.Goodput}}{{pct .Fraction}}{{else}}–{{end}}</td></tr>
 {{end}}</table>
 {{if .Overlays}}<h2>Tails and goodput (all runs)</h2>
 {{range .Overlays}}<figure id="fig-{{.Name}}">{{.SVG}}<figcaption>{{.Title}} · {{.Name}}</figcaption></figure>
@@ -184,8 +201,8 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcapti
 <h3>Requests and latency</h3>
 <p>{{.R.Requests.Total}} requests: {{.R.Requests.Completed}} completed, {{.R.Requests.Empty}} empty, {{.R.Requests.Failed}} failed, {{.R.Requests.Cancelled}} cancelled (error rate {{pct .R.Requests.ErrorRate}}).</p>
 {{if .Metrics}}<table>
-<tr><th>metric</th><th>unit</th><th>n</th><th>mean</th><th>P50</th><th>P90</th><th>P95</th><th>P99</th><th>max</th><th>P99 95% CI</th></tr>
-{{range .Metrics}}<tr><td class="t">{{.Name}}</td><td class="t">{{.Unit}}</td><td>{{.N}}</td><td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P95}}</td><td>{{.P99}}</td><td>{{.Max}}</td><td>[{{.CILo}}, {{.CIHi}}]</td></tr>
+<tr><th>metric</th><th>unit</th><th>n</th><th>mean</th>{{range .Percentiles}}<th>{{.}}</th>{{end}}<th>max</th><th>{{.Tail}} 95% CI</th></tr>
+{{range .Metrics}}<tr><td class="t">{{.Name}}</td><td class="t">{{.Unit}}</td><td>{{.N}}</td><td>{{.Mean}}</td>{{range .Quantiles}}<td>{{.}}</td>{{end}}<td>{{.Max}}</td><td>[{{.CILo}}, {{.CIHi}}]</td></tr>
 {{end}}</table>{{end}}
 <p>Throughput{{if .R.Throughput.Reported}} (reported by the tool){{end}}: duration {{num .R.Throughput.DurationS}} s · {{num .R.Throughput.RequestsPerS}} req/s · {{num .R.Throughput.OutputTokensPerS}} output tok/s · {{num .R.Throughput.TotalTokensPerS}} total tok/s.</p>
 {{with .R.Goodput}}<p>Goodput [{{.SLO}}]: {{.Good}} of {{.Total}} requests good = {{pct .Fraction}} · {{num .RequestsPerS}} good req/s.</p>{{end}}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/stats"
 )
 
 // Kind names a kind of plot.
@@ -200,14 +201,14 @@ func (s slugger) slug(label string) string {
 // tailMetric is one CCDF metric: sample name, title, summary.
 type tailMetric struct {
 	q, name string
-	sum     func(*analyze.Metrics) analyze.Summary
+	sum     func(*analyze.Metrics) stats.Summary
 }
 
 var tailMetrics = []tailMetric{
-	{"ttft", "TTFT", func(m *analyze.Metrics) analyze.Summary { return m.TTFTMs }},
-	{"tpot", "TPOT", func(m *analyze.Metrics) analyze.Summary { return m.TPOTMs }},
-	{"itl", "ITL", func(m *analyze.Metrics) analyze.Summary { return m.ITLMs }},
-	{"e2e", "E2E", func(m *analyze.Metrics) analyze.Summary { return m.E2EMs }},
+	{"ttft", "TTFT", func(m *analyze.Metrics) stats.Summary { return m.TTFTMs }},
+	{"tpot", "TPOT", func(m *analyze.Metrics) stats.Summary { return m.TPOTMs }},
+	{"itl", "ITL", func(m *analyze.Metrics) stats.Summary { return m.ITLMs }},
+	{"e2e", "E2E", func(m *analyze.Metrics) stats.Summary { return m.E2EMs }},
 }
 
 // TailSeries is one run's CCDF of one metric with the report's P50, P90
@@ -247,7 +248,7 @@ func Tail(in Input, q string) (TailSeries, string) {
 	sorted := append([]float64(nil), vals...)
 	sort.Float64s(sorted)
 	s := tm.sum(&in.Report.Metrics)
-	return TailSeries{Label: in.label(), N: len(sorted), Points: CCDF(sorted, MaxCCDFPoints), P50: s.P50, P90: s.P90, P99: s.P99}, ""
+	return TailSeries{Label: in.label(), N: len(sorted), Points: CCDF(sorted, MaxCCDFPoints), P50: s.Value(0.5), P90: s.Value(0.9), P99: s.Value(0.99)}, ""
 }
 
 func (set *Set) ccdf(inputs []Input) error {

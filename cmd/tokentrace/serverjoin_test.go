@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestServerJoinEndToEnd(t *testing.T) {
 	near("mean prefill", d.PrefillMs.Mean, (80+60+70+60)/4.0)
 	near("mean remainder", d.RemainderMs.Mean, (30+40-10+35)/4.0)
 	near("min remainder", d.RemainderMs.Min, -10)
-	near("p50 remainder", d.RemainderMs.P50, 32.5) // sorted −10, 30, 35, 40
+	near("p50 remainder", d.RemainderMs.Value(0.5), 32.5) // sorted −10, 30, 35, 40
 	near("mean decode", d.DecodeMs.Mean, 80)
 	// P99 TTFT (linear) = 120 + 0.97·(250 − 120) = 246.1: only request 2
 	// (250 ms: queue 150, prefill 60, remainder 40)
@@ -325,7 +326,7 @@ func TestServerJoinDirectoryInput(t *testing.T) {
 	}
 	if a.ClientRequests != b.ClientRequests || a.ServerRecords != b.ServerRecords || len(a.Matched) != len(b.Matched) ||
 		a.UnmatchedClients != b.UnmatchedClients || a.UnmatchedServers != b.UnmatchedServers || a.AmbiguousKeys != b.AmbiguousKeys ||
-		a.ClockOffsets[0] != b.ClockOffsets[0] || a.Decomposition.RemainderMs != b.Decomposition.RemainderMs {
+		a.ClockOffsets[0] != b.ClockOffsets[0] || !reflect.DeepEqual(a.Decomposition.RemainderMs, b.Decomposition.RemainderMs) {
 		t.Errorf("file %+v\ndirectory %+v", a, b)
 	}
 	notes := strings.Join(b.Notes, "\n")

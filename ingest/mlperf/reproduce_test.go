@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -96,7 +97,7 @@ func TestReproduceHandRows(t *testing.T) {
 	}
 	// The same rows under numpy's linear percentile would not reproduce
 	// LoadGen's p50: sorted[5] = 150000001, not (132000000 + 150000001)/2.
-	lin := analyze.Percentile([]float64{88, 95.5, 99.999999, 120, 132, 150.000001, 175.5, 205, 310.25, 400}, 0.5, analyze.PercentileLinear)
+	lin := stats.Percentile([]float64{88, 95.5, 99.999999, 120, 132, 150.000001, 175.5, 205, 310.25, 400}, 0.5, stats.Linear)
 	if lin == 150.000001 {
 		t.Error("the fixture does not tell floor-rank from linear percentiles")
 	}

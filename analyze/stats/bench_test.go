@@ -1,4 +1,4 @@
-package analyze
+package stats
 
 import (
 	"math/rand/v2"
@@ -16,7 +16,7 @@ func BenchmarkSummarize(b *testing.B) {
 	}
 	b.SetBytes(int64(8 * len(xs)))
 	for b.Loop() {
-		_ = Summarize(xs, PercentileLinear, 1)
+		_ = Summarize(xs, nil, Linear, 1)
 	}
 }
 
@@ -27,6 +27,6 @@ func BenchmarkPercentile(b *testing.B) {
 		xs[i] = float64(i)
 	}
 	for b.Loop() {
-		_ = Percentile(xs, 0.99, PercentileLinear)
+		_ = Percentile(xs, 0.99, Linear)
 	}
 }

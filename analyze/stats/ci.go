@@ -1,4 +1,4 @@
-package analyze
+package stats
 
 import (
 	"math"
@@ -43,4 +43,29 @@ func QuantileCI(sorted []float64, p, level float64) (lo, hi float64) {
 		hi = sorted[u-1]
 	}
 	return lo, hi
+}
+
+// MinSamplesForCI is the smallest sample size whose p-quantile has both
+// sides of its distribution-free interval at level (QuantileCI): at 95%,
+// 72 for P95 and 368 for P99 (pⁿ ≤ 0.025). It is -1 for p or level
+// outside (0, 1).
+func MinSamplesForCI(p, level float64) int {
+	alpha := (1 - level) / 2
+	if !(p > 0 && p < 1 && alpha > 0 && alpha < 1) {
+		return -1
+	}
+	// both extreme ranks must be excluded: (1−p)ⁿ ≤ alpha (the lower bound
+	// exists) and pⁿ ≤ alpha (the upper one); n from the logarithms, then
+	// nudged so floating point cannot put it one off
+	n := int(math.Ceil(math.Max(math.Log(alpha)/math.Log1p(-p), math.Log(alpha)/math.Log(p))))
+	ok := func(n int) bool {
+		return n >= 1 && math.Pow(1-p, float64(n)) <= alpha && math.Pow(p, float64(n)) <= alpha
+	}
+	for n > 1 && ok(n-1) {
+		n--
+	}
+	for !ok(n) {
+		n++
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package analyze
+package stats
 
 import (
 	"math"
@@ -40,7 +40,7 @@ func TestSortedCopy(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
-			got := sortedCopy(xs)
+			got := SortedCopy(xs)
 			if len(got) != len(want) {
 				t.Fatalf("%s n=%d: %d values, want %d", name, n, len(got), len(want))
 			}
@@ -66,7 +66,7 @@ func BenchmarkSortedCopy(b *testing.B) {
 	}
 	b.Run("bucketed", func(b *testing.B) {
 		for b.Loop() {
-			_ = sortedCopy(src)
+			_ = SortedCopy(src)
 		}
 	})
 	b.Run("copy+slices.Sort", func(b *testing.B) {

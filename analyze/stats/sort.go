@@ -1,4 +1,4 @@
-package analyze
+package stats
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// sortedCopy returns the non-NaN values of xs, sorted ascending (the order
+// SortedCopy returns the non-NaN values of xs, sorted ascending (the order
 // slices.Sort gives, which leaves -0 and +0 in any order; here -0 comes
 // first). xs is left as it is: the pooled ITL is kept in arrival order for
 // ITL-by-position plots and the tools' order-dependent sums.
@@ -20,7 +20,7 @@ import (
 // (about a dozen values for 822k gaps) is sorted with slices.Sort.
 // BenchmarkSortedCopy: 822k gaps in ~25 ms against ~110 ms for a copy and
 // slices.Sort (2-core machine).
-func sortedCopy(xs []float64) []float64 {
+func SortedCopy(xs []float64) []float64 {
 	n := 0
 	lo, hi := uint64(math.MaxUint64), uint64(0)
 	for _, x := range xs {
@@ -73,7 +73,7 @@ func sortedCopy(xs []float64) []float64 {
 	return out
 }
 
-// bucketMin is the sample size from which sortedCopy buckets.
+// bucketMin is the sample size from which SortedCopy buckets.
 const bucketMin = 1 << 12
 
 // sortKey maps a float64 to a uint64 in the same order: negative values

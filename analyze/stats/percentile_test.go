@@ -1,11 +1,11 @@
-package analyze
+package stats
 
 import (
 	"math"
 	"testing"
 )
 
-func TestPercentileLinearMatchesNumpy(t *testing.T) {
+func TestLinearMatchesNumpy(t *testing.T) {
 	// Expected values computed by hand with numpy's rule h = (n−1)p.
 	cases := []struct {
 		xs   []float64
@@ -21,26 +21,26 @@ func TestPercentileLinearMatchesNumpy(t *testing.T) {
 		{[]float64{1, 2}, 1, 2},
 	}
 	for _, c := range cases {
-		got := Percentile(c.xs, c.p, PercentileLinear)
+		got := Percentile(c.xs, c.p, Linear)
 		if math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("linear p%v of %v = %v, want %v", c.p, c.xs, got, c.want)
 		}
 	}
-	if !math.IsNaN(Percentile(nil, 0.5, PercentileLinear)) {
+	if !math.IsNaN(Percentile(nil, 0.5, Linear)) {
 		t.Error("empty sample must give NaN")
 	}
 }
 
-func TestPercentileFloorRank(t *testing.T) {
+func TestFloorRank(t *testing.T) {
 	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	// MLPerf: sorted[floor(n·p)]: p90 → index 9 → 10; p50 → index 5 → 6.
-	if got := Percentile(xs, 0.9, PercentileFloorRank); got != 10 {
+	if got := Percentile(xs, 0.9, FloorRank); got != 10 {
 		t.Errorf("floor p90 = %v, want 10", got)
 	}
-	if got := Percentile(xs, 0.5, PercentileFloorRank); got != 6 {
+	if got := Percentile(xs, 0.5, FloorRank); got != 6 {
 		t.Errorf("floor p50 = %v, want 6", got)
 	}
-	if got := Percentile(xs, 1, PercentileFloorRank); got != 10 {
+	if got := Percentile(xs, 1, FloorRank); got != 10 {
 		t.Errorf("floor p100 = %v, want 10 (clamped)", got)
 	}
 }
