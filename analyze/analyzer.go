@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"gonum.org/v1/gonum/stat"
 )
@@ -32,7 +35,13 @@ type Options struct {
 	OSLEdges, ISLEdges []float64
 	// Convention picks the convention each run is reported under (one the
 	// Analyzer computed); nil: the Analyzer's first convention.
-	Convention func(run *formats.Run) Convention
+	Convention func(run *formats.Run) convention.Convention
+	// Tools is what the importers know of the peer tools (cmd passes
+	// convention.NewSet(Canonical, registry.Tools()...)): their reported
+	// statistics' mapping (the report's reproduction), their throughputs
+	// and headline statistics. Nil: no reproduction, and throughput is
+	// undefined where the tables cannot give it.
+	Tools *convention.Set
 	// Percentiles are the probabilities (0 < p < 1, ascending) every
 	// metric's summary holds (report --percentiles); nil:
 	// stats.DefaultPercentiles (P50, P90, P95, P99).
@@ -44,7 +53,7 @@ type Options struct {
 // convention only its metrics, and per token gap one number. Report builds
 // the run reports.
 type Analyzer struct {
-	convs []Convention
+	convs []convention.Convention
 	runs  []*runAcc
 	byID  map[string]*runAcc
 	last  *runAcc
@@ -120,9 +129,9 @@ func (p *convAcc) gaps() []float64 {
 
 // NewAnalyzer returns an Analyzer computing under each of convs (at least
 // one; reports use the first unless Options.Convention picks another).
-func NewAnalyzer(convs ...Convention) *Analyzer {
+func NewAnalyzer(convs ...convention.Convention) *Analyzer {
 	if len(convs) == 0 {
-		convs = []Convention{Canonical}
+		convs = []convention.Convention{Canonical}
 	}
 	return &Analyzer{convs: convs, byID: map[string]*runAcc{}}
 }
@@ -145,7 +154,7 @@ func (a *Analyzer) SetTokenizerOpener(open func(name string) (TokenCounter, erro
 func (a *Analyzer) SetFluidity(ds []Deadlines) { a.fluid = ds }
 
 // Conventions returns the conventions the Analyzer computes under.
-func (a *Analyzer) Conventions() []Convention { return a.convs }
+func (a *Analyzer) Conventions() []convention.Convention { return a.convs }
 
 func (a *Analyzer) acc(id string) *runAcc {
 	if a.last != nil && a.last.id == id {
@@ -373,7 +382,7 @@ func appendUnique[T comparable](list []T, s T) []T {
 	return append(list, s)
 }
 
-func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*RunReport, error) {
+func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt Options) (*RunReport, error) {
 	run := acc.run
 	reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
 	rr := &RunReport{
@@ -394,6 +403,9 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 		rr.configuredRate = *run.RequestRateRPS
 	}
 	rr.notes = run.Notes
+	if t := opt.Tools.Tool(run.Tool); t != nil {
+		rr.headline = t.Headline
+	}
 	streaming := isStreaming(run, reqs)
 	if rr.Streaming == nil && len(reqs) > 0 { // a summary-only run of unknown kind stays unknown (null)
 		rr.Streaming = &streaming
@@ -435,10 +447,10 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 	// Throughput.
 	dur, hasStarts := duration(c, reqs)
 	switch {
-	case hasStarts && c.Duration != DurationNotRecorded:
+	case hasStarts && c.Duration != convention.DurationNotRecorded:
 		rr.Throughput = throughput(c, reqs, dur)
 	default:
-		rr.Throughput = reportedThroughput(run)
+		rr.Throughput = reportedThroughput(run, opt.Tools.Tool(run.Tool))
 		switch {
 		case rr.Throughput.Reported && !hasStarts:
 			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_reported", Message: "the source has no request start times: throughput is the tool's own reported value, not recomputed"})
@@ -472,7 +484,7 @@ func (a *Analyzer) runReport(c Convention, acc *runAcc, ci int, opt Options) (*R
 	rr.TTFTISLFit = fit(s.pairISL, s.pairTTFT)
 
 	if c.Tool != "" && c.Tool == run.Tool {
-		rr.Reproduction = reproduce(c, run, reqs, s)
+		rr.Reproduction = reproduce(c, opt.Tools, run, reqs, s)
 	}
 	rr.Warnings = append(rr.Warnings, a.warnings(c, run, acc, rr, streaming, s)...)
 	return rr, nil
@@ -561,7 +573,7 @@ func isStreaming(run *formats.Run, reqs []RequestMetrics) bool {
 // duration is the run's span in seconds by the convention's rule; hasStarts
 // is false when no request has a start time. DurationNotRecorded gives the
 // canonical span (for goodput per second) — callers check the rule.
-func duration(c Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
+func duration(c convention.Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
 	var first, last int64
 	haveFirst, haveLast := false, false
 	for i := range reqs {
@@ -572,11 +584,11 @@ func duration(c Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
 		hasStarts = true
 		endMs := m.LastResponseMs
 		switch c.Duration {
-		case DurationCompletedSpan:
+		case convention.DurationCompletedSpan:
 			if !m.Counted || math.IsNaN(endMs) {
 				continue
 			}
-		case DurationAllSpan:
+		case convention.DurationAllSpan:
 			endMs = m.StreamEndMs
 			if math.IsNaN(endMs) {
 				endMs = m.LastResponseMs
@@ -607,7 +619,7 @@ func duration(c Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
 	return float64(last-first) / 1e9, true
 }
 
-func throughput(c Convention, reqs []RequestMetrics, dur float64) Throughput {
+func throughput(c convention.Convention, reqs []RequestMetrics, dur float64) Throughput {
 	var done, all, outTok, inTok float64
 	haveOut, haveIn := false, false
 	for i := range reqs {
@@ -635,7 +647,7 @@ func throughput(c Convention, reqs []RequestMetrics, dur float64) Throughput {
 		inTok = 0
 	}
 	n := done
-	if c.ThroughputRequests == ThroughputAllRequests {
+	if c.ThroughputRequests == convention.ThroughputAllRequests {
 		n = all
 	}
 	return Throughput{
@@ -748,7 +760,7 @@ func (a *Analyzer) poolWarnings() []Warning {
 }
 
 // buckets groups y by x into [edges[i], edges[i+1]).
-func buckets(x, y, edges []float64, key string, m PercentileMethod) []Bucket {
+func buckets(x, y, edges []float64, key string, m convention.PercentileMethod) []Bucket {
 	out := []Bucket{}
 	for i := 0; i+1 < len(edges); i++ {
 		var ys []float64
@@ -811,42 +823,29 @@ func reportedOf(run *formats.Run) map[string]Reported {
 	return out
 }
 
-// reportedThroughputKeys maps a tool to its summary's throughput entries:
-// output tokens/s, completed requests/s (with a scale: LLMPerf reports
-// requests per minute).
-var reportedThroughputKeys = map[string]struct {
-	outMetric, outStat string
-	reqMetric, reqStat string
-	reqScale           float64
-}{
-	"llmperf":    {"mean_output_throughput_token_per_s", "value", "num_completed_requests_per_min", "value", 1.0 / 60},
-	"genai-perf": {"output_token_throughput", "avg", "request_throughput", "avg", 1},
-	"aiperf":     {"output_token_throughput", "avg", "request_throughput", "avg", 1},
-	"vllm":       {"output_throughput", "value", "request_throughput", "value", 1},
-	"sglang":     {"output_throughput", "value", "request_throughput", "value", 1},
-}
-
-func reportedThroughput(run *formats.Run) Throughput {
+// reportedThroughput is the throughput the tool reported for the run
+// (tool's Throughput statistics), all NaN when it reported none.
+func reportedThroughput(run *formats.Run, tool *convention.Tool) Throughput {
 	t := Throughput{DurationS: F(math.NaN()), RequestsPerS: F(math.NaN()), OutputTokensPerS: F(math.NaN()), TotalTokensPerS: F(math.NaN())}
-	keys, ok := reportedThroughputKeys[run.Tool]
-	if !ok {
+	if tool == nil || tool.Throughput == nil {
 		return t
 	}
+	keys := tool.Throughput
 	for _, s := range run.Reported {
 		if s.Value == nil {
 			continue
 		}
 		switch {
-		case s.Metric == keys.outMetric && s.Stat == keys.outStat:
+		case s.Metric == keys.OutputMetric && s.Stat == keys.OutputStat:
 			t.OutputTokensPerS, t.Reported = F(*s.Value), true
-		case s.Metric == keys.reqMetric && s.Stat == keys.reqStat:
-			t.RequestsPerS, t.Reported = F(*s.Value*keys.reqScale), true
+		case s.Metric == keys.RequestMetric && s.Stat == keys.RequestStat:
+			t.RequestsPerS, t.Reported = F(*s.Value*keys.RequestScale), true
 		}
 	}
 	return t
 }
 
-func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *RunReport, streaming bool, s *samples) []Warning {
+func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runAcc, rr *RunReport, streaming bool, s *samples) []Warning {
 	var w []Warning
 	if run.Truncated {
 		w = append(w, Warning{Code: "truncated_input", Message: "an input file was cut short; every complete request was imported (see the run's notes)"})
@@ -873,7 +872,7 @@ func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *Run
 		switch {
 		case rr.Metrics.ITLMs.N == 0 && s.noEvents:
 			w = append(w, Warning{Code: "itl_unavailable", Metric: "itl_ms", Message: "the source has no per-message arrival times, so no inter-token gaps"})
-		case !s.tokensKnown && c.ITL != ITLPerRequestMean:
+		case !s.tokensKnown && c.ITL != convention.ITLPerRequestMean:
 			msg := "tokens per message unknown: each message counts as one ITL sample"
 			if s.sumMsgs > 0 && s.sumN > 0 {
 				msg += fmt.Sprintf(" (mean %.3g tokens per message)", s.sumN/s.sumMsgs)
@@ -895,7 +894,7 @@ func (a *Analyzer) warnings(c Convention, run *formats.Run, acc *runAcc, rr *Run
 		w = append(w, Warning{Code: "tokenizer_unavailable", Metric: "osl_tokens", Message: msg})
 	}
 	if len(rr.OSLSource) > 1 {
-		keys := sortedKeys(rr.OSLSource)
+		keys := slices.Sorted(maps.Keys(rr.OSLSource))
 		w = append(w, Warning{Code: "mixed_osl_sources", Metric: "osl_tokens", Message: "output token counts come from several sources: " + strings.Join(keys, ", ")})
 	}
 	if run.Streaming != nil && !*run.Streaming {

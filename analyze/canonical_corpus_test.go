@@ -24,7 +24,7 @@ func analyzeDir(t *testing.T, dir string) (*analyze.Report, []formats.Run) {
 	if err := registry.Import(jobs, nil, ingest.Options{}, formats.Tee(a, runsOnly{col})); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{})
+	rep, err := a.Report(analyze.Options{Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -68,14 +69,17 @@ func choiceRequest() (formats.Request, []formats.Event) {
 	return r, evs
 }
 
-func with(c Convention, f func(*Convention)) Convention { f(&c); return c }
+func with(c convention.Convention, f func(*convention.Convention)) convention.Convention {
+	f(&c)
+	return c
+}
 
 func TestEachChoiceHandComputed(t *testing.T) {
 	r, evs := choiceRequest()
 	nan := math.NaN()
 	cases := []struct {
 		name                   string
-		conv                   Convention
+		conv                   convention.Convention
 		ttft, ttst, e2e, n, tp float64
 		itl                    []float64
 	}{
@@ -83,32 +87,41 @@ func TestEachChoiceHandComputed(t *testing.T) {
 		// from usage; TPOT (300−150)/5; ITL splits the 2-token gap.
 		{"canonical", Canonical, 150, 50, 300, 6, 30, []float64{50, 30, 30, 0, 40}},
 		// responses=content: reasoning no longer starts TTFT.
-		{"responses=content", with(Canonical, func(c *Convention) { c.Responses = ResponsesContent }), 200, 60, 300, 6, 100.0 / 5, []float64{30, 30, 0, 40}},
+		{"responses=content", with(Canonical, func(c *convention.Convention) { c.Responses = convention.ResponsesContent }), 200, 60, 300, 6, 100.0 / 5, []float64{30, 30, 0, 40}},
 		// responses=choices: the role-only first chunk starts TTFT, the finish
 		// chunk ends E2E (vLLM).
-		{"responses=choices", with(Canonical, func(c *Convention) { c.Responses = ResponsesChoices }), 100, 50, 310, 6, 210.0 / 5, []float64{50, 50, 30, 30, 0, 40, 10}},
+		{"responses=choices", with(Canonical, func(c *convention.Convention) { c.Responses = convention.ResponsesChoices }), 100, 50, 310, 6, 210.0 / 5, []float64{50, 50, 30, 30, 0, 40, 10}},
 		// response_unit=read (content): #3 and #4 are one response of 3 tokens.
-		{"unit=read", with(Canonical, func(c *Convention) { c.Responses = ResponsesContent; c.ResponseUnit = UnitRead }), 200, 60, 300, 6, 20, []float64{20, 20, 20, 40}},
+		{"unit=read", with(Canonical, func(c *convention.Convention) {
+			c.Responses = convention.ResponsesContent
+			c.ResponseUnit = convention.UnitRead
+		}), 200, 60, 300, 6, 20, []float64{20, 20, 20, 40}},
 		// e2e_end=stream_end: E2E at [DONE]; TPOT still ends at the last response.
-		{"e2e=stream_end", with(Canonical, func(c *Convention) { c.E2EEnd = E2EStreamEnd }), 150, 50, 330, 6, 30, []float64{50, 30, 30, 0, 40}},
+		{"e2e=stream_end", with(Canonical, func(c *convention.Convention) { c.E2EEnd = convention.E2EStreamEnd }), 150, 50, 330, 6, 30, []float64{50, 30, 30, 0, 40}},
 		// output counts.
-		{"count=tool_raw", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountToolRaw} }), 150, 50, 300, 7, 25, []float64{50, 30, 30, 0, 40}},
-		{"count=chunk_count", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountResponses} }), 150, 50, 300, 5, 150.0 / 4, []float64{50, 30, 30, 0, 40}},
-		{"count=sse_messages", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountSSEMessages} }), 150, 50, 300, 8, 150.0 / 7, []float64{50, 30, 30, 0, 40}},
-		{"count=requested", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountRequested} }), 150, 50, 300, 16, 10, []float64{50, 30, 30, 0, 40}},
+		{"count=tool_raw", with(Canonical, func(c *convention.Convention) { c.OutputTokens = []convention.CountSource{convention.CountToolRaw} }), 150, 50, 300, 7, 25, []float64{50, 30, 30, 0, 40}},
+		{"count=chunk_count", with(Canonical, func(c *convention.Convention) { c.OutputTokens = []convention.CountSource{convention.CountResponses} }), 150, 50, 300, 5, 150.0 / 4, []float64{50, 30, 30, 0, 40}},
+		{"count=sse_messages", with(Canonical, func(c *convention.Convention) { c.OutputTokens = []convention.CountSource{convention.CountSSEMessages} }), 150, 50, 300, 8, 150.0 / 7, []float64{50, 30, 30, 0, 40}},
+		{"count=requested", with(Canonical, func(c *convention.Convention) { c.OutputTokens = []convention.CountSource{convention.CountRequested} }), 150, 50, 300, 16, 10, []float64{50, 30, 30, 0, 40}},
 		// tokenizer: content+reasoning text "th"+"A"+"BC"+"D"+"E" = 7 chars;
 		// content only 5; with special tokens one more.
-		{"count=tokenizer", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountTokenizer} }), 150, 50, 300, 7, 25, []float64{50, 30, 30, 0, 40}},
-		{"tokenize content only", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountTokenizer}; c.TokenizeReasoning = false }), 150, 50, 300, 5, 150.0 / 4, []float64{50, 30, 30, 0, 40}},
-		{"special tokens", with(Canonical, func(c *Convention) { c.OutputTokens = []CountSource{CountTokenizer}; c.SpecialTokens = true }), 150, 50, 300, 8, 150.0 / 7, []float64{50, 30, 30, 0, 40}},
+		{"count=tokenizer", with(Canonical, func(c *convention.Convention) { c.OutputTokens = []convention.CountSource{convention.CountTokenizer} }), 150, 50, 300, 7, 25, []float64{50, 30, 30, 0, 40}},
+		{"tokenize content only", with(Canonical, func(c *convention.Convention) {
+			c.OutputTokens = []convention.CountSource{convention.CountTokenizer}
+			c.TokenizeReasoning = false
+		}), 150, 50, 300, 5, 150.0 / 4, []float64{50, 30, 30, 0, 40}},
+		{"special tokens", with(Canonical, func(c *convention.Convention) {
+			c.OutputTokens = []convention.CountSource{convention.CountTokenizer}
+			c.SpecialTokens = true
+		}), 150, 50, 300, 8, 150.0 / 7, []float64{50, 30, 30, 0, 40}},
 		// TPOT variants: from the request start, divided by N.
-		{"tpot_from=start", with(Canonical, func(c *Convention) { c.TPOTFrom = TPOTFromRequestStart }), 150, 50, 300, 6, 300.0 / 5, []float64{50, 30, 30, 0, 40}},
-		{"tpot_divisor=n", with(Canonical, func(c *Convention) { c.TPOTDivisor = DivideN }), 150, 50, 300, 6, 25, []float64{50, 30, 30, 0, 40}},
-		{"tpot_count=chunks", with(Canonical, func(c *Convention) { c.TPOTCount = []CountSource{CountResponses} }), 150, 50, 300, 6, 150.0 / 4, []float64{50, 30, 30, 0, 40}},
+		{"tpot_from=start", with(Canonical, func(c *convention.Convention) { c.TPOTFrom = convention.TPOTFromRequestStart }), 150, 50, 300, 6, 300.0 / 5, []float64{50, 30, 30, 0, 40}},
+		{"tpot_divisor=n", with(Canonical, func(c *convention.Convention) { c.TPOTDivisor = convention.DivideN }), 150, 50, 300, 6, 25, []float64{50, 30, 30, 0, 40}},
+		{"tpot_count=chunks", with(Canonical, func(c *convention.Convention) { c.TPOTCount = []convention.CountSource{convention.CountResponses} }), 150, 50, 300, 6, 150.0 / 4, []float64{50, 30, 30, 0, 40}},
 		// ITL rules.
-		{"itl=pooled gaps", with(Canonical, func(c *Convention) { c.ITL = ITLPooledGaps }), 150, 50, 300, 6, 30, []float64{50, 60, 0, 40}},
-		{"itl=zero gaps in chunk", with(Canonical, func(c *Convention) { c.ITL = ITLTokenZeroGaps }), 150, 50, 300, 6, 30, []float64{50, 60, 0, 0, 40}},
-		{"itl=per request", with(Canonical, func(c *Convention) { c.ITL = ITLPerRequestMean }), 150, 50, 300, 6, 30, nil},
+		{"itl=pooled gaps", with(Canonical, func(c *convention.Convention) { c.ITL = convention.ITLPooledGaps }), 150, 50, 300, 6, 30, []float64{50, 60, 0, 40}},
+		{"itl=zero gaps in chunk", with(Canonical, func(c *convention.Convention) { c.ITL = convention.ITLTokenZeroGaps }), 150, 50, 300, 6, 30, []float64{50, 60, 0, 0, 40}},
+		{"itl=per request", with(Canonical, func(c *convention.Convention) { c.ITL = convention.ITLPerRequestMean }), 150, 50, 300, 6, 30, nil},
 	}
 	_ = nan
 	for _, c := range cases {
@@ -130,7 +143,7 @@ func TestEachChoiceHandComputed(t *testing.T) {
 			}
 		})
 	}
-	m, _ := ComputeRequest(with(Canonical, func(c *Convention) { c.ITL = ITLPerRequestMean }), &r, evs, nil, nil)
+	m, _ := ComputeRequest(with(Canonical, func(c *convention.Convention) { c.ITL = convention.ITLPerRequestMean }), &r, evs, nil, nil)
 	near(t, "per-request ITL", m.ITLMeanMs, 30) // (300−150)/(6−1)
 }
 
@@ -138,13 +151,13 @@ func TestTPOTRounding(t *testing.T) {
 	// A 3 ns decode span over N−1 = 2 gaps is 1.5 ns; 5 ns is 2.5 ns.
 	for _, c := range []struct {
 		span int64
-		rule Rounding
+		rule convention.Rounding
 		want float64 // ns
-	}{{3, RoundWholeNs, 2}, {5, RoundWholeNs, 2}, {3, RoundFloorNs, 1}, {5, RoundFloorNs, 2}, {3, RoundNone, 1.5}} {
+	}{{3, convention.RoundWholeNs, 2}, {5, convention.RoundWholeNs, 2}, {3, convention.RoundFloorNs, 1}, {5, convention.RoundFloorNs, 2}, {3, convention.RoundNone, 1.5}} {
 		r := formats.Request{RunID: "r", Status: formats.StatusOK, StartNs: ingest.Ptr(int64(0)),
 			FirstTokenOffsetNs: ingest.Ptr(int64(1000)), LastTokenOffsetNs: ingest.Ptr(1000 + c.span),
 			OutputTokens: ingest.Ptr(int64(3)), OutputTokensSource: formats.SourceServerUsage, TokenMessageCount: 3}
-		m, _ := ComputeRequest(with(Canonical, func(x *Convention) { x.TPOTRounding = c.rule }), &r, nil, nil, nil)
+		m, _ := ComputeRequest(with(Canonical, func(x *convention.Convention) { x.TPOTRounding = c.rule }), &r, nil, nil, nil)
 		if got := m.TPOTMs * 1e6; math.Abs(got-c.want) > 1e-6 {
 			t.Errorf("span %d ns, %s: TPOT %v ns, want %v (half to even / floor)", c.span, c.rule, got, c.want)
 		}
@@ -170,7 +183,7 @@ func TestCompletedFiltersAndRunRules(t *testing.T) {
 		mk(formats.StatusEmpty, 600*ms, nil, nil, nil, p(100*ms)),
 		mk(formats.StatusError, -500*ms, nil, nil, nil, p(2000*ms)),
 	}
-	counted := func(c Convention) []bool {
+	counted := func(c convention.Convention) []bool {
 		var out []bool
 		for i := range reqs {
 			m, _ := ComputeRequest(c, &reqs[i], nil, nil, nil)
@@ -189,13 +202,13 @@ func TestCompletedFiltersAndRunRules(t *testing.T) {
 	if got := counted(Canonical); !eq(got, []bool{true, true, false, false}) {
 		t.Errorf("status_ok: %v", got)
 	}
-	if got := counted(with(Canonical, func(c *Convention) { c.Completed = CompletedWithContent })); !eq(got, []bool{true, false, false, false}) {
+	if got := counted(with(Canonical, func(c *convention.Convention) { c.Completed = convention.CompletedWithContent })); !eq(got, []bool{true, false, false, false}) {
 		t.Errorf("ok_with_content: %v", got)
 	}
-	if got := counted(with(Canonical, func(c *Convention) { c.Completed = CompletedNoError })); !eq(got, []bool{true, true, true, false}) {
+	if got := counted(with(Canonical, func(c *convention.Convention) { c.Completed = convention.CompletedNoError })); !eq(got, []bool{true, true, true, false}) {
 		t.Errorf("no_error: %v", got)
 	}
-	metrics := func(c Convention) []RequestMetrics {
+	metrics := func(c convention.Convention) []RequestMetrics {
 		var out []RequestMetrics
 		for i := range reqs {
 			m, _ := ComputeRequest(c, &reqs[i], nil, nil, nil)
@@ -207,17 +220,17 @@ func TestCompletedFiltersAndRunRules(t *testing.T) {
 	d, _ := duration(Canonical, metrics(Canonical))
 	near(t, "first_start_to_last_response", d, 1.9)
 	// completed requests only: A's start (0) → B's last token (1.4 s).
-	cs := with(Canonical, func(c *Convention) { c.Duration = DurationCompletedSpan })
+	cs := with(Canonical, func(c *convention.Convention) { c.Duration = convention.DurationCompletedSpan })
 	d, _ = duration(cs, metrics(cs))
 	near(t, "completed_span", d, 1.4)
 	// every request: D's start (−0.5 s) → D's stream end (1.5 s).
-	as := with(Canonical, func(c *Convention) { c.Duration = DurationAllSpan })
+	as := with(Canonical, func(c *convention.Convention) { c.Duration = convention.DurationAllSpan })
 	d, _ = duration(as, metrics(as))
 	near(t, "all_requests_span", d, 2.0)
 	// throughput over 2 s: completed (2) vs all requests (4).
 	tp := throughput(Canonical, metrics(Canonical), 2)
 	near(t, "completed req/s", float64(tp.RequestsPerS), 1)
-	tp = throughput(with(Canonical, func(c *Convention) { c.ThroughputRequests = ThroughputAllRequests }), metrics(Canonical), 2)
+	tp = throughput(with(Canonical, func(c *convention.Convention) { c.ThroughputRequests = convention.ThroughputAllRequests }), metrics(Canonical), 2)
 	near(t, "all req/s", float64(tp.RequestsPerS), 2)
 }
 
@@ -240,16 +253,16 @@ func TestStatisticsChoices(t *testing.T) {
 }
 
 func TestChoicesEdgeCases(t *testing.T) {
-	for _, c := range Profiles {
+	for _, c := range tools.Profiles() {
 		t.Run(c.Name, func(t *testing.T) {
 			// N = 1: no TPOT under any profile whose divisor is N − 1.
 			r, evs := mkRequest(0, 0, []ev{{100 * ms, formats.KindRole, nil}, {300 * ms, formats.KindContent, nil}, {310 * ms, formats.KindDone, nil}}, ingest.Ptr(int64(1)))
 			r.ReportedOutputTokens = ingest.Ptr(1.0)
 			m, itl := ComputeRequest(c, &r, evs, nil, nil)
-			if c.TPOTDivisor == DivideNMinus1 && !math.IsNaN(m.TPOTMs) {
+			if c.TPOTDivisor == convention.DivideNMinus1 && !math.IsNaN(m.TPOTMs) {
 				t.Errorf("N=1: TPOT %v, want undefined", m.TPOTMs)
 			}
-			if c.Responses != ResponsesChoices && len(itl) != 0 {
+			if c.Responses != convention.ResponsesChoices && len(itl) != 0 {
 				t.Errorf("N=1: ITL %v, want none", itl)
 			}
 			// N = 0 (role and [DONE] only): never counted as completed with a TTFT.

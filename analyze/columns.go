@@ -3,6 +3,7 @@ package analyze
 import (
 	"slices"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -40,7 +41,7 @@ func (a *Analyzer) EventColumns(r *formats.Run) formats.EventColumns {
 // may come from CountTokenizer.
 func (a *Analyzer) countsWithTokenizer() bool {
 	for _, c := range a.convs {
-		if slices.Contains(c.OutputTokens, CountTokenizer) || slices.Contains(c.TPOTCount, CountTokenizer) {
+		if slices.Contains(c.OutputTokens, convention.CountTokenizer) || slices.Contains(c.TPOTCount, convention.CountTokenizer) {
 			return true
 		}
 	}

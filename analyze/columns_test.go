@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -73,8 +74,8 @@ func reportOf(t *testing.T, dir string, sink formats.Sink, a *analyze.Analyzer, 
 
 // toolConv is `report --convention tool`: each run under its tool's
 // convention.
-func toolConv(r *formats.Run) analyze.Convention {
-	if c, ok := analyze.ToolConvention(r.Convention, r.Tool); ok {
+func toolConv(r *formats.Run) convention.Convention {
+	if c, ok := tools.ForRun(r.Convention, r.Tool); ok {
 		return c
 	}
 	return analyze.Canonical
@@ -95,16 +96,16 @@ func checkColumnsSameReport(t *testing.T, dir string) (withTokenizer string) {
 		mk       func() *analyze.Analyzer
 		wantText bool
 	}{
-		{"canonical", analyze.Options{Pool: true}, func() *analyze.Analyzer { return analyze.NewAnalyzer(analyze.Canonical) }, false},
-		{"tool conventions", analyze.Options{Convention: toolConv},
-			func() *analyze.Analyzer { return analyze.NewAnalyzer(analyze.Profiles...) }, false},
-		{"tool conventions, tokenizer", analyze.Options{Convention: toolConv}, func() *analyze.Analyzer {
-			a := analyze.NewAnalyzer(analyze.Profiles...)
+		{"canonical", analyze.Options{Tools: tools, Pool: true}, func() *analyze.Analyzer { return analyze.NewAnalyzer(analyze.Canonical) }, false},
+		{"tool conventions", analyze.Options{Tools: tools, Convention: toolConv},
+			func() *analyze.Analyzer { return analyze.NewAnalyzer(tools.Profiles()...) }, false},
+		{"tool conventions, tokenizer", analyze.Options{Tools: tools, Convention: toolConv}, func() *analyze.Analyzer {
+			a := analyze.NewAnalyzer(tools.Profiles()...)
 			a.SetTokenizer(byteTokens{})
 			return a
 		}, true},
-		{"recorded tokenizer unavailable", analyze.Options{Convention: toolConv}, func() *analyze.Analyzer {
-			a := analyze.NewAnalyzer(analyze.Profiles...)
+		{"recorded tokenizer unavailable", analyze.Options{Tools: tools, Convention: toolConv}, func() *analyze.Analyzer {
+			a := analyze.NewAnalyzer(tools.Profiles()...)
 			a.SetTokenizerOpener(func(string) (analyze.TokenCounter, error) { return nil, os.ErrNotExist })
 			return a
 		}, false},

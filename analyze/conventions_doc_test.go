@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/convention"
 )
 
 // TestConventionsDoc checks that CONVENTIONS.md's table is the one the code
@@ -15,27 +17,27 @@ func TestConventionsDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(doc)
-	i, j := strings.Index(s, TableBegin), strings.Index(s, TableEnd)
+	i, j := strings.Index(s, convention.TableBegin), strings.Index(s, convention.TableEnd)
 	if i < 0 || j < i {
 		t.Fatal("CONVENTIONS.md lacks the table markers")
 	}
-	want := ConventionsTable()
-	got := strings.TrimSpace(s[i+len(TableBegin) : j])
+	want := convention.Table(tools.Profiles())
+	got := strings.TrimSpace(s[i+len(convention.TableBegin) : j])
 	if *update {
-		s = s[:i+len(TableBegin)] + "\n" + want + s[j:]
+		s = s[:i+len(convention.TableBegin)] + "\n" + want + s[j:]
 		if err := os.WriteFile("CONVENTIONS.md", []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		got = strings.TrimSpace(want)
 	}
 	if got != strings.TrimSpace(want) {
-		t.Fatal("CONVENTIONS.md's table differs from the profiles in profiles.go (go test ./analyze -run TestConventionsDoc -update)")
+		t.Fatal("CONVENTIONS.md's table differs from the profiles (analyze.Canonical and ingest/<tool>/profile.go) (go test ./analyze -run TestConventionsDoc -update)")
 	}
-	for _, c := range Profiles {
+	for _, c := range tools.Profiles() {
 		if !strings.Contains(got, "`"+c.Name+"`") {
 			t.Errorf("profile %s missing from the table", c.Name)
 		}
-		for _, name := range ChoiceNames() {
+		for _, name := range convention.ChoiceNames() {
 			if strings.TrimSpace(c.Sources[name]) == "" {
 				t.Errorf("profile %s: choice %s has no source", c.Name, name)
 			}
@@ -43,8 +45,8 @@ func TestConventionsDoc(t *testing.T) {
 				t.Errorf("profile %s: choice %s has no value", c.Name, name)
 			}
 		}
-		if len(c.Sources) != len(ChoiceNames()) {
-			t.Errorf("profile %s: %d sources for %d choices", c.Name, len(c.Sources), len(ChoiceNames()))
+		if len(c.Sources) != len(convention.ChoiceNames()) {
+			t.Errorf("profile %s: %d sources for %d choices", c.Name, len(c.Sources), len(convention.ChoiceNames()))
 		}
 	}
 	for _, line := range strings.Split(got, "\n") {

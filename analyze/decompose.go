@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/join"
 )
@@ -118,13 +119,13 @@ type DecomposedRequest struct {
 // Decomposer is a formats.Sink that decomposes every joined client row
 // (MatchQuality set, not a server row) as rows stream by.
 type Decomposer struct {
-	conv      Convention
+	conv      convention.Convention
 	rows      []DecomposedRequest
 	notDecomp int
 }
 
 // NewDecomposer returns a Decomposer computing client TTFT and E2E under c.
-func NewDecomposer(c Convention) *Decomposer { return &Decomposer{conv: c} }
+func NewDecomposer(c convention.Convention) *Decomposer { return &Decomposer{conv: c} }
 
 // Request implements formats.Sink.
 func (d *Decomposer) Request(r *formats.Request, events []formats.Event) error {
@@ -161,7 +162,7 @@ func (d *Decomposer) Result() *Decomposition {
 	}
 	pm := d.conv.Percentile
 	if pm == "" {
-		pm = PercentileLinear
+		pm = convention.PercentileLinear
 	}
 	col := func(f func(*DecomposedRequest) float64) stats.Summary {
 		xs := make([]float64, 0, len(d.rows))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/tokenizer"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -21,7 +22,7 @@ func toolReport(t *testing.T, dir string, tok analyze.TokenCounter) *analyze.Rep
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := analyze.NewAnalyzer(analyze.Profiles...)
+	a := analyze.NewAnalyzer(tools.Profiles()...)
 	if tok != nil {
 		a.SetTokenizer(tok)
 	}
@@ -30,8 +31,8 @@ func toolReport(t *testing.T, dir string, tok analyze.TokenCounter) *analyze.Rep
 	if err := registry.Import(jobs, nil, ingest.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Convention: func(r *formats.Run) analyze.Convention {
-		c, ok := analyze.ToolConvention(r.Convention, r.Tool)
+	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(r *formats.Run) convention.Convention {
+		c, ok := tools.ForRun(r.Convention, r.Tool)
 		if !ok {
 			t.Fatalf("run %s: no convention for tool %q", r.RunID, r.Tool)
 		}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -62,7 +63,7 @@ func FluidityIndex(gapsNs []int64, d Deadlines) (index float64, missed, total in
 // records it (AIPerf per-chunk counts, per-chunk usage), else 1 — Etalon
 // re-tokenizes each chunk's text, which tokentrace does not. Nil when the
 // request has no responses (failed, or no per-message data).
-func TokenGaps(c Convention, events []formats.Event, out []int64) []int64 {
+func TokenGaps(c convention.Convention, events []formats.Event, out []int64) []int64 {
 	out = out[:0]
 	resp := responses(c, events, nil, false)
 	prev := int64(0)

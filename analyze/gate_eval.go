@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -148,12 +149,13 @@ type BaselineComparison struct {
 // subject is one set of requests a gate is checked on.
 type subject struct {
 	name      string
-	c         Convention
+	c         convention.Convention
 	run       *formats.Run
 	reqs      []RequestMetrics
 	itl       []float64
 	streaming bool
 	rr        *RunReport
+	tools     *convention.Set
 }
 
 // Gate checks spec on the Analyzer's runs under opt (its SLO is replaced
@@ -244,7 +246,7 @@ func (a *Analyzer) subjects(opt Options, pool bool) ([]*subject, *Report, error)
 		}
 		acc := a.poolAcc(ci)
 		return []*subject{{name: "pooled", c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].gaps(),
-			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Pooled}}, rep, nil
+			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Pooled, tools: opt.Tools}}, rep, nil
 	}
 	var out []*subject
 	for i, acc := range a.runs {
@@ -253,7 +255,7 @@ func (a *Analyzer) subjects(opt Options, pool bool) ([]*subject, *Report, error)
 			return nil, nil, err
 		}
 		out = append(out, &subject{name: acc.run.RunID, c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].gaps(),
-			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Runs[i]})
+			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Runs[i], tools: opt.Tools})
 	}
 	return out, rep, nil
 }
@@ -267,7 +269,7 @@ type measure struct {
 	source string
 	note   string // why the value is the tool's own (source "reported")
 	why    string // why the value is undefined
-	method PercentileMethod
+	method convention.PercentileMethod
 }
 
 // measureOf computes g's left-hand side on s.
@@ -390,7 +392,10 @@ func reportedStat(g Gate, s *subject) (float64, bool) {
 	if s.run == nil || len(s.run.Reported) == 0 {
 		return 0, false
 	}
-	c, ok := ToolConvention(s.run.Convention, s.run.Tool)
+	if s.tools == nil {
+		return 0, false
+	}
+	c, ok := s.tools.ForRun(s.run.Convention, s.run.Tool)
 	if !ok {
 		return 0, false
 	}
@@ -401,8 +406,8 @@ func reportedStat(g Gate, s *subject) (float64, bool) {
 	case "mean":
 		keys = []string{"mean", "avg"}
 	}
-	for name, tm := range toolMetrics(c) {
-		if tm.quantity != g.Metric || tm.reason != "" || tm.scale == 0 {
+	for name, tm := range s.tools.Metrics(c) {
+		if tm.Quantity != g.Metric || tm.Reason != "" || tm.Scale == 0 {
 			continue
 		}
 		for _, st := range s.run.Reported {
@@ -411,7 +416,7 @@ func reportedStat(g Gate, s *subject) (float64, bool) {
 			}
 			for _, k := range keys {
 				if st.Stat == k {
-					return *st.Value / tm.scale, true
+					return *st.Value / tm.Scale, true
 				}
 			}
 		}
@@ -587,7 +592,7 @@ const bootReplicates = 2000
 // resamples, drawn with a fixed seed so a gate's verdict is reproducible.
 // For a small sample and a tail quantile the bootstrap bound is close to
 // the sample's extreme.
-func percentileBound(sorted []float64, p float64, method PercentileMethod, alpha float64, upper bool) (bound float64, boot bool) {
+func percentileBound(sorted []float64, p float64, method convention.PercentileMethod, alpha float64, upper bool) (bound float64, boot bool) {
 	lo, hi := stats.QuantileCI(sorted, p, 1-2*alpha)
 	if upper && !math.IsNaN(hi) {
 		return hi, false
@@ -614,7 +619,7 @@ func percentileBound(sorted []float64, p float64, method PercentileMethod, alpha
 	if upper {
 		q = 1 - alpha
 	}
-	return stats.Percentile(reps, q, stats.Method(PercentileLinear)), true
+	return stats.Percentile(reps, q, stats.Method(convention.PercentileLinear)), true
 }
 
 func hasWarning(ws []Warning, code string) bool {

@@ -63,14 +63,14 @@ func result(t *testing.T, rep *GateReport, gate string) GateResult {
 func TestGateOnCorpusRuns(t *testing.T) {
 	gates := []string{"p50(ttft)<=1s", "p99(ttft)<=2s", "goodput>=0.9", "error_rate<=1%", "mean(tpot)<=30ms"}
 	groq := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b")
-	rep, err := groq.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{}, nil)
+	rep, err := groq.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.Pass {
 		t.Fatalf("groq should pass: %+v", rep.Results)
 	}
-	full, _ := groq.Report(Options{})
+	full, _ := groq.Report(Options{Tools: tools})
 	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.TTFTMs.Value(0.99); got != want {
 		t.Errorf("p99(ttft) %v, report %v", got, want)
 	}
@@ -79,7 +79,7 @@ func TestGateOnCorpusRuns(t *testing.T) {
 	}
 
 	bedrock := corpusAnalyzer(t, nil, "llmperf/leaderboard-bedrock-70b")
-	rep, err = bedrock.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{}, nil)
+	rep, err = bedrock.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestGateOnCorpusRuns(t *testing.T) {
 	}
 	strict := mustSpec(t, "", "p99(ttft)<=2s", "p50(ttft)<=1s")
 	strict.StrictSamples = true
-	rep, _ = bedrock.Gate(strict, Options{}, nil)
+	rep, _ = bedrock.Gate(strict, Options{Tools: tools}, nil)
 	if result(t, rep, "p99(ttft)<=2s").Status != "fail" || result(t, rep, "p50(ttft)<=1s").Status != "pass" {
 		t.Errorf("strict samples: %+v", rep.Results)
 	}
@@ -127,7 +127,7 @@ func TestGateMLPerfPresetsOnReportedSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	inter := corpusAnalyzer(t, nil, "mlperf/amd-mi300x-llama2-70b-99-interactive")
-	rep, err := inter.Gate(spec, Options{}, nil)
+	rep, err := inter.Gate(spec, Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +139,13 @@ func TestGateMLPerfPresetsOnReportedSummaries(t *testing.T) {
 		t.Errorf("P99 TTFT %v, TPOT %v (%s), want 435.9761, 39.507635 reported", ttft.Value, tpot.Value, ttft.Source)
 	}
 	server := corpusAnalyzer(t, nil, "mlperf/amd-mi300x-llama2-70b-99-server")
-	rep, _ = server.Gate(spec, Options{}, nil)
+	rep, _ = server.Gate(spec, Options{Tools: tools}, nil)
 	if rep.Pass {
 		t.Errorf("server run should fail the interactive limits: %+v", rep.Results)
 	}
 	b, _ = PresetText("mlperf-llama2-70b-server")
 	spec, _, _ = ParseGateFile("preset", b)
-	if rep, _ = server.Gate(spec, Options{}, nil); !rep.Pass {
+	if rep, _ = server.Gate(spec, Options{Tools: tools}, nil); !rep.Pass {
 		t.Errorf("server run should pass its own 2000/200 ms limits: %+v", rep.Results)
 	}
 }
@@ -160,7 +160,7 @@ func TestRegressionGateCorpus(t *testing.T) {
 	anyscale := corpusAnalyzer(t, nil, "llmperf/leaderboard-anyscale-70b")
 
 	spec := mustSpec(t, "ttft<=1s", "p50(ttft) <= 1.1 * baseline", "goodput >= baseline - 0.01", "p99(e2e) <= baseline")
-	rep, err := bedrock.Gate(spec, Options{}, groq)
+	rep, err := bedrock.Gate(spec, Options{Tools: tools}, groq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestRegressionGateCorpus(t *testing.T) {
 		t.Errorf("agresti-caffo p %v, want 3.3e-16", p)
 	}
 
-	rep, err = groq.Gate(mustSpec(t, "", "p50(ttft) <= baseline"), Options{}, anyscale)
+	rep, err = groq.Gate(mustSpec(t, "", "p50(ttft) <= baseline"), Options{Tools: tools}, anyscale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestRegressionGateSynthetic(t *testing.T) {
 	synthRun(t, slow, "c", 400, 300, 3, 1)
 	spec := mustSpec(t, "", "p99(ttft) <= baseline", "mean(ttft) <= baseline")
 	for _, pair := range [][2]*Analyzer{{same1, same2}, {same2, same1}} {
-		rep, err := pair[0].Gate(spec, Options{}, pair[1])
+		rep, err := pair[0].Gate(spec, Options{Tools: tools}, pair[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +235,7 @@ func TestRegressionGateSynthetic(t *testing.T) {
 			t.Errorf("same distribution failed: %+v", rep.Results)
 		}
 	}
-	rep, err := slow.Gate(spec, Options{}, same1)
+	rep, err := slow.Gate(spec, Options{Tools: tools}, same1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestCapacityGateOverSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := a.Gate(mustSpec(t, "ttft<=250ms", "capacity>=2/s", "capacity(0.99)>=1.5/s"), Options{}, nil)
+	rep, err := a.Gate(mustSpec(t, "ttft<=250ms", "capacity>=2/s", "capacity(0.99)>=1.5/s"), Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestFluidityThroughTheAnalyzer(t *testing.T) {
 	}
 	st := true
 	_ = a.Run(&formats.Run{RunID: "r", Streaming: &st})
-	rep, err := a.Gate(mustSpec(t, "fluidity(500ms,50ms)>=0.4", "mean(fluidity(500ms,50ms))>=0.5", "goodput>=1"), Options{}, nil)
+	rep, err := a.Gate(mustSpec(t, "fluidity(500ms,50ms)>=0.4", "mean(fluidity(500ms,50ms))>=0.5", "goodput>=1"), Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestFluidityThroughTheAnalyzer(t *testing.T) {
 // each run's own P99 TTFT beside the pooled one.
 func TestPooledReportsBetweenRunSpread(t *testing.T) {
 	a := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b", "llmperf/leaderboard-anyscale-70b", "llmperf/leaderboard-bedrock-70b")
-	rep, err := a.Report(Options{Pool: true})
+	rep, err := a.Report(Options{Tools: tools, Pool: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -151,18 +152,18 @@ var responseBufs = sync.Pool{New: func() any { return new([]response) }}
 
 // responses selects the convention's responses from events; their text
 // is kept only withText (a tokenizer will count it).
-func responses(c Convention, events []formats.Event, out []response, withText bool) []response {
+func responses(c convention.Convention, events []formats.Event, out []response, withText bool) []response {
 	out = out[:0]
 	lastRead := int32(-1)
 	for i := range events {
 		e := &events[i]
 		var keep bool
 		switch c.Responses {
-		case ResponsesTokens:
+		case convention.ResponsesTokens:
 			keep = e.CarriesTokens()
-		case ResponsesContent:
+		case convention.ResponsesContent:
 			keep = e.Kind == formats.KindContent
-		case ResponsesChoices:
+		case convention.ResponsesChoices:
 			keep = e.HasChoices
 		}
 		if !keep {
@@ -179,7 +180,7 @@ func responses(c Convention, events []formats.Event, out []response, withText bo
 		if withText && c.TokenizeReasoning && e.ReasoningText != nil {
 			texts = append(texts, *e.ReasoningText)
 		}
-		if c.ResponseUnit == UnitRead && e.ReadIndex == lastRead && len(out) > 0 {
+		if c.ResponseUnit == convention.UnitRead && e.ReadIndex == lastRead && len(out) > 0 {
 			r := &out[len(out)-1]
 			if r.tokens >= 0 && tok >= 0 {
 				r.tokens += tok
@@ -202,7 +203,7 @@ func responses(c Convention, events []formats.Event, out []response, withText bo
 // token, last token). Server-side events (kind "server.*", on server rows)
 // are ignored: they are no messages the client received. tok re-tokenizes
 // text for CountTokenizer; nil when no tokenizer is available.
-func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
+func ComputeRequest(c convention.Convention, r *formats.Request, events []formats.Event, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
 	events = formats.ClientEvents(events) // server.* events carry no response
 	nan := math.NaN()
 	m := RequestMetrics{
@@ -245,7 +246,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	// tools do.
 	firstNs, lastNs := int64(-1), int64(-1)
 	if len(events) > 0 {
-		withText := tok != nil && (slices.Contains(c.OutputTokens, CountTokenizer) || slices.Contains(c.TPOTCount, CountTokenizer))
+		withText := tok != nil && (slices.Contains(c.OutputTokens, convention.CountTokenizer) || slices.Contains(c.TPOTCount, convention.CountTokenizer))
 		// a pooled buffer: one request's responses are garbage after it
 		buf := responseBufs.Get().(*[]response)
 		resp = responses(c, events, *buf, withText)
@@ -266,7 +267,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	} else {
 		// No per-message data: the request's own offsets.
 		first := r.FirstTokenOffsetNs
-		if c.Responses == ResponsesContent {
+		if c.Responses == convention.ResponsesContent {
 			first = r.FirstContentOffsetNs
 		}
 		m.TTFTMs = nsToMs(first)
@@ -283,18 +284,18 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 		m.Responses = int(r.TokenMessageCount)
 	}
 	switch c.E2EEnd {
-	case E2ELastResponse:
+	case convention.E2ELastResponse:
 		m.E2EMs = m.LastResponseMs
-	case E2EStreamEnd:
+	case convention.E2EStreamEnd:
 		m.E2EMs = m.StreamEndMs
 	}
 
 	switch c.Completed {
-	case CompletedOK:
+	case convention.CompletedOK:
 		m.Counted = r.Status == formats.StatusOK
-	case CompletedWithContent:
+	case convention.CompletedWithContent:
 		m.Counted = r.Status == formats.StatusOK && r.FirstContentOffsetNs != nil
-	case CompletedNoError:
+	case convention.CompletedNoError:
 		m.Counted = r.Status == formats.StatusOK || r.Status == formats.StatusEmpty
 	}
 
@@ -306,19 +307,19 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 
 	// TPOT, in ns then ms.
 	from := firstNs
-	if c.TPOTFrom == TPOTFromRequestStart {
+	if c.TPOTFrom == convention.TPOTFromRequestStart {
 		from = 0
 	}
 	div := m.TPOTTokens
-	if c.TPOTDivisor == DivideNMinus1 {
+	if c.TPOTDivisor == convention.DivideNMinus1 {
 		div--
 	}
-	if div > 0 && (c.TPOTDivisor == DivideN || m.TPOTTokens > 1) && from >= 0 && lastNs >= 0 {
+	if div > 0 && (c.TPOTDivisor == convention.DivideN || m.TPOTTokens > 1) && from >= 0 && lastNs >= 0 {
 		ns := float64(lastNs-from) / div
 		switch c.TPOTRounding {
-		case RoundWholeNs:
+		case convention.RoundWholeNs:
 			ns = math.RoundToEven(ns)
-		case RoundFloorNs:
+		case convention.RoundFloorNs:
 			ns = math.Floor(ns)
 		}
 		m.TPOTMs = ns / 1e6
@@ -331,7 +332,7 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 	// tokens share its arrival time: k − 1 zero gaps.
 	itlStart := len(itl)
 	m.TokensPerMessageKnown = len(resp) > 0
-	if c.ITL == ITLTokenZeroGaps && len(resp) > 0 && resp[0].tokens > 1 {
+	if c.ITL == convention.ITLTokenZeroGaps && len(resp) > 0 && resp[0].tokens > 1 {
 		for j := 1; j < resp[0].tokens; j++ {
 			itl = append(itl, 0)
 		}
@@ -346,16 +347,16 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 			m.TokensPerMessageKnown = false
 		}
 		switch {
-		case c.ITL == ITLPooledTokenSplit && k > 1:
+		case c.ITL == convention.ITLPooledTokenSplit && k > 1:
 			for j := 0; j < k; j++ {
 				itl = append(itl, gap/float64(k))
 			}
-		case c.ITL == ITLTokenZeroGaps && k > 1:
+		case c.ITL == convention.ITLTokenZeroGaps && k > 1:
 			itl = append(itl, gap)
 			for j := 1; j < k; j++ {
 				itl = append(itl, 0)
 			}
-		case c.ITL == ITLPerRequestMean:
+		case c.ITL == convention.ITLPerRequestMean:
 			// one value per request, kept in ITLMeanMs
 		default:
 			itl = append(itl, gap)
@@ -367,23 +368,23 @@ func ComputeRequest(c Convention, r *formats.Request, events []formats.Event, to
 
 // count returns N by the given source order, its source's name, and why a
 // tokenizer count was unavailable.
-func count(c Convention, sources []CountSource, r *formats.Request, events []formats.Event, resp []response, tok TokenCounter) (float64, string, string) {
+func count(c convention.Convention, sources []convention.CountSource, r *formats.Request, events []formats.Event, resp []response, tok TokenCounter) (float64, string, string) {
 	tokErr := ""
 	for _, s := range sources {
 		switch s {
-		case CountServerUsage:
+		case convention.CountServerUsage:
 			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceServerUsage {
 				return float64(*r.OutputTokens), string(s), ""
 			}
-		case CountToolReported:
+		case convention.CountToolReported:
 			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceToolReported {
 				return float64(*r.OutputTokens), string(s), ""
 			}
-		case CountToolRaw:
+		case convention.CountToolRaw:
 			if r.ReportedOutputTokens != nil {
 				return *r.ReportedOutputTokens, string(s), ""
 			}
-		case CountTokenizer:
+		case convention.CountTokenizer:
 			if r.OutputTokens != nil && strings.HasPrefix(r.OutputTokensSource, formats.SourceTokenizerPfx) {
 				return float64(*r.OutputTokens), r.OutputTokensSource, ""
 			}
@@ -413,14 +414,14 @@ func count(c Convention, sources []CountSource, r *formats.Request, events []for
 				continue
 			}
 			return float64(n), formats.SourceTokenizerPfx + tok.Name(), ""
-		case CountResponses:
+		case convention.CountResponses:
 			if len(events) > 0 {
 				return float64(len(resp)), string(s), ""
 			}
 			if r.TokenMessageCount > 0 {
 				return float64(r.TokenMessageCount), string(s), ""
 			}
-		case CountSSEMessages:
+		case convention.CountSSEMessages:
 			if len(events) > 0 {
 				n := 0
 				for i := range events {
@@ -430,7 +431,7 @@ func count(c Convention, sources []CountSource, r *formats.Request, events []for
 				}
 				return float64(n), string(s), ""
 			}
-		case CountRequested:
+		case convention.CountRequested:
 			if r.MaxTokens != nil {
 				return float64(*r.MaxTokens), string(s), ""
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -129,7 +130,7 @@ func TestEdgeCases(t *testing.T) {
 
 func analyzeRows(t *testing.T, run formats.Run, rows ...func() (formats.Request, []formats.Event)) *RunReport {
 	t.Helper()
-	rep := analyzeWith(t, Options{}, run, rows...)
+	rep := analyzeWith(t, Options{Tools: tools}, run, rows...)
 	return rep.Runs[0]
 }
 
@@ -155,7 +156,7 @@ func analyzeWith(t *testing.T, opt Options, run formats.Run, rows ...func() (for
 func TestRunReportClassicTwoRequests(t *testing.T) {
 	yes := true
 	slo, _ := ParseSLO("ttft<=500ms,tpot<=7.1ms")
-	rep := analyzeWith(t, Options{SLO: slo}, formats.Run{RunID: "r", Tool: "x", Streaming: &yes},
+	rep := analyzeWith(t, Options{Tools: tools, SLO: slo}, formats.Run{RunID: "r", Tool: "x", Streaming: &yes},
 		func() (formats.Request, []formats.Event) { return classic(0, 1_000*ms) },
 		func() (formats.Request, []formats.Event) { return classic(1, 2_000*ms) },
 		func() (formats.Request, []formats.Event) {
@@ -233,7 +234,7 @@ func TestNonStreaming(t *testing.T) {
 	_ = a.Request(&r, evs)
 	_ = a.Run(&formats.Run{RunID: "r", Streaming: &no})
 	slo, _ := ParseSLO("ttft<=1s,tpot<=20ms")
-	if _, err := a.Report(Options{SLO: slo}); err == nil || !contains(err.Error(), "tpot<=20ms") {
+	if _, err := a.Report(Options{Tools: tools, SLO: slo}); err == nil || !contains(err.Error(), "tpot<=20ms") {
 		t.Fatalf("error %v must name the constraint", err)
 	}
 }
@@ -241,7 +242,7 @@ func TestNonStreaming(t *testing.T) {
 func TestGoodputTPOTVacuousForOneToken(t *testing.T) {
 	yes := true
 	slo, _ := ParseSLO("tpot<=1ms")
-	rep := analyzeWith(t, Options{SLO: slo}, formats.Run{RunID: "r", Streaming: &yes},
+	rep := analyzeWith(t, Options{Tools: tools, SLO: slo}, formats.Run{RunID: "r", Streaming: &yes},
 		func() (formats.Request, []formats.Event) {
 			return mkRequest(0, 0, []ev{{300 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(1)))
 		},
@@ -259,7 +260,7 @@ func TestBucketsAndFit(t *testing.T) {
 	near(t, "intercept", float64(f.InterceptMs), 100)
 	near(t, "slope", float64(f.SlopeMsPerToken), 10)
 	near(t, "r2", float64(f.R2), 1)
-	b := buckets(x, y, DefaultOSLEdges, "osl", PercentileLinear)
+	b := buckets(x, y, DefaultOSLEdges, "osl", convention.PercentileLinear)
 	if b[0].N != 2 || b[1].N != 2 || b[2].N != 0 || b[3].N != 1 {
 		t.Fatalf("bucket counts %+v", b)
 	}

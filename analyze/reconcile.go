@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -12,62 +13,6 @@ import (
 // report names.
 var ReconcileQuantities = []struct{ Quantity, Name string }{
 	{"ttft", "ttft_ms"}, {"ttst", "ttst_ms"}, {"tpot", "tpot_ms"}, {"itl", "itl_ms"}, {"e2e", "e2e_ms"}, {"osl", "osl_tokens"},
-}
-
-// Step is one convention of a reconciliation path and the choice that
-// changed to reach it.
-type Step struct {
-	Convention Convention
-	Choice     string // "" for the starting convention
-	From, To   string // the choice's values before and after
-}
-
-// Path returns the conventions from a to b, changing one differing choice
-// at a time in the order of ChoiceNames: path[0] is a (renamed into the
-// path), the last is b's choices under b's name. Steps are named
-// "a→b/choice" so one Analyzer can compute every path at once.
-func Path(a, b Convention) []Step {
-	steps := []Step{{Convention: a}}
-	cur := a
-	for _, ch := range choices {
-		if ch.get(&cur) == ch.get(&b) {
-			continue
-		}
-		before := ch.get(&cur)
-		ch.set(&cur, &b)
-		next := cur
-		next.Name = a.Name + "→" + b.Name + "/" + ch.name
-		steps = append(steps, Step{Convention: next, Choice: ch.name, From: before, To: ch.get(&cur)})
-	}
-	last := &steps[len(steps)-1]
-	if last.Choice != "" {
-		last.Convention.Name = b.Name
-		last.Convention.Tool = b.Tool
-	}
-	return steps
-}
-
-// PathConventions returns every convention the paths of pairs need,
-// without duplicates, for NewAnalyzer.
-func PathConventions(pairs [][2]Convention) []Convention {
-	var out []Convention
-	seen := map[string]bool{}
-	for _, p := range pairs {
-		for _, s := range Path(p[0], p[1]) {
-			if !seen[s.Convention.Name] {
-				seen[s.Convention.Name] = true
-				out = append(out, s.Convention)
-			}
-			// the end points under their own names too
-		}
-		for _, c := range p {
-			if !seen[c.Name] {
-				seen[c.Name] = true
-				out = append(out, c)
-			}
-		}
-	}
-	return out
 }
 
 // Reconciliation explains, per run and metric, how a value under one
@@ -115,19 +60,20 @@ type ReconcileStep struct {
 }
 
 // Reconcile builds the reconciliation of every run the Analyzer saw, from
-// pair(run)[0] to pair(run)[1], for each of stats ("mean", "p50", "p99", …).
-// The Analyzer must have computed PathConventions of those pairs.
-func (a *Analyzer) Reconcile(pair func(*formats.Run) [2]Convention, stats []string) (*Reconciliation, error) {
+// pair(run)[0] to pair(run)[1], for each of stats ("mean", "p50", "p99", …),
+// with the tools' own values beside them (tools; nil: none). The Analyzer
+// must have computed convention.PathConventions of those pairs.
+func (a *Analyzer) Reconcile(pair func(*formats.Run) [2]convention.Convention, stats []string, tools *convention.Set) (*Reconciliation, error) {
 	out := &Reconciliation{SchemaVersion: ReportSchemaVersion, Stats: stats, Runs: []RunReconciliation{}}
 	for _, acc := range a.runs {
 		if acc.run == nil {
 			return nil, fmt.Errorf("run %q: requests without a run row", acc.id)
 		}
 		p := pair(acc.run)
-		path := Path(p[0], p[1])
+		path := convention.Path(p[0], p[1])
 		rr := RunReconciliation{RunID: acc.run.RunID, Tool: acc.run.Tool, From: p[0].Name, To: p[1].Name}
 		samp := make([]*samples, len(path))
-		convs := make([]Convention, len(path))
+		convs := make([]convention.Convention, len(path))
 		for i, st := range path {
 			ci := a.index(st.Convention.Name)
 			if ci < 0 {
@@ -153,7 +99,7 @@ func (a *Analyzer) Reconcile(pair func(*formats.Run) [2]Convention, stats []stri
 					m.Steps = append(m.Steps, ReconcileStep{Choice: path[i].Choice, From: path[i].From, To: path[i].To,
 						Before: F(vals[i-1]), After: F(vals[i]), Delta: F(vals[i] - vals[i-1])})
 				}
-				m.Reported, m.ReportedAs = reportedFor(p[0], acc.run, q.Quantity, stat)
+				m.Reported, m.ReportedAs = reportedFor(p[0], tools, acc.run, q.Quantity, stat)
 				rr.Metrics = append(rr.Metrics, m)
 			}
 		}
@@ -173,8 +119,8 @@ func allNaN(xs []float64) bool {
 
 // reportedFor finds the tool's own value of quantity q's statistic stat,
 // through the tool's metric mapping (in tokentrace's unit).
-func reportedFor(c Convention, run *formats.Run, q, stat string) (F, string) {
-	mapping := toolMetrics(c)
+func reportedFor(c convention.Convention, tools *convention.Set, run *formats.Run, q, stat string) (F, string) {
+	mapping := tools.Metrics(c)
 	names := []string{stat}
 	switch stat {
 	case "mean":
@@ -183,7 +129,7 @@ func reportedFor(c Convention, run *formats.Run, q, stat string) (F, string) {
 		names = []string{"p50", "median"}
 	}
 	for metric, tm := range mapping {
-		if tm.quantity != q || tm.reason != "" || tm.scale == 0 {
+		if tm.Quantity != q || tm.Reason != "" || tm.Scale == 0 {
 			continue
 		}
 		for _, s := range run.Reported {
@@ -192,7 +138,7 @@ func reportedFor(c Convention, run *formats.Run, q, stat string) (F, string) {
 			}
 			for _, n := range names {
 				if s.Stat == n {
-					return F(*s.Value / tm.scale), metric + "." + s.Stat
+					return F(*s.Value / tm.Scale), metric + "." + s.Stat
 				}
 			}
 		}

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/genaiperf"
+	"github.com/tokentrace/tokentrace/ingest/llmperf"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -37,8 +40,8 @@ func goldenFile(t *testing.T, name string, got []byte) {
 // E2E/N = 12.00 ms; excluding TTFT gives 7.00 ms; dividing by N − 1 gives
 // the canonical TPOT 7.07 ms. The steps must sum to the gap.
 func TestReconcileClassicExample(t *testing.T) {
-	from, to := LLMPerf2024, Canonical
-	a := NewAnalyzer(PathConventions([][2]Convention{{from, to}})...)
+	from, to := llmperf.Profile2024Apr, Canonical
+	a := NewAnalyzer(convention.PathConventions([][2]convention.Convention{{from, to}})...)
 	yes := true
 	for k := int64(0); k < 3; k++ {
 		r, evs := classic(k, k*2_000*ms)
@@ -52,7 +55,7 @@ func TestReconcileClassicExample(t *testing.T) {
 	if err := a.Run(&formats.Run{RunID: "r", Tool: "llmperf", Streaming: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := a.Reconcile(func(*formats.Run) [2]Convention { return [2]Convention{from, to} }, []string{"mean"})
+	rec, err := a.Reconcile(func(*formats.Run) [2]convention.Convention { return [2]convention.Convention{from, to} }, []string{"mean"}, tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +92,7 @@ func TestReconcileClassicExample(t *testing.T) {
 }
 
 func TestPathChangesOneChoiceAtATime(t *testing.T) {
-	p := Path(GenAIPerf, Canonical)
+	p := convention.Path(genaiperf.Profile, Canonical)
 	if p[0].Convention.Name != "genai-perf" || p[len(p)-1].Convention.Name != "tokentrace" {
 		t.Fatalf("ends %q … %q", p[0].Convention.Name, p[len(p)-1].Convention.Name)
 	}
@@ -108,7 +111,7 @@ func TestPathChangesOneChoiceAtATime(t *testing.T) {
 	if got := p[len(p)-1].Convention.Choices(); !equalMaps(got, Canonical.Choices()) {
 		t.Error("path does not end at the canonical choices")
 	}
-	if len(Path(Canonical, Canonical)) != 1 {
+	if len(convention.Path(Canonical, Canonical)) != 1 {
 		t.Error("a convention's path to itself has no steps")
 	}
 }

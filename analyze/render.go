@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -250,13 +252,13 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	if len(rr.Reported) > 0 {
 		keys := make([]string, 0, len(rr.Reported))
 		for k := range rr.Reported {
-			if headlineReported[k] {
+			if slices.Contains(rr.headline, k) {
 				keys = append(keys, k)
 			}
 		}
 		sort.Strings(keys)
 		if len(keys) == 0 { // a tool without headline names (MLPerf): the first ones
-			for _, k := range sortedKeys(rr.Reported) {
+			for _, k := range slices.Sorted(maps.Keys(rr.Reported)) {
 				if len(keys) < 12 {
 					keys = append(keys, k)
 				}
@@ -298,27 +300,6 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		line("warning %s%s: %s", wn.Code, m, cleanN(wn.Message, md, 1000))
 	}
 	return nil
-}
-
-// headlineReported are the tool summary metrics the text and Markdown
-// reports show (the JSON report has every one): latency, length and
-// throughput headlines under the tools' own names.
-var headlineReported = map[string]bool{
-	// GenAI-Perf and AIPerf
-	"time_to_first_token": true, "time_to_first_output_token": true, "time_to_second_token": true,
-	"inter_token_latency": true, "inter_chunk_latency": true, "request_latency": true,
-	"output_sequence_length": true, "input_sequence_length": true, "request_throughput": true,
-	"output_token_throughput": true, "request_count": true, "error_request_count": true,
-	"request_goodput": true, "goodput": true, "benchmark_duration": true,
-	// LLMPerf
-	"ttft_s": true, "end_to_end_latency_s": true, "inter_token_latency_s": true,
-	"number_output_tokens": true, "number_input_tokens": true, "mean_output_throughput_token_per_s": true,
-	"num_completed_requests": true, "num_completed_requests_per_min": true, "error_rate": true,
-	"num_requests_started": true,
-	// vLLM bench serve and SGLang bench_serving
-	"ttft_ms": true, "tpot_ms": true, "itl_ms": true, "e2el_ms": true, "e2e_latency_ms": true,
-	"completed": true, "failed": true, "duration": true, "output_throughput": true,
-	"total_throughput": true,
 }
 
 func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFmt string) {

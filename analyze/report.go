@@ -58,9 +58,11 @@ type RunReport struct {
 	Warnings    []Warning         `json:"warnings"`
 
 	// configuredRate is the run's configured request rate (0: none);
-	// notes are the run's import notes (truncation points).
+	// notes are the run's import notes (truncation points); headline the
+	// tool's reported metrics the text report shows (convention.Tool).
 	configuredRate float64
 	notes          []string
+	headline       []string
 }
 
 // Spread is the distribution over runs of one per-run statistic (here

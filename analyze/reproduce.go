@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -41,129 +42,12 @@ type ReproducedStat struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// toolMetric maps one of a tool's reported metrics to a tokentrace
-// quantity (per-request distribution) or run-level scalar, with the scale
-// from tokentrace's unit (ms, tokens, tokens/s) to the tool's.
-type toolMetric struct {
-	quantity string  // a Quantities name, or a scalar ("scalar:…")
-	scale    float64 // multiply tokentrace's value by this
-	reason   string  // set: not reproducible, and why
-}
-
-const (
-	whyHTTP      = "the HTTP timing breakdown (http_req_*) is not imported"
-	whyPrompt    = "GenAI-Perf re-tokenizes the prompt text, which tokentrace does not store"
-	whyLoopWall  = "LLMPerf divides by the wall time of its whole request loop, which its files do not record"
-	whyChunks23  = "LLMPerf before afd137a divides its SSE chunk count, which its files do not keep, by E2E"
-	whyChunks24  = "LLMPerf 2024-12 divides by its SSE chunk counter (tokens_received), which its files do not keep"
-	whyGoodput   = "needs the goodput constraints the run was given; recompute with --slo"
-	whyCache     = "prompt-cache token counts are not imported"
-	whyMismatch  = "AIPerf's OSL-mismatch check compares with the requested length, which is not imported"
-	whyReasoning = "reasoning token counts per request are not imported from AIPerf records"
-)
-
-var genaiPerfMetrics = map[string]toolMetric{
-	"time_to_first_token":                 {quantity: "ttft", scale: 1},
-	"time_to_second_token":                {quantity: "ttst", scale: 1},
-	"inter_token_latency":                 {quantity: "tpot", scale: 1},
-	"request_latency":                     {quantity: "e2e", scale: 1},
-	"output_sequence_length":              {quantity: "osl", scale: 1},
-	"input_sequence_length":               {reason: whyPrompt},
-	"output_token_throughput_per_request": {quantity: "osl_per_e2e_s", scale: 1},
-	"output_token_throughput_per_user":    {quantity: "tpot_tokens_per_s", scale: 1},
-	"output_token_throughput":             {quantity: "scalar:output_token_throughput", scale: 1},
-	"request_throughput":                  {quantity: "scalar:request_throughput", scale: 1},
-	"request_count":                       {quantity: "scalar:e2e_count", scale: 1},
-	"request_goodput":                     {reason: whyGoodput},
-}
-
-var aiperfMetrics = map[string]toolMetric{
-	"time_to_first_token":                  {quantity: "ttft", scale: 1},
-	"time_to_first_output_token":           {quantity: "ttfo", scale: 1},
-	"time_to_second_token":                 {quantity: "ttst", scale: 1},
-	"request_latency":                      {quantity: "e2e", scale: 1},
-	"inter_token_latency":                  {quantity: "tpot", scale: 1},
-	"inter_chunk_latency":                  {quantity: "itl", scale: 1},
-	"output_sequence_length":               {quantity: "osl", scale: 1},
-	"output_token_count":                   {quantity: "osl", scale: 1},
-	"input_sequence_length":                {quantity: "isl_reported", scale: 1},
-	"usage_prompt_tokens":                  {quantity: "isl_usage", scale: 1},
-	"usage_completion_tokens":              {quantity: "osl_usage", scale: 1},
-	"usage_total_tokens":                   {quantity: "usage_total", scale: 1},
-	"output_token_throughput_per_user":     {quantity: "tpot_tokens_per_s", scale: 1},
-	"e2e_output_token_throughput":          {quantity: "osl_per_e2e_s", scale: 1},
-	"prefill_throughput_per_user":          {quantity: "isl_per_ttft_s", scale: 1},
-	"error_isl":                            {quantity: "error_isl", scale: 1},
-	"request_throughput":                   {quantity: "scalar:request_throughput", scale: 1},
-	"output_token_throughput":              {quantity: "scalar:output_token_throughput", scale: 1},
-	"total_token_throughput":               {quantity: "scalar:total_token_throughput", scale: 1},
-	"benchmark_duration":                   {quantity: "scalar:duration_s", scale: 1},
-	"request_count":                        {quantity: "scalar:counted", scale: 1},
-	"error_request_count":                  {quantity: "scalar:failed", scale: 1},
-	"total_osl":                            {quantity: "scalar:sum:osl", scale: 1},
-	"total_output_tokens":                  {quantity: "scalar:sum:osl", scale: 1},
-	"total_isl":                            {quantity: "scalar:sum:isl_reported", scale: 1},
-	"total_error_isl":                      {quantity: "scalar:sum:error_isl", scale: 1},
-	"total_usage_prompt_tokens":            {quantity: "scalar:sum:isl_usage", scale: 1},
-	"total_usage_completion_tokens":        {quantity: "scalar:sum:osl_usage", scale: 1},
-	"total_usage_total_tokens":             {quantity: "scalar:sum:usage_total", scale: 1},
-	"reasoning_token_count":                {reason: whyReasoning},
-	"total_reasoning_tokens":               {reason: whyReasoning},
-	"goodput":                              {reason: whyGoodput},
-	"good_request_count":                   {reason: whyGoodput},
-	"osl_mismatch_diff_pct":                {reason: whyMismatch},
-	"osl_mismatch_count":                   {reason: whyMismatch},
-	"usage_prompt_cache_read_tokens":       {reason: whyCache},
-	"total_usage_prompt_cache_read_tokens": {reason: whyCache},
-	"overall_usage_prompt_cache_read_pct":  {reason: whyCache},
-}
-
-func llmperfMetrics(c Convention) map[string]toolMetric {
-	m := map[string]toolMetric{
-		"ttft_s":                                {quantity: "ttft", scale: 1e-3},
-		"end_to_end_latency_s":                  {quantity: "e2e", scale: 1e-3},
-		"inter_token_latency_s":                 {quantity: "tpot", scale: 1e-3},
-		"number_output_tokens":                  {quantity: "osl", scale: 1},
-		"number_input_tokens":                   {quantity: "isl_reported", scale: 1},
-		"request_output_throughput_token_per_s": {quantity: "osl_per_e2e_s", scale: 1},
-		"num_requests_started":                  {quantity: "scalar:total", scale: 1},
-		"number_errors":                         {quantity: "scalar:errors", scale: 1},
-		"error_rate":                            {quantity: "scalar:error_rate_errors", scale: 1},
-		"num_completed_requests":                {quantity: "scalar:counted", scale: 1},
-		"mean_output_throughput_token_per_s":    {reason: whyLoopWall},
-		"num_completed_requests_per_min":        {reason: whyLoopWall},
-		"error_code_frequency":                  {quantity: "scalar:error_code", scale: 1},
-	}
-	switch c.Name {
-	case LLMPerf2023.Name:
-		m["request_output_throughput_token_per_s"] = toolMetric{reason: whyChunks23}
-	case LLMPerf2024Dec.Name:
-		m["inter_token_latency_s"] = toolMetric{reason: whyChunks24}
-	}
-	return m
-}
-
-// toolMetricMaps maps a tool name (Convention.Tool) to the mapping of its
-// reported metrics for a given convention of it. Each tool's mapping lives
-// in its own file (reproduce_<tool>.go) and registers here.
-var toolMetricMaps = map[string]func(Convention) map[string]toolMetric{
-	"genai-perf": func(Convention) map[string]toolMetric { return genaiPerfMetrics },
-	"aiperf":     func(Convention) map[string]toolMetric { return aiperfMetrics },
-	"llmperf":    llmperfMetrics,
-}
-
-// toolMetrics returns the reported-metric mapping of c's tool; nil when
-// tokentrace has none for it yet.
-func toolMetrics(c Convention) map[string]toolMetric {
-	if f := toolMetricMaps[c.Tool]; f != nil {
-		return f(c)
-	}
-	return nil
-}
-
-// reproduce recomputes every statistic the run's tool reported, under c.
-func reproduce(c Convention, run *formats.Run, reqs []RequestMetrics, s *samples) *Reproduction {
-	mapping := toolMetrics(c)
+// reproduce recomputes every statistic the run's tool reported, under c,
+// through the tool's mapping of its metrics (tools; nil when tokentrace
+// has no mapping for the tool).
+func reproduce(c convention.Convention, tools *convention.Set, run *formats.Run, reqs []RequestMetrics, s *samples) *Reproduction {
+	tool := tools.Tool(c.Tool)
+	mapping := tools.Metrics(c)
 	if mapping == nil || len(run.Reported) == 0 {
 		return nil
 	}
@@ -175,20 +59,20 @@ func reproduce(c Convention, run *formats.Run, reqs []RequestMetrics, s *samples
 		item := ReproducedStat{Metric: st.Metric, Stat: st.Stat, Unit: st.Unit, Reported: F(*st.Value), Recomputed: F(math.NaN()), RelDiff: F(math.NaN())}
 		tm, ok := mapping[st.Metric]
 		switch {
-		case strings.HasPrefix(st.Metric, "http_req_"):
-			item.Reason = whyHTTP
+		case tool.PrefixReason(st.Metric) != "":
+			item.Reason = tool.PrefixReason(st.Metric)
 		case len(reqs) == 0:
 			item.Reason = "summary only: nothing to recompute"
 		case !ok:
 			item.Reason = "no tokentrace definition of this metric yet"
-		case tm.reason != "":
-			item.Reason = tm.reason
+		case tm.Reason != "":
+			item.Reason = tm.Reason
 		default:
-			v, why := recompute(c, tm, st, run, reqs, s)
+			v, why := recompute(c, tools.StatsRule(c), tm, st, run, reqs, s)
 			item.Recomputed = F(v)
 			item.Reason = why
 		}
-		judge(&item, run)
+		judge(&item, run, tool)
 		switch item.Status {
 		case "reproduced":
 			out.Reproduced++
@@ -204,7 +88,10 @@ func reproduce(c Convention, run *formats.Run, reqs []RequestMetrics, s *samples
 	return out
 }
 
-func judge(item *ReproducedStat, run *formats.Run) {
+// judge sets the item's status from its values: reproduced within
+// ReproTolerance, differs (with the tool's known reason where one of its
+// Differences applies) or not reproducible.
+func judge(item *ReproducedStat, run *formats.Run, tool *convention.Tool) {
 	rec, rep := float64(item.Recomputed), float64(item.Reported)
 	if math.IsNaN(rec) {
 		item.Status = "not_reproducible"
@@ -224,63 +111,45 @@ func judge(item *ReproducedStat, run *formats.Run) {
 		return
 	}
 	item.Status = "differs"
-	if item.Reason == "" && hasNote(run, "sampled:") {
-		item.Reason = "the file keeps only a sample of the run's requests (guidellm --sample-requests); the tool's statistics cover them all"
+	if item.Reason != "" || tool == nil {
+		return
 	}
-	if item.Reason == "" && run.Tool == "aiperf" && item.Metric == "inter_chunk_latency" && strings.HasPrefix(item.Stat, "p") && versionAtLeast(run.ToolVersion, 0, 10) {
-		item.Reason = "AIPerf 0.10+ estimates percentiles of list metrics (inter_chunk_latency) with an approximate t-digest (per the research notes; mean, min, max and sum agree exactly); tokentrace's are exact"
-	}
-}
-
-func hasNote(run *formats.Run, prefix string) bool {
-	for _, n := range run.Notes {
-		if strings.HasPrefix(n, prefix) || strings.Contains(n, " "+prefix) {
-			return true
+	for _, d := range tool.Differences {
+		if d.Applies(item.Metric, item.Stat, run.ToolVersion, run.Notes) {
+			item.Reason = d.Reason
+			return
 		}
 	}
-	return false
-}
-
-func versionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	a, err1 := strconv.Atoi(parts[0])
-	b, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return a > major || a == major && b >= minor
 }
 
 // recompute returns the value of the tool's statistic st under c.
-func recompute(c Convention, tm toolMetric, st formats.ReportedStat, run *formats.Run, reqs []RequestMetrics, s *samples) (float64, string) {
-	if q, ok := strings.CutPrefix(tm.quantity, "scalar:"); ok {
+func recompute(c convention.Convention, rule convention.StatsRule, tm convention.ReportedMetric, st formats.ReportedStat, run *formats.Run, reqs []RequestMetrics, s *samples) (float64, string) {
+	if q, ok := strings.CutPrefix(tm.Quantity, "scalar:"); ok {
 		if v, why, ok := reportedDurationScalar(q, run, s); ok {
-			return v * tm.scale, why
+			return v * tm.Scale, why
 		}
 		v, why := scalar(c, q, st, reqs, s)
-		return v * tm.scale, why
+		return v * tm.Scale, why
 	}
-	xs := s.values[tm.quantity]
-	if c.Tool == "guidellm" {
-		// guidellm's own DistributionSummary statistics (token-weighted
-		// percentiles, count, std_dev, mode, variance, total_sum)
-		if v, ok := GuideLLMStat(c, xs, s.weights[tm.quantity], tm.scale, st.Stat); ok {
+	xs := s.values[tm.Quantity]
+	if rule != convention.StatsNumpy {
+		// the tool's own weighted-pmf statistics (guidellm's
+		// DistributionSummary: token-weighted percentiles, count, std_dev,
+		// mode, variance, total_sum)
+		if v, ok := stats.PMFStat(xs, s.weights[tm.Quantity], tm.Scale, st.Stat, rule == convention.StatsPMFMerged); ok {
 			return v, "" // already in the tool's unit
 		}
 	}
-	v, why := statOf(xs, s.weights[tm.quantity], st.Stat, c)
-	return v * tm.scale, why
+	v, why := statOf(xs, s.weights[tm.Quantity], st.Stat, c)
+	return v * tm.Scale, why
 }
 
 // statOf computes a statistic named the tools' way over xs under c.
-func statOf(xs, ws []float64, stat string, c Convention) (float64, string) {
+func statOf(xs, ws []float64, stat string, c convention.Convention) (float64, string) {
 	if len(xs) == 0 {
 		return math.NaN(), "no samples under this convention"
 	}
-	if ws != nil && c.Percentile == PercentileWeightedNearestRank {
+	if ws != nil && c.Percentile == convention.PercentileWeightedNearestRank {
 		sum := stats.SummarizeWeighted(xs, ws, nil)
 		switch stat {
 		case "mean", "avg":
@@ -314,7 +183,7 @@ func statOf(xs, ws []float64, stat string, c Convention) (float64, string) {
 }
 
 // scalar computes a run-level value.
-func scalar(c Convention, name string, st formats.ReportedStat, reqs []RequestMetrics, s *samples) (float64, string) {
+func scalar(c convention.Convention, name string, st formats.ReportedStat, reqs []RequestMetrics, s *samples) (float64, string) {
 	var total, counted, failed, errors float64
 	codes := map[int64]float64{}
 	for i := range reqs {
@@ -340,7 +209,7 @@ func scalar(c Convention, name string, st formats.ReportedStat, reqs []RequestMe
 		return stats.PairwiseSum(s.values[q]), ""
 	}
 	dur, _ := duration(c, reqs)
-	if c.Duration == DurationNotRecorded {
+	if c.Duration == convention.DurationNotRecorded {
 		dur = math.NaN()
 	}
 	tp := throughput(c, reqs, dur)
@@ -381,4 +250,44 @@ func sumOr0(xs []float64) float64 {
 		return 0
 	}
 	return stats.PairwiseSum(xs)
+}
+
+// reportedDurationScalar computes the run-level values a tool derives from
+// its own measured duration: the tool's numerator recomputed from the
+// tables, divided by the duration the tool reported (Reported metric
+// "duration", Stat "value", in seconds; vLLM and SGLang). name is the
+// scalar's name after "scalar:":
+//
+//	reported_duration:counted        requests in the convention's completed set / duration
+//	reported_duration:sum:<q>        Σ q over counted requests / duration
+//	reported_duration:sum:osl+isl    (Σ osl + Σ isl) / duration
+//
+// ok is false for other names. It needs the run row, which scalar() does
+// not receive: recompute tries it first.
+func reportedDurationScalar(name string, run *formats.Run, s *samples) (v float64, why string, ok bool) {
+	rest, ok := strings.CutPrefix(name, "reported_duration:")
+	if !ok {
+		return 0, "", false
+	}
+	dur := math.NaN()
+	if run != nil {
+		for _, st := range run.Reported {
+			if st.Metric == "duration" && st.Stat == "value" && st.Value != nil {
+				dur = *st.Value
+			}
+		}
+	}
+	if math.IsNaN(dur) || dur <= 0 {
+		return math.NaN(), "the tool reported no positive duration", true
+	}
+	switch rest {
+	case "counted":
+		return float64(s.counted) / dur, "", true
+	case "sum:osl+isl":
+		return (sumOr0(s.values["osl"]) + sumOr0(s.values["isl"])) / dur, "", true
+	}
+	if q, ok := strings.CutPrefix(rest, "sum:"); ok {
+		return sumOr0(s.values[q]) / dur, "", true
+	}
+	return math.NaN(), "unknown scalar " + name, true
 }

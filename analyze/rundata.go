@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -13,7 +14,7 @@ type RunData struct {
 	// Run is the run's row (provenance, source files, notes).
 	Run *formats.Run
 	// Convention is the convention the data was computed under.
-	Convention Convention
+	Convention convention.Convention
 	// Streaming is the run's Streaming flag, or — when the source does not
 	// say — whether any request received more than one response (the rule
 	// the report uses).

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -40,14 +41,14 @@ type samples struct {
 var Quantities = []string{"ttft", "ttfo", "ttst", "e2e", "tpot", "itl", "max_itl", "osl", "isl", "stream_end_ms",
 	"tpot_tokens_per_s", "osl_per_e2e_s", "isl_per_ttft_s", "osl_usage", "isl_usage", "isl_reported", "usage_total", "error_isl"}
 
-func samplesOf(c Convention, reqs []RequestMetrics, itl []float64, streaming bool) *samples {
+func samplesOf(c convention.Convention, reqs []RequestMetrics, itl []float64, streaming bool) *samples {
 	s := &samples{values: map[string][]float64{}, weights: map[string][]float64{}, tokensKnown: true, noEvents: true}
 	add := func(q string, v float64) {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
 			s.values[q] = append(s.values[q], v)
 		}
 	}
-	weighted := c.Percentile == PercentileWeightedNearestRank
+	weighted := c.Percentile == convention.PercentileWeightedNearestRank
 	for i := range reqs {
 		m := &reqs[i]
 		if m.Messages > 0 {
@@ -101,14 +102,14 @@ func samplesOf(c Convention, reqs []RequestMetrics, itl []float64, streaming boo
 				s.weights["tpot"] = append(s.weights["tpot"], m.TPOTTokens)
 			}
 		}
-		if c.ITL == ITLPerRequestMean && !math.IsNaN(m.ITLMeanMs) {
+		if c.ITL == convention.ITLPerRequestMean && !math.IsNaN(m.ITLMeanMs) {
 			add("itl", m.ITLMeanMs)
 			if weighted {
 				s.weights["itl"] = append(s.weights["itl"], m.OutputTokens-1)
 			}
 		}
 	}
-	if streaming && c.ITL != ITLPerRequestMean {
+	if streaming && c.ITL != convention.ITLPerRequestMean {
 		s.values["itl"] = itl
 	}
 	if s.noEvents {
@@ -119,8 +120,8 @@ func samplesOf(c Convention, reqs []RequestMetrics, itl []float64, streaming boo
 
 // summary summarizes quantity q under c at the percentiles ps (weighted
 // when c's percentile method is weighted and q has weights).
-func (s *samples) summary(q string, c Convention, ps []float64) stats.Summary {
-	if w := s.weights[q]; w != nil && c.Percentile == PercentileWeightedNearestRank {
+func (s *samples) summary(q string, c convention.Convention, ps []float64) stats.Summary {
+	if w := s.weights[q]; w != nil && c.Percentile == convention.PercentileWeightedNearestRank {
 		return stats.SummarizeWeighted(s.values[q], w, ps)
 	}
 	return stats.Summarize(s.values[q], ps, stats.Method(c.Percentile), c.StdDDOF)

@@ -43,7 +43,7 @@ func TestServerEventsIgnored(t *testing.T) {
 	}
 
 	same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
-	for _, c := range Profiles {
+	for _, c := range tools.Profiles() {
 		m, _ := ComputeRequest(c, server, sev, nil, nil)
 		if !math.IsNaN(m.TTFTMs) || !math.IsNaN(m.E2EMs) || m.Messages != 0 || !math.IsNaN(m.OutputTokens) {
 			t.Errorf("%s: server row with server events: TTFT %v E2E %v messages %d output tokens %v; want NaN, NaN, 0, NaN",

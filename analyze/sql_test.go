@@ -194,7 +194,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{SLO: slo})
+	rep, err := a.Report(analyze.Options{Tools: tools, SLO: slo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep2, err := a2.Report(analyze.Options{SLO: slo2})
+	rep2, err := a2.Report(analyze.Options{Tools: tools, SLO: slo2})
 	if err != nil {
 		t.Fatal(err)
 	}

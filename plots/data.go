@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -181,7 +182,7 @@ type Timeline struct {
 // BuildTimeline returns the timeline of reqs (all statuses) with the
 // convention's percentile method; ok is false when no request has a start
 // time.
-func BuildTimeline(reqs []analyze.RequestMetrics, m analyze.PercentileMethod) (tl Timeline, ok bool) {
+func BuildTimeline(reqs []analyze.RequestMetrics, m convention.PercentileMethod) (tl Timeline, ok bool) {
 	idx := make([]int, 0, len(reqs))
 	for i := range reqs {
 		if reqs[i].HasStart {
@@ -255,7 +256,7 @@ func clamp(v, lo, hi int) int {
 // (NaN left out) ending at request i, for evenly spaced i from window−1 to
 // len−1 (at most evals of them, the last always included), as (ts[i], P99)
 // points. ts must be ascending. Fewer than window values give nil.
-func RollingP99(ts, ys []float64, window, evals int, m analyze.PercentileMethod) []XY {
+func RollingP99(ts, ys []float64, window, evals int, m convention.PercentileMethod) []XY {
 	n := len(ys)
 	if n < window || window < 1 {
 		return nil
@@ -385,7 +386,7 @@ func positionGroup(k int) (g, from, to int) {
 // per non-empty group, by position. Percentiles use method m. Memory: one
 // transient copy of itl (grouped), as the report's own sort does. ok is
 // false when the per-request counts do not add up to len(itl).
-func ITLByPosition(reqs []analyze.RequestMetrics, itl []float64, m analyze.PercentileMethod) (out []PositionStats, ok bool) {
+func ITLByPosition(reqs []analyze.RequestMetrics, itl []float64, m convention.PercentileMethod) (out []PositionStats, ok bool) {
 	total := 0
 	for i := range reqs {
 		total += reqs[i].ITLSamples

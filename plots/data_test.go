@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/plots"
 )
@@ -85,7 +86,7 @@ func TestScatterKeepsTailExactly(t *testing.T) {
 }
 
 func TestRollingP99HandComputed(t *testing.T) {
-	got := plots.RollingP99([]float64{0, 1, 2, 3, 4}, []float64{1, 2, 3, 4, 5}, 3, 0, analyze.PercentileLinear)
+	got := plots.RollingP99([]float64{0, 1, 2, 3, 4}, []float64{1, 2, 3, 4, 5}, 3, 0, convention.PercentileLinear)
 	// P99 linear of three values a<b<c: b + 0.98·(c−b)
 	want := []plots.XY{{2, 2.98}, {3, 3.98}, {4, 4.98}}
 	if len(got) != len(want) {
@@ -102,11 +103,11 @@ func TestRollingP99HandComputed(t *testing.T) {
 	for i := range ts {
 		ts[i], ys[i] = float64(i), float64(i)
 	}
-	got = plots.RollingP99(ts, ys, 10, 50, analyze.PercentileLinear)
+	got = plots.RollingP99(ts, ys, 10, 50, convention.PercentileLinear)
 	if len(got) > 51 || got[len(got)-1].X != 999 {
 		t.Fatalf("%d evaluations, last at %v", len(got), got[len(got)-1])
 	}
-	if plots.RollingP99(ts[:5], ys[:5], 10, 0, analyze.PercentileLinear) != nil {
+	if plots.RollingP99(ts[:5], ys[:5], 10, 0, convention.PercentileLinear) != nil {
 		t.Fatal("fewer values than the window should give nil")
 	}
 }
@@ -141,7 +142,7 @@ func TestInFlightHandComputed(t *testing.T) {
 func TestITLByPositionHandComputed(t *testing.T) {
 	reqs := []analyze.RequestMetrics{{ITLSamples: 3}, {ITLSamples: 0}, {ITLSamples: 2}}
 	itl := []float64{10, 20, 30, 11, 21}
-	got, ok := plots.ITLByPosition(reqs, itl, analyze.PercentileLinear)
+	got, ok := plots.ITLByPosition(reqs, itl, convention.PercentileLinear)
 	want := []plots.PositionStats{
 		{From: 1, To: 1, N: 2, P50: 10.5, P99: 10.99},
 		{From: 2, To: 2, N: 2, P50: 20.5, P99: 20.99},
@@ -156,7 +157,7 @@ func TestITLByPositionHandComputed(t *testing.T) {
 			t.Fatalf("group %d = %+v, want %+v", i, g, w)
 		}
 	}
-	if _, ok := plots.ITLByPosition(reqs, itl[:4], analyze.PercentileLinear); ok {
+	if _, ok := plots.ITLByPosition(reqs, itl[:4], convention.PercentileLinear); ok {
 		t.Fatal("counts not adding up must be reported")
 	}
 	// a long request: gaps 65–72 form one group
@@ -165,7 +166,7 @@ func TestITLByPositionHandComputed(t *testing.T) {
 	for i := range vals {
 		vals[i] = float64(i + 1)
 	}
-	got, _ = plots.ITLByPosition(long, vals, analyze.PercentileLinear)
+	got, _ = plots.ITLByPosition(long, vals, convention.PercentileLinear)
 	last := got[len(got)-1]
 	if len(got) != 65 || last.From != 65 || last.To != 72 || last.N != 8 || last.P50 != 68.5 {
 		t.Fatalf("%d groups, last %+v", len(got), last)
@@ -215,7 +216,7 @@ func TestBuildTimelineHandComputed(t *testing.T) {
 		{Status: formats.StatusError, HasStart: true, StartNs: 1.5e9, TTFTMs: nan, E2EMs: nan, StreamEndMs: 500, LastResponseMs: nan},
 		{Status: formats.StatusError, HasStart: true, StartNs: 5e9, TTFTMs: nan, E2EMs: nan, StreamEndMs: nan, LastResponseMs: nan},
 	}
-	tl, ok := plots.BuildTimeline(reqs, analyze.PercentileLinear)
+	tl, ok := plots.BuildTimeline(reqs, convention.PercentileLinear)
 	if !ok {
 		t.Fatal("no timeline")
 	}
@@ -233,7 +234,7 @@ func TestBuildTimelineHandComputed(t *testing.T) {
 	if !reflect.DeepEqual(tl.InFlight, want) {
 		t.Fatalf("in flight %v, want %v", tl.InFlight, want)
 	}
-	if _, ok := plots.BuildTimeline([]analyze.RequestMetrics{{Status: formats.StatusOK}}, analyze.PercentileLinear); ok {
+	if _, ok := plots.BuildTimeline([]analyze.RequestMetrics{{Status: formats.StatusOK}}, convention.PercentileLinear); ok {
 		t.Fatal("a run without start times has no timeline")
 	}
 }
@@ -269,7 +270,7 @@ func BenchmarkITLByPosition(b *testing.B) {
 	reqs, itl := synthRun(10000, 500)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, ok := plots.ITLByPosition(reqs, itl, analyze.PercentileLinear); !ok {
+		if _, ok := plots.ITLByPosition(reqs, itl, convention.PercentileLinear); !ok {
 			b.Fatal("counts")
 		}
 	}
@@ -291,6 +292,6 @@ func BenchmarkTimeline(b *testing.B) {
 	reqs, _ := synthRun(100000, 0)
 	b.ResetTimer()
 	for b.Loop() {
-		plots.BuildTimeline(reqs, analyze.PercentileLinear)
+		plots.BuildTimeline(reqs, convention.PercentileLinear)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 )
 
 // Kind names a kind of plot.
@@ -544,7 +545,7 @@ func (set *Set) itlPosition(in Input, slug string) error {
 	switch {
 	case !in.Data.Streaming:
 		return skip("non-streaming run: no token gaps")
-	case in.Data.Convention.ITL == analyze.ITLPerRequestMean:
+	case in.Data.Convention.ITL == convention.ITLPerRequestMean:
 		return skip("convention " + in.Data.Convention.Name + " defines ITL as one mean per request, not per gap")
 	case len(in.Data.ITL) == 0:
 		return skip("no per-message arrival times in the source, so no token gaps")

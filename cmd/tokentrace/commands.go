@@ -17,6 +17,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/tokenizer"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -63,7 +64,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 
 // options validates the report flags before any data is read.
 func (f *reportFlags) options() (analyze.Options, error) {
-	var opt analyze.Options
+	opt := analyze.Options{Tools: profiles}
 	var err error
 	if opt.SLO, err = analyze.ParseSLO(f.slo); err != nil {
 		return opt, usageError{err}
@@ -75,11 +76,11 @@ func (f *reportFlags) options() (analyze.Options, error) {
 	}
 	opt.Pool = f.pool
 	if f.convention != "tool" {
-		c, err := analyze.LookupConvention(f.convention)
+		c, err := profiles.Lookup(f.convention)
 		if err != nil {
 			return opt, usageError{err}
 		}
-		opt.Convention = func(*formats.Run) analyze.Convention { return c }
+		opt.Convention = func(*formats.Run) convention.Convention { return c }
 	} else {
 		opt.Convention = toolConvention
 	}
@@ -111,8 +112,8 @@ func parseEdges(flag, s string) ([]float64, error) {
 }
 
 // toolConvention is the run's own tool's convention, else the canonical one.
-func toolConvention(r *formats.Run) analyze.Convention {
-	if c, ok := analyze.ToolConvention(r.Convention, r.Tool); ok {
+func toolConvention(r *formats.Run) convention.Convention {
+	if c, ok := profiles.ForRun(r.Convention, r.Tool); ok {
 		return c
 	}
 	return analyze.Canonical
@@ -120,7 +121,7 @@ func toolConvention(r *formats.Run) analyze.Convention {
 
 func profileNames() []string {
 	var out []string
-	for _, c := range analyze.Profiles {
+	for _, c := range profiles.Profiles() {
 		out = append(out, c.Name)
 	}
 	return out
@@ -131,9 +132,9 @@ func profileNames() []string {
 func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 	var a *analyze.Analyzer
 	if f.convention == "tool" {
-		a = analyze.NewAnalyzer(analyze.Profiles...)
+		a = analyze.NewAnalyzer(profiles.Profiles()...)
 	} else {
-		c, err := analyze.LookupConvention(f.convention)
+		c, err := profiles.Lookup(f.convention)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -656,13 +657,13 @@ and under --to-convention (default: tokentrace), then each differing choice chan
 steps sum to the difference.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			toC, err := analyze.LookupConvention(to)
+			toC, err := profiles.Lookup(to)
 			if err != nil {
 				return usageError{err}
 			}
-			var fromC *analyze.Convention
+			var fromC *convention.Convention
 			if from != "tool" {
-				c, err := analyze.LookupConvention(from)
+				c, err := profiles.Lookup(from)
 				if err != nil {
 					return usageError{err}
 				}
@@ -683,12 +684,12 @@ steps sum to the difference.`,
 			if err != nil {
 				return err
 			}
-			var pairs [][2]analyze.Convention
-			pairOf := func(r *formats.Run) [2]analyze.Convention {
+			var pairs [][2]convention.Convention
+			pairOf := func(r *formats.Run) [2]convention.Convention {
 				if fromC != nil {
-					return [2]analyze.Convention{*fromC, toC}
+					return [2]convention.Convention{*fromC, toC}
 				}
-				return [2]analyze.Convention{toolConvention(r), toC}
+				return [2]convention.Convention{toolConvention(r), toC}
 			}
 			for _, d := range dirs {
 				runs, err := formats.ReadRuns(d)
@@ -699,7 +700,7 @@ steps sum to the difference.`,
 					pairs = append(pairs, pairOf(&runs[i]))
 				}
 			}
-			a := analyze.NewAnalyzer(analyze.PathConventions(pairs)...)
+			a := analyze.NewAnalyzer(convention.PathConventions(pairs)...)
 			if err := rf.setTokenizer(a); err != nil {
 				return err
 			}
@@ -708,7 +709,7 @@ steps sum to the difference.`,
 					return err
 				}
 			}
-			rec, err := a.Reconcile(pairOf, stats)
+			rec, err := a.Reconcile(pairOf, stats, profiles)
 			if err != nil {
 				return err
 			}
@@ -780,3 +781,8 @@ func tableDirs(inputs []string, f inputFlags) (dirs []string, cleanup func(), er
 	}
 	return append(dirs, tmp), cleanup, nil
 }
+
+// profiles are the conventions tokentrace knows: the canonical one and
+// every importer's tool profiles (convention.Tool), which reports use to
+// reproduce each tool's statistics.
+var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...)

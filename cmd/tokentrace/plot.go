@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/plots"
 )
@@ -69,11 +70,11 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 				if name == "tool" {
 					opt.Convention = toolConvention
 				} else {
-					c, err := analyze.LookupConvention(name)
+					c, err := profiles.Lookup(name)
 					if err != nil {
 						return usageError{err}
 					}
-					opt.Convention = func(*formats.Run) analyze.Convention { return c }
+					opt.Convention = func(*formats.Run) convention.Convention { return c }
 				}
 				rep, err := an.Report(opt)
 				if err != nil {
@@ -128,13 +129,13 @@ func validFormat(f string) bool {
 // plotAnalyzer is the Analyzer for the conventions named (profiles, or
 // "tool" for each run's own), with the tokenizer flags applied.
 func plotAnalyzer(rf *reportFlags, names []string) (*analyze.Analyzer, error) {
-	var convs []analyze.Convention
+	var convs []convention.Convention
 	for _, name := range names {
 		if name == "tool" {
-			convs = analyze.Profiles
+			convs = profiles.Profiles()
 			break
 		}
-		c, err := analyze.LookupConvention(name)
+		c, err := profiles.Lookup(name)
 		if err != nil {
 			return nil, usageError{err}
 		}

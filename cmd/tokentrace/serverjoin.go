@@ -194,7 +194,7 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	}
 	conv := analyze.Canonical
 	if rf.convention != "tool" {
-		if c, err := analyze.LookupConvention(rf.convention); err == nil {
+		if c, err := profiles.Lookup(rf.convention); err == nil {
 			conv = c
 		}
 	}
@@ -336,7 +336,7 @@ func (j *joinedSink) Run(*formats.Run) error { return nil }
 func joinedReportSink(rf reportFlags, an *analyze.Analyzer) (formats.Sink, func(*analyze.Report)) {
 	conv := analyze.Canonical
 	if rf.convention != "tool" {
-		if c, err := analyze.LookupConvention(rf.convention); err == nil {
+		if c, err := profiles.Lookup(rf.convention); err == nil {
 			conv = c
 		}
 	}

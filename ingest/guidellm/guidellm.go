@@ -64,7 +64,7 @@
 // (t_last − t_first)/N, and "guidellm@0.4" for the later shape, whose TPOT
 // is (t_last − t_request)/N and includes TTFT; ITL is (t_last − t_first)/(N
 // − 1) in both, and guidellm weights TPOT by N and ITL by N − 1 in its
-// summaries (analyze/profiles.go GuideLLM03, GuideLLM04). The shape decides,
+// summaries (Profile03, Profile04 in profile.go). The shape decides,
 // not the field names, which did not change.
 //
 // # Samples, windows, damage
@@ -99,7 +99,7 @@ import (
 // Name is the format name accepted by --from.
 const Name = "guidellm"
 
-// Conventions (analyze.GuideLLM03, analyze.GuideLLM04).
+// Convention names (Profile03, Profile04).
 const (
 	Convention03 = "guidellm@0.3"
 	Convention04 = "guidellm@0.4"

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -13,34 +15,34 @@ import (
 // toolConvention is the run's guidellm profile with the file's own token
 // count first among N's sources: guidellm's summaries use output_tokens as
 // written (imported with source tool_reported), whatever its origin. Until
-// analyze's GuideLLM03/GuideLLM04 list CountToolReported themselves, the
+// the profiles Profile03/Profile04 list CountToolReported themselves, the
 // test adds it (see the report of this change).
-func toolConvention(t *testing.T, name string) analyze.Convention {
+func toolConvention(t *testing.T, name string) convention.Convention {
 	t.Helper()
-	c, err := analyze.LookupConvention(name)
+	c, err := tools.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range c.OutputTokens {
-		if s == analyze.CountToolReported {
+		if s == convention.CountToolReported {
 			return c
 		}
 	}
-	c.OutputTokens = append([]analyze.CountSource{analyze.CountToolReported}, c.OutputTokens...)
+	c.OutputTokens = append([]convention.CountSource{convention.CountToolReported}, c.OutputTokens...)
 	return c
 }
 
 // reproduceRuns imports path into an Analyzer and reports every run under
 // its own guidellm convention.
-func reproduceRuns(t *testing.T, path string) (*formats.Collector, *analyze.Report, map[string]analyze.Convention) {
+func reproduceRuns(t *testing.T, path string) (*formats.Collector, *analyze.Report, map[string]convention.Convention) {
 	t.Helper()
-	convs := map[string]analyze.Convention{Convention03: toolConvention(t, Convention03), Convention04: toolConvention(t, Convention04)}
+	convs := map[string]convention.Convention{Convention03: toolConvention(t, Convention03), Convention04: toolConvention(t, Convention04)}
 	a := analyze.NewAnalyzer(convs[Convention03], convs[Convention04])
 	var c formats.Collector
 	if err := New().Import(path, ingest.Options{Label: "r"}, formats.Tee(a, &c)); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Convention: func(r *formats.Run) analyze.Convention { return convs[r.Convention] }})
+	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(r *formats.Run) convention.Convention { return convs[r.Convention] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func samplesByHand(reqs []formats.Request, runID, conv string) map[string]sample
 // needsWiring are the statistics analyze's generic statOf gets wrong for
 // guidellm (token weights ignored by percentiles and count, tool-only
 // names, count multiplied by the unit scale): they reproduce through
-// analyze.GuideLLMStat once recompute calls it for guidellm runs.
+// stats.PMFStat once recompute calls it for guidellm runs.
 func needsWiring(metric, stat string) bool {
 	switch stat {
 	case "mode", "variance", "std_dev", "total_sum", "count":
@@ -160,9 +162,9 @@ func TestReproduce(t *testing.T) {
 					if base != "time_per_output_token_ms" && base != "inter_token_latency_ms" {
 						ws = nil
 					}
-					v, ok := analyze.GuideLLMStat(conv, smp.xs, ws, smp.scale, it.Stat)
+					v, ok := stats.PMFStat(smp.xs, ws, smp.scale, it.Stat, conv.Name != Convention03)
 					if !ok || !close(v, float64(it.Reported)) {
-						t.Errorf("%s %s: GuideLLMStat %.12g, reported %.12g", rr.RunID, key, v, float64(it.Reported))
+						t.Errorf("%s %s: PMFStat %.12g, reported %.12g", rr.RunID, key, v, float64(it.Reported))
 						continue
 					}
 					viaHook++
@@ -244,3 +246,6 @@ func TestReproduceSampled(t *testing.T) {
 		t.Errorf("sampled run: TTFT mean not flagged as differing: %+v", rp)
 	}
 }
+
+// tools are the canonical convention and this tool's profiles.
+var tools = convention.NewSet(analyze.Canonical, Tool)

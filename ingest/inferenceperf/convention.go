@@ -5,10 +5,8 @@ import (
 	"strings"
 )
 
-// Convention names written to Run.Convention. Only "inference-perf" is an
-// analyze profile today; the versioned names fall back to it
-// (analyze.ToolConvention tries Run.Convention, then the tool name) until
-// profiles with these names exist.
+// Convention names written to Run.Convention, each a profile of Tool
+// (profile.go; ConventionMessage is an alias of ConventionLine's profile).
 const (
 	// ConventionLine is inference-perf before 3631096 (2025-11-14; v0.1.1 …
 	// v0.2.x, and v0.1.0, which took one time per network read): the
@@ -20,7 +18,7 @@ const (
 	// ConventionToken5 is v0.5.x: per-token times from chunks re-tokenized
 	// with special tokens; output_tokens overwritten with the per-chunk sum.
 	ConventionToken5 = "inference-perf@0.5"
-	// ConventionToken is v0.6 and later (the analyze.InferencePerf profile).
+	// ConventionToken is v0.6 and later (Profile).
 	ConventionToken = "inference-perf"
 )
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/inferenceperf"
@@ -23,7 +24,7 @@ func (words) Count(s string, _ bool) (int, error) { return len(strings.Fields(s)
 
 // reproduce imports path into an Analyzer computing under convs and
 // reports every run under convs[0] (Options.Convention).
-func reproduce(t *testing.T, path string, tok analyze.TokenCounter, convs ...analyze.Convention) *analyze.Report {
+func reproduce(t *testing.T, path string, tok analyze.TokenCounter, convs ...convention.Convention) *analyze.Report {
 	t.Helper()
 	a := analyze.NewAnalyzer(convs...)
 	if tok != nil {
@@ -32,7 +33,7 @@ func reproduce(t *testing.T, path string, tok analyze.TokenCounter, convs ...ana
 	if err := inferenceperf.New().Import(path, ingest.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Convention: func(*formats.Run) analyze.Convention { return convs[0] }})
+	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return convs[0] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +135,14 @@ func recomputed(t *testing.T, rr *analyze.RunReport, metric, stat string) float6
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 // TestReproduceHeadTwoStages recomputes both stages of the v0.6+ fixture
-// under analyze.InferencePerf and finds every client statistic
+// under inferenceperf.Profile and finds every client statistic
 // inference-perf reported: TTFT, TPOT, ITL (pooled, with the zero gaps
 // inside multi-token chunks), E2E, output_len, prompt and server token
 // counts, throughput over max(end) − min(start), the counts and the
 // duration — 14 statistics each for the distributions (mean, min, max and
 // 11 numpy-linear percentiles).
 func TestReproduceHeadTwoStages(t *testing.T) {
-	rep := reproduce(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", words{}, analyze.InferencePerf)
+	rep := reproduce(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", words{}, inferenceperf.Profile)
 	if len(rep.Runs) != 3 {
 		t.Fatalf("%d runs", len(rep.Runs))
 	}
@@ -208,13 +209,13 @@ func TestReproduceHeadTwoStages(t *testing.T) {
 // tokenizer is needed: r5's server counted 5 tokens where inference-perf's
 // tokenizer found 4, and both stages still reproduce.
 func TestReproduceHeadWithoutTokenizer(t *testing.T) {
-	rep := reproduce(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", nil, analyze.InferencePerf)
+	rep := reproduce(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", nil, inferenceperf.Profile)
 	check(t, rep.Runs[0], nil)
 	check(t, rep.Runs[1], nil)
 }
 
 // TestReproduceV02Lines recomputes the ≤v0.2 fixture (one time per SSE
-// line). Under analyze.InferencePerf TTFT, ITL and E2E reproduce, but TPOT
+// line). Under inferenceperf.Profile TTFT, ITL and E2E reproduce, but TPOT
 // and output_len cannot (the profile's N comes from a tokenizer over text
 // the v0.2 file does not keep, or from server usage it does not have), and
 // the output-token throughput differs (Σ N = 0). A profile for these
@@ -226,14 +227,14 @@ func TestReproduceV02Lines(t *testing.T) {
 	const path = "testdata/v02-lines/per_request_lifecycle_metrics.json"
 	// Under the v0.5+ profile, the ≤v0.2 file's TPOT differs: v0.2 divided
 	// by its recorded line times, not by the token count.
-	rep := reproduce(t, path, words{}, analyze.InferencePerf)
+	rep := reproduce(t, path, words{}, inferenceperf.Profile)
 	for _, it := range rep.Runs[0].Reproduction.Items {
 		if it.Metric == "successes.latency.time_per_output_token" && it.Status != "differs" {
 			t.Errorf("under the v0.5+ profile %s/%s: %s", it.Metric, it.Stat, it.Status)
 		}
 	}
 
-	line := analyze.InferencePerf02
+	line := inferenceperf.Profile02
 	rep = reproduce(t, path, nil, line)
 	got := check(t, rep.Runs[0], nil)
 	for _, m := range []string{"successes.latency.time_per_output_token", "successes.output_len", "successes.latency.time_to_first_token"} {
@@ -266,7 +267,7 @@ func TestReproduceEdgeV06(t *testing.T) {
 		"successes.latency.time_to_first_token": true,
 		"successes.output_tokens":               true, "successes.output_tokens.total": true,
 	}
-	rep := reproduce(t, path, words{}, analyze.InferencePerf)
+	rep := reproduce(t, path, words{}, inferenceperf.Profile)
 	rr := rep.Runs[0]
 	check(t, rr, differs)
 	// TTFT: inference-perf's 0.040, 0.050, 0.040 (e0, e1, e4) against
@@ -289,3 +290,6 @@ func keys(m map[string]int) []string {
 	sort.Strings(out)
 	return out
 }
+
+// tools are the canonical convention and inference-perf's profiles.
+var tools = convention.NewSet(analyze.Canonical, inferenceperf.Tool)

@@ -30,8 +30,8 @@ var (
 	f1d6bedDate = time.Date(2024, 12, 9, 0, 0, 0, 0, time.UTC).Unix() // 1733702400
 )
 
-// convention is the detected LLMPerf version and what follows from it.
-type convention struct {
+// version is the detected LLMPerf version and what follows from it.
+type version struct {
 	name string
 	// divideByTokens: inter_token_latency_s = (t_last − st) / N_tok, so
 	// ITL·number_output_tokens recovers t_last. Known true for 2023-12 and,
@@ -56,7 +56,7 @@ type convention struct {
 //     is recovered.
 //   - no successful row with timings: the timestamp alone decides, and
 //     without it the convention is "llmperf".
-func detectConvention(rows []row, timestamp *int64) convention {
+func detectConvention(rows []row, timestamp *int64) version {
 	match, differ := 0, 0
 	for i := range rows {
 		r := &rows[i]
@@ -77,20 +77,20 @@ func detectConvention(rows []row, timestamp *int64) convention {
 	}
 	switch {
 	case match+differ > 0 && differ*2 > match+differ:
-		return convention{Convention2023, true, rule + " (it counts SSE chunks: LLMPerf before afd137a)" + ts, ""}
+		return version{Convention2023, true, rule + " (it counts SSE chunks: LLMPerf before afd137a)" + ts, ""}
 	case timestamp != nil && *timestamp < afd137aDate:
-		return convention{Convention2023, true, rule + ts + ", before afd137a (2024-04-07)", ""}
+		return version{Convention2023, true, rule + ts + ", before afd137a (2024-04-07)", ""}
 	case timestamp != nil && *timestamp >= f1d6bedDate:
-		return convention{Convention2024Dec, false, rule + ts + ", on or after f1d6bed (2024-12-09)",
+		return version{Convention2024Dec, false, rule + ts + ", on or after f1d6bed (2024-12-09)",
 			"f1d6bed divides inter_token_latency_s by the client's SSE chunk count, which the file does not keep"}
 	case timestamp != nil && match > 0:
-		return convention{Convention2024Apr, true, rule + ts + ", before f1d6bed (2024-12-09)", ""}
+		return version{Convention2024Apr, true, rule + ts + ", before f1d6bed (2024-12-09)", ""}
 	case timestamp != nil:
-		return convention{Convention2024Apr, true, "no successful row to test the throughput rule" + ts + ", between afd137a and f1d6bed", ""}
+		return version{Convention2024Apr, true, "no successful row to test the throughput rule" + ts + ", between afd137a and f1d6bed", ""}
 	case match > 0:
-		return convention{Convention2024Apr, false, rule + "; no summary timestamp, so 2024-04 and 2024-12 (f1d6bed) cannot be told apart",
+		return version{Convention2024Apr, false, rule + "; no summary timestamp, so 2024-04 and 2024-12 (f1d6bed) cannot be told apart",
 			"without the summary's timestamp 2024-04 (ITL divided by tokens) and 2024-12 (divided by SSE chunks) cannot be told apart"}
 	}
-	return convention{ConventionUnknown, false, "no successful row and no summary timestamp: LLMPerf version unknown",
+	return version{ConventionUnknown, false, "no successful row and no summary timestamp: LLMPerf version unknown",
 		"the LLMPerf version, which decides what inter_token_latency_s is divided by, is unknown"}
 }

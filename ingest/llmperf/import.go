@@ -109,7 +109,7 @@ func baseRun(label string, s *summary) formats.Run {
 }
 
 // rowNotes describes the import for the run's notes.
-func rowNotes(rows []row, conv convention, lt *lastTokenStats) []string {
+func rowNotes(rows []row, conv version, lt *lastTokenStats) []string {
 	if len(rows) == 0 {
 		return []string{"the array holds no requests"}
 	}
@@ -150,7 +150,7 @@ func rowNotes(rows []row, conv convention, lt *lastTokenStats) []string {
 }
 
 // lastTokenNotes says how last-token offsets were found.
-func lastTokenNotes(conv convention, lt *lastTokenStats) []string {
+func lastTokenNotes(conv version, lt *lastTokenStats) []string {
 	var notes []string
 	if lt.fromITL > 0 {
 		notes = append(notes, fmt.Sprintf("rows with last_token_offset_ns = inter_token_latency_s × number_output_tokens (LLMPerf divides the sum of content-chunk gaps, t_last − start, by its token count): %d", lt.fromITL))

@@ -23,7 +23,7 @@
 // # What a run becomes
 //
 // One Run per directory, Tool "mlperf", Convention "mlperf"
-// (analyze.MLPerf), ToolVersion the detail log's loadgen_version. Reported
+// (Profile), ToolVersion the detail log's loadgen_version. Reported
 // holds every result under one naming, whichever file it came from (File
 // says which):
 //
@@ -84,7 +84,7 @@ import (
 // Name is the format name accepted by --from.
 const Name = "mlperf"
 
-// Convention is the run's metric convention (analyze.MLPerf).
+// Convention is the run's metric convention (Profile).
 const Convention = "mlperf"
 
 // LoadGen's file names.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -14,11 +15,11 @@ import (
 // TestReproduceSummaryOnly: a corpus run has statistics but no requests,
 // so nothing is reproduced and every statistic says why.
 func TestReproduceSummaryOnly(t *testing.T) {
-	a := analyze.NewAnalyzer(analyze.MLPerf)
+	a := analyze.NewAnalyzer(Profile)
 	if err := New().Import(filepath.Join(corpus, "amd-mi300x-llama2-70b-99-server", summaryFile), ingest.Options{Label: "s"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{})
+	rep, err := a.Report(analyze.Options{Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +75,11 @@ func TestReproduceHandRows(t *testing.T) {
 			{Metric: "token_throughput", Stat: "value", Unit: "tokens/s", Value: ingest.Ptr(6.9e-09)},
 		},
 	}}
-	a := analyze.NewAnalyzer(analyze.MLPerf)
+	a := analyze.NewAnalyzer(Profile)
 	if err := c.Replay(a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{})
+	rep, err := a.Report(analyze.Options{Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,3 +103,6 @@ func TestReproduceHandRows(t *testing.T) {
 		t.Error("the fixture does not tell floor-rank from linear percentiles")
 	}
 }
+
+// tools are the canonical convention and this tool's profiles.
+var tools = convention.NewSet(analyze.Canonical, Tool)

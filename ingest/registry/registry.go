@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
@@ -30,9 +31,44 @@ import (
 // HeadSize is how many leading bytes of a file Detect sees.
 const HeadSize = 64 << 10
 
+// importers lists every importer, in detection order, with what it knows
+// of its tool (nil for server logs, which have no reported statistics to
+// reproduce). Adding an importer is one line here.
+var importers = []struct {
+	New  func() ingest.Importer
+	Tool *convention.Tool
+}{
+	{genaiperf.New, &genaiperf.Tool},
+	{aiperf.New, &aiperf.Tool},
+	{llmperf.New, &llmperf.Tool},
+	{inferenceperf.New, &inferenceperf.Tool},
+	{vllmbench.New, &vllmbench.Tool},
+	{sglangbench.New, &sglangbench.Tool},
+	{guidellm.New, &guidellm.Tool},
+	{mlperf.New, &mlperf.Tool},
+	{func() ingest.Importer { return serverlog.New() }, nil},
+}
+
 // All returns every importer, in detection order.
 func All() []ingest.Importer {
-	return []ingest.Importer{genaiperf.New(), aiperf.New(), llmperf.New(), inferenceperf.New(), vllmbench.New(), sglangbench.New(), guidellm.New(), mlperf.New(), serverlog.New()}
+	out := make([]ingest.Importer, len(importers))
+	for i, im := range importers {
+		out[i] = im.New()
+	}
+	return out
+}
+
+// Tools returns what each importer knows of its tool (its convention
+// profiles, reported-metric mapping, headline statistics), in the order of
+// the importers: the values analyze reads through a convention.Set.
+func Tools() []convention.Tool {
+	var out []convention.Tool
+	for _, im := range importers {
+		if im.Tool != nil {
+			out = append(out, *im.Tool)
+		}
+	}
+	return out
 }
 
 // Names returns the importers' names (the values --from accepts).

@@ -6,24 +6,25 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // withToolReported returns c with tool_reported among its output-count
-// sources (after server usage), as analyze.SGLang must list it to read the
+// sources (after server usage), as Profile must list it to read the
 // output_lens of OpenAI-style backends; c itself when it already does.
-func withToolReported(c analyze.Convention) (analyze.Convention, bool) {
+func withToolReported(c convention.Convention) (convention.Convention, bool) {
 	for _, s := range c.OutputTokens {
-		if s == analyze.CountToolReported {
+		if s == convention.CountToolReported {
 			return c, false
 		}
 	}
-	out := []analyze.CountSource{}
+	out := []convention.CountSource{}
 	for _, s := range c.OutputTokens {
 		out = append(out, s)
-		if s == analyze.CountServerUsage {
-			out = append(out, analyze.CountToolReported)
+		if s == convention.CountServerUsage {
+			out = append(out, convention.CountToolReported)
 		}
 	}
 	c.OutputTokens = out
@@ -31,26 +32,26 @@ func withToolReported(c analyze.Convention) (analyze.Convention, bool) {
 }
 
 // TestReproduceOutputDetails recomputes the hand-made --output-details
-// fixture: its native run under analyze.SGLangNative (token-split ITL from
+// fixture: its native run under ProfileNative (token-split ITL from
 // the rebuilt multi-token messages), its OpenAI-style run under
-// analyze.SGLang. TTFT (mean, median, std, p99), pooled ITL (mean, median,
+// Profile. TTFT (mean, median, std, p99), pooled ITL (mean, median,
 // std, p95, p99, max), completed and the token totals are reproduced
 // within 1e-6; E2E, TPOT and concurrency need SGLang's per-request latency,
 // which --output-details does not save; the retokenized counts need
 // SGLang's tokenizer; duration is the tool's own. The summaries were
 // computed from the arrays with numpy's rules (testdata/FIXTURES.md).
 func TestReproduceOutputDetails(t *testing.T) {
-	oai, patched := withToolReported(analyze.SGLang)
+	oai, patched := withToolReported(Profile)
 	if patched {
-		t.Log("analyze.SGLang lacks tool_reported among its output-count sources: testing a copy that has it (see the importer's report)")
+		t.Log("Profile lacks tool_reported among its output-count sources: testing a copy that has it (see the importer's report)")
 	}
-	a := analyze.NewAnalyzer(analyze.SGLangNative, oai)
+	a := analyze.NewAnalyzer(ProfileNative, oai)
 	if err := New().Import(filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Convention: func(r *formats.Run) analyze.Convention {
+	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(r *formats.Run) convention.Convention {
 		if r.Convention == ConventionNative {
-			return analyze.SGLangNative
+			return ProfileNative
 		}
 		return oai
 	}})
@@ -104,8 +105,11 @@ func TestReproduceOutputDetails(t *testing.T) {
 	if err := New().Import(filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, _ = a.Report(analyze.Options{})
+	rep, _ = a.Report(analyze.Options{Tools: tools})
 	if m := rep.Runs[0].Metrics.ITLMs; m.N != 5 || m.Max != 12 {
 		t.Errorf("native run under per-message ITL: n %d max %v", m.N, m.Max)
 	}
 }
+
+// tools are the canonical convention and this tool's profiles.
+var tools = convention.NewSet(analyze.Canonical, Tool)

@@ -53,10 +53,10 @@
 // endpoint (ASYNC_REQUEST_FUNCS in bench_serving.py): output_len is the
 // server's meta_info.completion_tokens and a chunk adding k tokens gives k
 // ITL samples of gap/k. Their runs get Convention "sglang-native"
-// (analyze.SGLangNative). Every other backend (sglang-oai, sglang-oai-chat,
+// (ProfileNative). Every other backend (sglang-oai, sglang-oai-chat,
 // vllm, vllm-chat, lmdeploy, trt, truss, …) uses an OpenAI-style or plain
 // streaming client — one ITL sample per chunk, output_len from usage when
-// seen, else the requested max tokens — and gets "sglang" (analyze.SGLang).
+// seen, else the requested max tokens — and gets "sglang" (Profile).
 //
 // # Per-request arrays
 //
@@ -74,7 +74,7 @@
 //     consecutive gaps are SGLang's split of one k-token chunk, so each run
 //     becomes one message of k tokens after the whole gap, and the first
 //     message carries output_len − len(itls) tokens; every event then has
-//     its token count, and the token-split ITL of analyze.SGLangNative
+//     its token count, and the token-split ITL of ProfileNative
 //     gives back SGLang's samples. The whole generated text goes on the last
 //     event (per-chunk text is not recorded);
 //   - stream_end_offset_ns null: SGLang's latency ends at the last stream
@@ -111,7 +111,7 @@ import (
 // Name is the format name accepted by --from, and Run.Tool.
 const Name = "sglang"
 
-// Conventions written to Run.Convention (analyze.SGLang, analyze.SGLangNative).
+// Conventions written to Run.Convention (Profile, ProfileNative).
 const (
 	Convention       = "sglang"
 	ConventionNative = "sglang-native"

@@ -6,24 +6,25 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // withToolReported returns c with tool_reported among its output-count
-// sources (after server usage), as analyze.VLLM must list it to read
+// sources (after server usage), as Profile must list it to read
 // vLLM's output_lens; c itself when it already does.
-func withToolReported(c analyze.Convention) (analyze.Convention, bool) {
+func withToolReported(c convention.Convention) (convention.Convention, bool) {
 	for _, s := range c.OutputTokens {
-		if s == analyze.CountToolReported {
+		if s == convention.CountToolReported {
 			return c, false
 		}
 	}
-	out := []analyze.CountSource{}
+	out := []convention.CountSource{}
 	for _, s := range c.OutputTokens {
 		out = append(out, s)
-		if s == analyze.CountServerUsage {
-			out = append(out, analyze.CountToolReported)
+		if s == convention.CountServerUsage {
+			out = append(out, convention.CountToolReported)
 		}
 	}
 	c.OutputTokens = out
@@ -31,13 +32,13 @@ func withToolReported(c analyze.Convention) (analyze.Convention, bool) {
 }
 
 // reportUnder imports path and reports its runs under c.
-func reportUnder(t *testing.T, path string, c analyze.Convention) *analyze.Report {
+func reportUnder(t *testing.T, path string, c convention.Convention) *analyze.Report {
 	t.Helper()
 	a := analyze.NewAnalyzer(c)
 	if err := New().Import(path, ingest.Options{Label: "fx"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Convention: func(*formats.Run) analyze.Convention { return c }})
+	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return c }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +61,9 @@ func pendingDuration(it analyze.ReproducedStat) bool {
 // from the arrays with numpy's rules (testdata/FIXTURES.md).
 func TestReproduceDetailedFixture(t *testing.T) {
 	path := filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"])
-	conv, patched := withToolReported(analyze.VLLM)
+	conv, patched := withToolReported(Profile)
 	if patched {
-		t.Log("analyze.VLLM lacks tool_reported among its output-count sources: testing a copy that has it (see the importer's report)")
+		t.Log("Profile lacks tool_reported among its output-count sources: testing a copy that has it (see the importer's report)")
 	}
 	rep := reportUnder(t, path, conv)
 	if len(rep.Runs) != 2 {
@@ -122,10 +123,10 @@ func TestReproduceDetailedFixture(t *testing.T) {
 // statistics that need output_lens while it does not list tool_reported:
 // not reproducible, with the reason, instead of a misleading 0.
 func TestReproduceProfileGap(t *testing.T) {
-	if _, patched := withToolReported(analyze.VLLM); !patched {
-		t.Skip("analyze.VLLM reads tool_reported counts")
+	if _, patched := withToolReported(Profile); !patched {
+		t.Skip("Profile reads tool_reported counts")
 	}
-	rep := reportUnder(t, filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"]), analyze.VLLM)
+	rep := reportUnder(t, filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"]), Profile)
 	for _, it := range rep.Runs[0].Reproduction.Items {
 		switch it.Metric {
 		case "tpot_ms", "total_output_tokens", "output_throughput", "total_token_throughput":
@@ -146,7 +147,7 @@ func TestReproduceProfileGap(t *testing.T) {
 // zero requests of a summary-only run by reproduce.go; see the report.)
 func TestCorpusReproduction(t *testing.T) {
 	for name, file := range corpusFiles {
-		rep := reportUnder(t, filepath.Join(corpus, name, file), analyze.VLLM)
+		rep := reportUnder(t, filepath.Join(corpus, name, file), Profile)
 		for _, rr := range rep.Runs {
 			if rr.Reproduction == nil || rr.Reproduction.Total == 0 {
 				t.Errorf("%s: no reproduction section", name)
@@ -160,3 +161,6 @@ func TestCorpusReproduction(t *testing.T) {
 		}
 	}
 }
+
+// tools are the canonical convention and this tool's profiles.
+var tools = convention.NewSet(analyze.Canonical, Tool)

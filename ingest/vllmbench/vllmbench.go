@@ -107,7 +107,7 @@ import (
 // Name is the format name accepted by --from, and Run.Tool.
 const Name = "vllm"
 
-// Convention is the metric convention of every vLLM run (analyze.VLLM).
+// Convention is the metric convention of every vLLM run (Profile).
 const Convention = "vllm"
 
 // New returns the vLLM bench serve importer.

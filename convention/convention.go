@@ -1,8 +1,19 @@
-package analyze
+// Package convention defines what a metric convention is — the explicit
+// choices behind TTFT, TPOT, ITL, E2E, output counts, percentiles and
+// throughput — and what an importer tells the analysis about its tool: the
+// tool's convention profiles and version rules, the mapping of its reported
+// statistics to tokentrace's metrics, its headline statistics and the
+// known reasons its numbers differ (Tool). It is a leaf: importers (package
+// ingest and its sub-packages) fill these values in, analyze reads them,
+// and neither imports the other. cmd hands the registry's Tools to analyze
+// through a Set.
+//
+// analyze/CONVENTIONS.md tabulates every profile's choices and their
+// sources (Table).
+package convention
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -12,12 +23,12 @@ import (
 // from, how TPOT is formed, how percentiles and the standard deviation are
 // computed and what the run's duration is. Every metric tokentrace reports
 // is computed under one Convention; reproducing a peer tool's numbers is
-// computing under that tool's Convention (profiles.go), and reconciling two
+// computing under that tool's Convention (its importer's profile.go), and reconciling two
 // numbers is changing one choice at a time (Reconcile).
 //
 // Conventions are plain values: copy one, change a field, compare. Each
-// choice's source (tool, file, version) is in Sources, keyed by the choice
-// names of Choices; CONVENTIONS.md tabulates them.
+// choice's source (tool, file, version, commit) is in Sources, keyed by the
+// choice names of ChoiceNames; analyze/CONVENTIONS.md tabulates them.
 type Convention struct {
 	// Name identifies the convention: "tokentrace", "genai-perf",
 	// "llmperf@2023-12", …
@@ -265,6 +276,42 @@ var choices = []choice{
 	{"goodput", func(c *Convention) string { return string(c.Goodput) }, func(d, s *Convention) { d.Goodput = s.Goodput }},
 }
 
+// Choice returns the value of the choice called name as shown in reports
+// ("" for an unknown name).
+func (c Convention) Choice(name string) string {
+	for _, ch := range choices {
+		if ch.name == name {
+			return ch.get(&c)
+		}
+	}
+	return ""
+}
+
+// CountsFrom reports whether the convention may take N from src.
+func (c Convention) CountsFrom(src CountSource) bool {
+	for _, x := range c.OutputTokens {
+		if x == src {
+			return true
+		}
+	}
+	return false
+}
+
+// WithName copies c under a new name with some of its sources replaced
+// (the caller then changes the choices the new sources describe).
+func WithName(c Convention, name string, sources map[string]string) Convention {
+	c.Name = name
+	src := make(map[string]string, len(c.Sources))
+	for k, v := range c.Sources {
+		src[k] = v
+	}
+	for k, v := range sources {
+		src[k] = v
+	}
+	c.Sources = src
+	return c
+}
+
 // ChoiceNames returns the names of every choice, in reconciliation order.
 func ChoiceNames() []string {
 	out := make([]string, len(choices))
@@ -282,16 +329,6 @@ func (c Convention) Choices() map[string]string {
 		out[ch.name] = ch.get(&c)
 	}
 	return out
-}
-
-// sortedKeys returns m's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Further rule values used by peer tools' profiles.
@@ -314,8 +351,8 @@ const (
 )
 
 // PercentileMethod is how a convention reads a percentile from a sample;
-// each value is the name of the stats.Method that computes it (stats
-// documents the rules and their sources).
+// each value is the name of the analyze/stats Method that computes it
+// (stats documents the rules and their sources).
 type PercentileMethod string
 
 const (

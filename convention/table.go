@@ -1,29 +1,30 @@
-package analyze
+package convention
 
 import (
 	"fmt"
 	"strings"
 )
 
-// ConventionsTable renders the choices of every profile as one Markdown
-// table: a row per choice, a column per profile, each cell the choice's
-// value and its source. analyze/CONVENTIONS.md embeds it between the
-// markers TableBegin and TableEnd (TestConventionsDoc keeps it current).
-func ConventionsTable() string {
+// Table renders the choices of the profiles as one Markdown table: a row
+// per choice, a column per profile, each cell the choice's value and its
+// source. analyze/CONVENTIONS.md embeds the table of every profile between
+// the markers TableBegin and TableEnd (analyze's TestConventionsDoc keeps
+// it current).
+func Table(profiles []Convention) string {
 	var b strings.Builder
 	b.WriteString("| choice |")
-	for _, c := range Profiles {
+	for _, c := range profiles {
 		fmt.Fprintf(&b, " `%s` |", c.Name)
 	}
 	b.WriteString("\n|---|")
-	for range Profiles {
+	for range profiles {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
 	for _, ch := range choices {
 		fmt.Fprintf(&b, "| **%s** |", ch.name)
-		for i := range Profiles {
-			c := &Profiles[i]
+		for i := range profiles {
+			c := &profiles[i]
 			fmt.Fprintf(&b, " `%s`<br>%s |", ch.get(c), mdCell(c.Sources[ch.name]))
 		}
 		b.WriteString("\n")
