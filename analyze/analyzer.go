@@ -350,14 +350,17 @@ func (a *Analyzer) poolAcc(ci int) *runAcc {
 // ITL and E2E (runs without samples of a metric are left out of it).
 func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 	out := map[string]Spread{}
-	for _, q := range []string{"ttft", "tpot", "itl", "e2e"} {
+	for _, x := range Table {
+		if !x.Tail {
+			continue
+		}
 		var runs []string
 		var p99 []float64
 		for _, acc := range a.runs {
 			reqs := acc.per[ci].reqs
 			st := isStreaming(acc.run, reqs)
 			s := samplesOf(a.convs[ci], reqs, acc.per[ci].gaps(), st)
-			v := stats.SortedCopy(s.values[q])
+			v := stats.SortedCopy(s.values[x])
 			if len(v) == 0 {
 				continue
 			}
@@ -367,7 +370,7 @@ func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 		if len(p99) == 0 {
 			continue
 		}
-		out[q+"_ms"] = spreadOf(runs, p99)
+		out[x.Key] = spreadOf(runs, p99)
 	}
 	return out
 }
@@ -435,13 +438,17 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	rr.Requests.ErrorRate = F(div(float64(rr.Requests.Failed+rr.Requests.Cancelled), float64(rr.Requests.Total)))
 	rr.Errors = errorCounts(reqs)
 
-	sum := func(q string) stats.Summary { return s.summary(q, c, opt.Percentiles) }
-	rr.Metrics = Metrics{
-		TTFTMs: sum("ttft"), TTFOMs: stats.Summarize(nil, opt.Percentiles, stats.Method(c.Percentile), c.StdDDOF), TTSTMs: sum("ttst"), TPOTMs: sum("tpot"),
-		ITLMs: sum("itl"), E2EMs: sum("e2e"), OSLTokens: sum("osl"), ISLTokens: sum("isl"),
-	}
-	if s.anyReasoning {
-		rr.Metrics.TTFOMs = sum("ttfo")
+	rr.Metrics = Metrics{}
+	for _, x := range Table {
+		if !x.Report {
+			continue
+		}
+		sum := s.summary(x, c, opt.Percentiles)
+		if x.WithReasoning && !s.anyReasoning {
+			// without reasoning it is TTFT under another name
+			sum = stats.Summarize(nil, opt.Percentiles, stats.Method(c.Percentile), c.StdDDOF)
+		}
+		rr.Metrics = append(rr.Metrics, MetricSummary{Metric: x, Summary: sum})
 	}
 
 	// Throughput.
@@ -478,9 +485,9 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	if islEdges == nil {
 		islEdges = DefaultISLEdges
 	}
-	rr.E2EByOSL = buckets(s.pairOSL, s.pairE2E, oslEdges, "osl", c.Percentile)
+	rr.E2EByOSL = buckets(s.pairOSL, s.pairE2E, oslEdges, OSL.Name, c.Percentile)
 	rr.E2EOSLFit = fit(s.pairOSL, s.pairE2E)
-	rr.TTFTByISL = buckets(s.pairISL, s.pairTTFT, islEdges, "isl", c.Percentile)
+	rr.TTFTByISL = buckets(s.pairISL, s.pairTTFT, islEdges, ISL.Name, c.Percentile)
 	rr.TTFTISLFit = fit(s.pairISL, s.pairTTFT)
 
 	if c.Tool != "" && c.Tool == run.Tool {
@@ -494,9 +501,13 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 // a sign of clock trouble or a broken file, never of a fast server.
 func implausible(s *samples) string {
 	var neg, long []string
-	for _, q := range []string{"ttft", "ttst", "e2e", "tpot", "itl"} {
+	for _, x := range Table {
+		if !x.Report || x.Unit != "ms" || x.WithReasoning {
+			continue // the latencies: TTFT, TTST, TPOT, ITL, E2E
+		}
+		q := x.Name
 		n, l := 0, 0
-		for _, v := range s.values[q] {
+		for _, v := range s.values[x] {
 			switch {
 			case v < 0:
 				n++
@@ -667,11 +678,14 @@ func div(a, b float64) float64 {
 
 func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, dur float64) (*Goodput, error) {
 	for _, c := range slo.Constraints {
-		if (c.Metric == "tpot" || c.Metric == "max_itl" || c.Metric == "fluidity") && !streaming {
-			return nil, fmt.Errorf("slo constraint %q: run %q is not streaming, so %s cannot be measured", c.Text, run.RunID, c.Metric)
+		if c.Metric.Streaming && !streaming {
+			return nil, fmt.Errorf("slo constraint %q: run %q is not streaming, so %s cannot be measured", c.Text, run.RunID, c.Metric.Name)
 		}
 	}
 	g := &Goodput{SLO: slo.Text, Total: len(reqs)}
+	for _, c := range slo.Constraints {
+		g.boundsTPOT = g.boundsTPOT || c.Metric == TPOT
+	}
 	g.Good, g.TPOTVacuous = countGood(slo, reqs)
 	g.Fraction = F(div(float64(g.Good), float64(g.Total)))
 	g.RequestsPerS = F(div(float64(g.Good), dur))
@@ -693,7 +707,7 @@ func countGood(slo SLO, reqs []RequestMetrics) (good, tpotVacuous int) {
 			case Failed:
 				ok = false
 			case Vacuous:
-				vacuous = vacuous || c.Metric == "tpot"
+				vacuous = vacuous || c.Metric == TPOT
 			}
 			if !ok {
 				break
@@ -856,32 +870,26 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 	if rr.Requests.Total > 0 && rr.Requests.Completed == 0 {
 		w = append(w, Warning{Code: "no_completed_requests", Message: fmt.Sprintf("none of the %d requests completed: latency statistics are empty", rr.Requests.Total)})
 	}
-	named := []struct {
-		name string
-		s    stats.Summary
-	}{
-		{"ttft_ms", rr.Metrics.TTFTMs}, {"tpot_ms", rr.Metrics.TPOTMs}, {"itl_ms", rr.Metrics.ITLMs}, {"e2e_ms", rr.Metrics.E2EMs},
-	}
-	for _, m := range named {
-		if m.s.N > 0 && m.s.N < 100 {
-			w = append(w, Warning{Code: "few_samples", Metric: m.name, Message: fmt.Sprintf("P99 rests on %d samples (fewer than 100): it is close to the maximum, not a 1-in-100 tail", m.s.N)})
+	for _, x := range Table {
+		if n := rr.Metrics.Of(x).N; x.Tail && n > 0 && n < 100 {
+			w = append(w, Warning{Code: "few_samples", Metric: x.Key, Message: fmt.Sprintf("P99 rests on %d samples (fewer than 100): it is close to the maximum, not a 1-in-100 tail", n)})
 		}
 	}
-	counted := rr.Metrics.TTFTMs.N
+	counted := rr.Metrics.Of(TTFT).N
 	if streaming && counted > 0 {
 		switch {
-		case rr.Metrics.ITLMs.N == 0 && s.noEvents:
-			w = append(w, Warning{Code: "itl_unavailable", Metric: "itl_ms", Message: "the source has no per-message arrival times, so no inter-token gaps"})
+		case rr.Metrics.Of(ITL).N == 0 && s.noEvents:
+			w = append(w, Warning{Code: "itl_unavailable", Metric: ITL.Key, Message: "the source has no per-message arrival times, so no inter-token gaps"})
 		case !s.tokensKnown && c.ITL != convention.ITLPerRequestMean:
 			msg := "tokens per message unknown: each message counts as one ITL sample"
 			if s.sumMsgs > 0 && s.sumN > 0 {
 				msg += fmt.Sprintf(" (mean %.3g tokens per message)", s.sumN/s.sumMsgs)
 			}
-			w = append(w, Warning{Code: "itl_per_message", Metric: "itl_ms", Message: msg})
+			w = append(w, Warning{Code: "itl_per_message", Metric: ITL.Key, Message: msg})
 		}
 	}
-	if missing := s.counted - rr.Metrics.E2EMs.N; s.counted > 0 && missing > 0 {
-		w = append(w, Warning{Code: "e2e_unavailable", Metric: "e2e_ms", Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.counted)})
+	if missing := s.counted - rr.Metrics.Of(E2E).N; s.counted > 0 && missing > 0 {
+		w = append(w, Warning{Code: "e2e_unavailable", Metric: E2E.Key, Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.counted)})
 	}
 	if bad := implausible(s); bad != "" {
 		w = append(w, Warning{Code: "implausible_values", Message: bad})
@@ -891,11 +899,11 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 		if acc.tokErr != "" {
 			msg = acc.tokErr
 		}
-		w = append(w, Warning{Code: "tokenizer_unavailable", Metric: "osl_tokens", Message: msg})
+		w = append(w, Warning{Code: "tokenizer_unavailable", Metric: OSL.Key, Message: msg})
 	}
 	if len(rr.OSLSource) > 1 {
 		keys := slices.Sorted(maps.Keys(rr.OSLSource))
-		w = append(w, Warning{Code: "mixed_osl_sources", Metric: "osl_tokens", Message: "output token counts come from several sources: " + strings.Join(keys, ", ")})
+		w = append(w, Warning{Code: "mixed_osl_sources", Metric: OSL.Key, Message: "output token counts come from several sources: " + strings.Join(keys, ", ")})
 	}
 	if run.Streaming != nil && !*run.Streaming {
 		w = append(w, Warning{Code: "non_streaming", Message: "non-streaming run: TTFT equals E2E as the client saw it; TPOT, TTST and ITL are undefined"})

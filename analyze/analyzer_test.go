@@ -50,16 +50,16 @@ func TestSameContent(t *testing.T) {
 // timestamp far from its responses: TTFT of 3.5e12 ms) are named with
 // their counts; ordinary ones give no warning.
 func TestImplausible(t *testing.T) {
-	s := &samples{values: map[string][]float64{
-		"ttft": {120, -3, 3.5e12},
-		"e2e":  {900, 3.5e12},
-		"itl":  {-0.5, 12},
+	s := &samples{values: map[*Metric][]float64{
+		TTFT: {120, -3, 3.5e12},
+		E2E:  {900, 3.5e12},
+		ITL:  {-0.5, 12},
 	}}
 	want := "negative latencies (1 negative ttft, 1 negative itl); latencies over a day (1 ttft, 1 e2e; a request start or a response time far from the others): check the source's clocks"
 	if got := implausible(s); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	ok := &samples{values: map[string][]float64{"ttft": {0, 120, 86_400_000}, "e2e": {5000}}}
+	ok := &samples{values: map[*Metric][]float64{TTFT: {0, 120, 86_400_000}, E2E: {5000}}}
 	if got := implausible(ok); got != "" {
 		t.Errorf("plausible values flagged: %q", got)
 	}

@@ -82,7 +82,7 @@ func TestCanonicalReproducesAIPerf(t *testing.T) {
 			for _, m := range []struct {
 				tool string
 				s    stats.Summary
-			}{{"time_to_first_token", rr.Metrics.TTFTMs}, {"request_latency", rr.Metrics.E2EMs}} {
+			}{{"time_to_first_token", rr.Metrics.Of(analyze.TTFT)}, {"request_latency", rr.Metrics.Of(analyze.E2E)}} {
 				for stat, got := range statsOf(m.s, 1) {
 					want, ok := reported(run, m.tool, stat)
 					if !ok {
@@ -126,7 +126,7 @@ func TestCanonicalReproducesLLMPerfTTFT(t *testing.T) {
 			rep, runs := analyzeDir(t, dir)
 			rr, run := rep.Runs[0], runs[0]
 			checked := 0
-			for stat, got := range statsOf(rr.Metrics.TTFTMs, 1e-3) { // ms → s
+			for stat, got := range statsOf(rr.Metrics.Of(analyze.TTFT), 1e-3) { // ms → s
 				want, ok := reported(run, "ttft_s", stat)
 				if !ok {
 					continue

@@ -19,7 +19,8 @@
 //	slo        = constraint { sep constraint } | vllm-alias
 //	constraint = latency ( "<=" | "<" ) time
 //	           | "fluidity" deadlines ( ">=" | ">" ) fraction
-//	latency    = "ttft" | "ttfo" | "tpot" | "e2e" | "max_itl"
+//	latency    = a metric with "slo" in REPORT.md's metric table, but fluidity
+//	             (today "ttft" | "ttfo" | "tpot" | "e2e" | "max_itl")
 //	deadlines  = "(" time "," time ")"          (* TTFT deadline, TBT deadline *)
 //	vllm-alias = key ":" number { ( " " | "," ) key ":" number }
 //	key        = "ttft" | "tpot" | "e2el"         (* values in ms, vLLM's --goodput *)
@@ -31,10 +32,13 @@
 //	           | "capacity" [ "(" fraction ")" ]  (* attainment target, default 0.9 *)
 //	stat       = "p" number                       (* 0 < number < 100: p50, p99, p99.9 *)
 //	           | "mean" | "min" | "max"
-//	metric     = "ttft" | "ttfo" | "ttst" | "tpot" | "itl" | "e2e" | "max_itl"
-//	           | "osl" | "isl" | "fluidity" deadlines
-//	cond       = ( "osl" | "isl" ) op tokens     (* not with itl: it pools gaps *)
-//	runmetric  = "goodput" | "goodput.fraction"
+//	metric     = a per-request or pooled metric with "gate" in the metric table
+//	             (today "ttft" | "ttfo" | "ttst" | "tpot" | "itl" | "e2e" | "max_itl"
+//	             | "osl" | "isl" | "fluidity" deadlines)
+//	cond       = a metric with "gate condition" ( "osl" | "isl" ) op tokens
+//	                                              (* not with pooled itl *)
+//	runmetric  = a run-level metric with "gate", or one of its aliases:
+//	             "goodput" | "goodput.fraction"
 //	           | "goodput_rate" | "goodput.requests_per_s"
 //	           | "throughput" | "throughput.output_tokens_per_s"
 //	           | "request_rate" | "throughput.requests_per_s"

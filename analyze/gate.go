@@ -31,10 +31,15 @@ type Gate struct {
 	// for a per-request metric; "" for a run-level Metric.
 	Stat string
 	P    float64
-	// Metric is a per-request metric (ttft, ttfo, ttst, tpot, itl, e2e,
-	// max_itl, osl, isl, fluidity) or a run-level one (goodput,
-	// goodput_rate, throughput, request_rate, error_rate, capacity).
-	Metric    string
+	// Metric is the gated metric: a per-request or pooled metric of the
+	// Table whose statistic is taken (ttft, ttfo, ttst, tpot, itl, e2e,
+	// max_itl, osl, isl, fluidity), or a run-level one (goodput,
+	// goodput_rate, throughput, request_rate, error_rate); nil for
+	// capacity.
+	Metric *Metric
+	// Capacity: the gate bounds the goodput capacity of the runs as a rate
+	// sweep (Target is its attainment).
+	Capacity  bool
 	Deadlines Deadlines // fluidity's
 	// Conds restrict the requests a per-request statistic is taken over.
 	Conds []Cond
@@ -49,7 +54,9 @@ type Gate struct {
 // Cond restricts requests by their output (osl) or input (isl) length in
 // tokens under the report's convention: Var Op Value.
 type Cond struct {
-	Var   string
+	// Var is the conditioning metric (a Table entry with Condition set:
+	// OSL or ISL).
+	Var   *Metric
 	Op    string
 	Value float64
 }
@@ -63,48 +70,15 @@ type Bound struct {
 }
 
 // Unit is the unit of the gate's value and bound: ms, tokens, fraction,
-// req/s or tok/s.
+// req/s or tok/s (the metric's; req/s for capacity).
 func (g Gate) Unit() string {
-	switch g.Metric {
-	case "osl", "isl":
-		return "tokens"
-	case "fluidity", "goodput", "error_rate":
-		return "fraction"
-	case "goodput_rate", "request_rate", "capacity":
+	if g.Capacity {
 		return "req/s"
-	case "throughput":
-		return "tok/s"
 	}
-	return "ms"
+	return g.Metric.Unit
 }
 
-func (g Gate) unitKind() unitKind {
-	switch g.Unit() {
-	case "tokens":
-		return unitTokens
-	case "fraction":
-		return unitFraction
-	case "req/s":
-		return unitRate
-	case "tok/s":
-		return unitTokRate
-	}
-	return unitTime
-}
-
-// perRequestMetrics are the metrics a statistic can be taken of.
-var perRequestMetrics = map[string]bool{"ttft": true, "ttfo": true, "ttst": true, "tpot": true, "itl": true,
-	"e2e": true, "max_itl": true, "osl": true, "isl": true, "fluidity": true}
-
-// runMetrics are the run-level gate metrics and their report JSON aliases.
-var runMetrics = map[string]string{
-	"goodput": "goodput", "goodput.fraction": "goodput",
-	"goodput_rate": "goodput_rate", "goodput.requests_per_s": "goodput_rate",
-	"throughput": "throughput", "throughput.output_tokens_per_s": "throughput",
-	"request_rate": "request_rate", "throughput.requests_per_s": "request_rate",
-	"error_rate": "error_rate", "requests.error_rate": "error_rate",
-	"capacity": "capacity",
-}
+func (g Gate) unitKind() unitKind { return unitOf(g.Unit()) }
 
 // DefaultCapacityTarget is the attainment a rate must keep to count toward
 // capacity: DistServe's 90% (Zhong et al., OSDI 2024, §2).
@@ -150,12 +124,14 @@ func (p *parser) gate() (Gate, error) {
 	var g Gate
 	t := p.next()
 	if t.kind != tIdent {
-		return g, p.errAt(t, "expected a statistic (p99(…), mean(…), min(…), max(…)) or a run metric (goodput, goodput_rate, throughput, request_rate, error_rate, capacity), found %s", t)
+		return g, p.errAt(t, "expected a statistic (p99(…), mean(…), min(…), max(…)) or a run metric (%s, capacity), found %s", metricNames(func(x *Metric) bool { return x.Gate && x.Scope == RunLevel }), t)
 	}
+	x := LookupMetric(t.text)
+	runNames := metricNames(func(x *Metric) bool { return x.Gate && x.Scope == RunLevel })
 	switch {
-	case runMetrics[t.text] != "":
-		g.Metric = runMetrics[t.text]
-		if g.Metric == "capacity" {
+	case t.text == "capacity":
+		g.Capacity = true
+		{
 			g.Target = DefaultCapacityTarget
 			if p.peek().kind == tLParen {
 				p.next()
@@ -176,6 +152,8 @@ func (p *parser) gate() (Gate, error) {
 				}
 			}
 		}
+	case x != nil && x.Gate && x.Scope == RunLevel:
+		g.Metric = x
 	case t.text == "mean" || t.text == "min" || t.text == "max" || isPercentileName(t.text):
 		g.Stat = t.text
 		if isPercentileName(t.text) {
@@ -188,10 +166,10 @@ func (p *parser) gate() (Gate, error) {
 		if err := p.statArg(&g); err != nil {
 			return g, err
 		}
-	case perRequestMetrics[t.text]:
+	case x != nil && x.Gate:
 		return g, p.errAt(t, "%s is a per-request metric: gate a statistic of it, e.g. p99(%s)", t.text, t.text)
 	default:
-		return g, p.errAt(t, "unknown gate %q (want p<N>(metric), mean/min/max(metric), goodput, goodput_rate, throughput, request_rate, error_rate or capacity)", t.text)
+		return g, p.errAt(t, "unknown gate %q (want p<N>(metric), mean/min/max(metric), %s or capacity)", t.text, runNames)
 	}
 	opTok := p.peek()
 	op, err := p.op()
@@ -199,7 +177,7 @@ func (p *parser) gate() (Gate, error) {
 		return g, err
 	}
 	g.Op = op
-	if g.Metric == "capacity" && (op == "<" || op == "<=") {
+	if g.Capacity && (op == "<" || op == "<=") {
 		return g, p.errAt(opTok, "capacity is a floor: bound it from below (>= or >)")
 	}
 	if err := p.bound(&g); err != nil {
@@ -208,7 +186,7 @@ func (p *parser) gate() (Gate, error) {
 	if !p.atItemEnd() {
 		return g, p.errAt(p.peek(), "unexpected %s after the gate", p.peek())
 	}
-	if g.Bound.Baseline && g.Metric == "capacity" {
+	if g.Bound.Baseline && g.Capacity {
 		return g, p.errAt(opTok, "capacity is measured over a rate sweep and has no baseline")
 	}
 	return g, nil
@@ -228,11 +206,12 @@ func (p *parser) statArg(g *Gate) error {
 		return p.errAt(t, "expected \"(\" and a metric after %s", g.Stat)
 	}
 	m := p.next()
-	if m.kind != tIdent || !perRequestMetrics[m.text] {
-		return p.errAt(m, "expected a per-request metric (ttft, ttfo, ttst, tpot, itl, e2e, max_itl, osl, isl, fluidity(…)), found %s", m)
+	x := LookupMetric(m.text)
+	if m.kind != tIdent || x == nil || !x.Gate || x.Scope == RunLevel {
+		return p.errAt(m, "expected a per-request metric (%s), found %s", metricNames(func(x *Metric) bool { return x.Gate && x.Scope != RunLevel }), m)
 	}
-	g.Metric = m.text
-	if g.Metric == "fluidity" {
+	g.Metric = x
+	if x.Parametrised {
 		d, err := p.deadlines()
 		if err != nil {
 			return err
@@ -241,12 +220,13 @@ func (p *parser) statArg(g *Gate) error {
 	}
 	if p.peek().kind == tPipe {
 		bar := p.next()
-		if g.Metric == "itl" {
-			return p.errAt(bar, "itl pools every gap of every request, so it cannot be conditioned on a request's length; condition tpot or max_itl instead")
+		if g.Metric.Scope == Pooled {
+			return p.errAt(bar, "%s pools every gap of every request, so it cannot be conditioned on a request's length; condition tpot or max_itl instead", g.Metric.Name)
 		}
 		for {
 			v := p.next()
-			if v.kind != tIdent || (v.text != "osl" && v.text != "isl") {
+			cv := LookupMetric(v.text)
+			if v.kind != tIdent || cv == nil || !cv.Condition {
 				return p.errAt(v, "a condition is on osl or isl, e.g. osl<300; found %s", v)
 			}
 			op, err := p.op()
@@ -257,7 +237,7 @@ func (p *parser) statArg(g *Gate) error {
 			if err != nil {
 				return err
 			}
-			g.Conds = append(g.Conds, Cond{Var: v.text, Op: op, Value: x})
+			g.Conds = append(g.Conds, Cond{Var: cv, Op: op, Value: x})
 			if n := p.peek(); n.kind == tAmp || n.kind == tIdent && n.text == "and" {
 				p.next()
 				continue
@@ -302,7 +282,7 @@ func (p *parser) bound(g *Gate) error {
 			return err
 		}
 		if kind == unitFraction && (v < 0 || v > 1) {
-			return p.errAt(t, "%s is a fraction: the bound must be between 0 and 1 (0%% and 100%%)", g.Metric)
+			return p.errAt(t, "%s is a fraction: the bound must be between 0 and 1 (0%% and 100%%)", g.Metric.Name)
 		}
 		if v < 0 {
 			return p.errAt(t, "the bound must not be negative")
@@ -344,18 +324,18 @@ func (g Gate) upper() bool { return g.Op == "<=" || g.Op == "<" }
 
 // String renders a gate's left-hand side canonically, e.g. "p99(e2e | osl<300)".
 func (g Gate) lhs() string {
+	if g.Capacity {
+		return fmt.Sprintf("capacity(%s)", strconv.FormatFloat(g.Target, 'g', -1, 64))
+	}
 	if g.Stat == "" {
-		if g.Metric == "capacity" {
-			return fmt.Sprintf("capacity(%s)", strconv.FormatFloat(g.Target, 'g', -1, 64))
-		}
-		return g.Metric
+		return g.Metric.Name
 	}
 	name := g.Stat
 	if name == "p" {
 		name = "p" + strconv.FormatFloat(g.P*100, 'g', -1, 64)
 	}
-	m := g.Metric
-	if m == "fluidity" {
+	m := g.Metric.Name
+	if g.Metric.Parametrised {
 		m = g.Deadlines.String()
 	}
 	if len(g.Conds) > 0 {
@@ -368,7 +348,7 @@ func (g Gate) lhs() string {
 func condText(conds []Cond) string {
 	var cs []string
 	for _, c := range conds {
-		cs = append(cs, c.Var+c.Op+strconv.FormatFloat(c.Value, 'g', -1, 64))
+		cs = append(cs, c.Var.Name+c.Op+strconv.FormatFloat(c.Value, 'g', -1, 64))
 	}
 	return strings.Join(cs, " & ")
 }
@@ -377,10 +357,7 @@ func condText(conds []Cond) string {
 // request with an unknown length satisfies none).
 func meets(conds []Cond, m *RequestMetrics) bool {
 	for _, c := range conds {
-		v := m.OutputTokens
-		if c.Var == "isl" {
-			v = m.InputTokens
-		}
+		v := c.Var.Value(m, Deadlines{})
 		if math.IsNaN(v) || !holds(v, c.Op, c.Value) {
 			return false
 		}

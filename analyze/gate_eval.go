@@ -41,7 +41,7 @@ type GateSpec struct {
 func (s GateSpec) Deadlines() []Deadlines {
 	out := s.SLO.Deadlines()
 	for _, g := range s.Gates {
-		if g.Metric == "fluidity" {
+		if g.Metric != nil && g.Metric.Parametrised {
 			out = appendUnique(out, g.Deadlines)
 		}
 	}
@@ -62,8 +62,7 @@ func (s GateSpec) NeedsBaseline() bool {
 // gates need the SLO that defines a good request.
 func (s GateSpec) Validate() error {
 	for _, g := range s.Gates {
-		switch g.Metric {
-		case "goodput", "goodput_rate", "capacity":
+		if g.Capacity || g.Metric.NeedsSLO {
 			if len(s.SLO.Constraints) == 0 {
 				return fmt.Errorf("gate %q needs an SLO defining a good request (--slo, or slo: in the SLO file)", g.Text)
 			}
@@ -213,7 +212,7 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 		out.Results = append(out.Results, res)
 	}
 	for _, g := range spec.Gates {
-		if g.Metric == "capacity" {
+		if g.Capacity {
 			r, capa := capacityGate(g, rep)
 			out.Capacity = capa
 			out.Results = append(out.Results, r)
@@ -275,41 +274,15 @@ type measure struct {
 // measureOf computes g's left-hand side on s.
 func measureOf(g Gate, s *subject) measure {
 	m := measure{value: math.NaN(), source: "recomputed", method: s.c.Percentile}
-	rr := s.rr
-	switch g.Metric {
-	case "goodput", "goodput_rate":
-		if rr.Goodput == nil {
-			m.why = "no goodput (no SLO)"
-			return m
-		}
-		m.x, m.nn, m.n = rr.Goodput.Good, rr.Goodput.Total, rr.Goodput.Total
-		m.value = float64(rr.Goodput.Fraction)
-		if g.Metric == "goodput_rate" {
-			m.value = float64(rr.Goodput.RequestsPerS)
+	if g.Metric.Scope == RunLevel {
+		v := g.Metric.Run(s.rr)
+		m.value, m.n = v.Value, v.N
+		m.x, m.nn = v.Successes, v.Trials
+		if v.Reported {
+			m.source, m.note = "reported", v.Note
 		}
 		if math.IsNaN(m.value) {
-			m.why = "undefined: no requests, or no duration"
-		}
-		return m
-	case "error_rate":
-		m.x, m.nn, m.n = rr.Requests.Failed+rr.Requests.Cancelled, rr.Requests.Total, rr.Requests.Total
-		m.value = float64(rr.Requests.ErrorRate)
-		if math.IsNaN(m.value) {
-			m.why = "undefined: the run has no per-request rows"
-		}
-		return m
-	case "throughput", "request_rate":
-		m.value = float64(rr.Throughput.OutputTokensPerS)
-		if g.Metric == "request_rate" {
-			m.value = float64(rr.Throughput.RequestsPerS)
-		}
-		m.n = rr.Requests.Completed
-		if rr.Throughput.Reported {
-			m.source = "reported"
-			m.note = "the source has no request start times: the value is the tool's own reported throughput"
-		}
-		if math.IsNaN(m.value) {
-			m.why = "undefined: no duration or token counts"
+			m.why = v.Why
 		}
 		return m
 	}
@@ -325,8 +298,8 @@ func measureOf(g Gate, s *subject) measure {
 	}
 	var vals []float64
 	var anyReasoning bool
-	switch g.Metric {
-	case "fluidity":
+	switch {
+	case g.Metric.Parametrised:
 		if !s.streaming {
 			m.why = "undefined: the run is not streaming, so there are no per-token deadlines"
 			return m
@@ -345,7 +318,7 @@ func measureOf(g Gate, s *subject) measure {
 		}
 		smp := samplesOf(s.c, reqs, itl, s.streaming)
 		vals, anyReasoning = smp.values[g.Metric], smp.anyReasoning
-		if g.Metric == "ttfo" && !anyReasoning {
+		if g.Metric.WithReasoning && !anyReasoning {
 			// as in the report: TTFO is reported only where some request
 			// produced reasoning; otherwise it is TTFT under another name
 			vals = nil
@@ -358,13 +331,13 @@ func measureOf(g Gate, s *subject) measure {
 			m.value, m.source = v, "reported"
 			return m
 		}
-		m.why = fmt.Sprintf("undefined: no %s samples", g.Metric)
+		m.why = fmt.Sprintf("undefined: no %s samples", g.Metric.Name)
 		switch {
-		case g.Metric == "ttfo" && len(s.reqs) > 0:
+		case g.Metric.WithReasoning && len(s.reqs) > 0:
 			m.why += " (no request produced reasoning: TTFO is TTFT, gate ttft)"
 		case len(s.reqs) == 0:
 			m.why += " (the run has no per-request data)"
-		case (g.Metric == "tpot" || g.Metric == "itl" || g.Metric == "ttst" || g.Metric == "max_itl") && !s.streaming:
+		case g.Metric.Streaming && !s.streaming:
 			m.why += " (the run is not streaming)"
 		}
 		if len(g.Conds) > 0 {
@@ -407,7 +380,7 @@ func reportedStat(g Gate, s *subject) (float64, bool) {
 		keys = []string{"mean", "avg"}
 	}
 	for name, tm := range s.tools.Metrics(c) {
-		if tm.Quantity != g.Metric || tm.Reason != "" || tm.Scale == 0 {
+		if tm.Quantity != g.Metric.Name || tm.Reason != "" || tm.Scale == 0 {
 			continue
 		}
 		for _, st := range s.run.Reported {
@@ -442,7 +415,7 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		if math.IsNaN(lo) || math.IsNaN(hi) {
 			need := stats.MinSamplesForCI(g.P, stats.CILevel)
 			msg := fmt.Sprintf("%s rests on %d samples; at least %d are needed to bound it at 95%% confidence", g.lhs(), cur.n, need)
-			r.Warnings = append(r.Warnings, Warning{Code: "few_samples", Message: msg, Metric: g.Metric})
+			r.Warnings = append(r.Warnings, Warning{Code: "few_samples", Message: msg, Metric: g.Metric.Name})
 			if spec.StrictSamples {
 				r.Reason = "too few samples: " + msg
 				return r
@@ -559,7 +532,7 @@ func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, 
 			p = dist.CDF(t)
 		}
 		return p < alpha, test, p
-	case g.Stat == "" && (g.Metric == "goodput" || g.Metric == "error_rate"):
+	case g.Stat == "" && g.Metric.Proportion:
 		test = "agresti-caffo"
 		if cur.nn == 0 || base.nn == 0 {
 			return true, "none (no requests to test)", math.NaN()

@@ -71,10 +71,10 @@ func TestGateOnCorpusRuns(t *testing.T) {
 		t.Fatalf("groq should pass: %+v", rep.Results)
 	}
 	full, _ := groq.Report(Options{Tools: tools})
-	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.TTFTMs.Value(0.99); got != want {
+	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.Of(TTFT).Value(0.99); got != want {
 		t.Errorf("p99(ttft) %v, report %v", got, want)
 	}
-	if got, want := float64(result(t, rep, "mean(tpot)<=30ms").Value), full.Runs[0].Metrics.TPOTMs.Mean; got != want {
+	if got, want := float64(result(t, rep, "mean(tpot)<=30ms").Value), full.Runs[0].Metrics.Of(TPOT).Mean; got != want {
 		t.Errorf("mean(tpot) %v, report %v", got, want)
 	}
 
@@ -333,9 +333,9 @@ func TestPooledReportsBetweenRunSpread(t *testing.T) {
 	}
 	var want []float64
 	for i, rr := range rep.Runs {
-		want = append(want, rr.Metrics.TTFTMs.Value(0.99))
-		if float64(sp.P99[i]) != rr.Metrics.TTFTMs.Value(0.99) || sp.Runs[i] != rr.RunID {
-			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.TTFTMs.Value(0.99), rr.RunID)
+		want = append(want, rr.Metrics.Of(TTFT).Value(0.99))
+		if float64(sp.P99[i]) != rr.Metrics.Of(TTFT).Value(0.99) || sp.Runs[i] != rr.RunID {
+			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.Of(TTFT).Value(0.99), rr.RunID)
 		}
 	}
 	s := stats.SortedCopy(want)

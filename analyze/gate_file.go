@@ -104,7 +104,7 @@ func ParseGateFile(name string, b []byte) (GateSpec, string, error) {
 			return spec, "", fmt.Errorf("%s:%d: %v", name, it.line, err)
 		}
 		for i := range gs {
-			if gs[i].Metric == "capacity" && f.CapacityTarget > 0 && !strings.Contains(gs[i].Text, "(") {
+			if gs[i].Capacity && f.CapacityTarget > 0 && !strings.Contains(gs[i].Text, "(") {
 				gs[i].Target = f.CapacityTarget
 			}
 		}

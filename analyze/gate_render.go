@@ -131,10 +131,10 @@ func WriteGateText(w io.Writer, g *GateReport) error {
 
 // writeBetweenRuns prints each pooled run's own P99 spread (gate --pool).
 func writeBetweenRuns(w io.Writer, br map[string]Spread) {
-	for _, k := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"} {
-		if sp, ok := br[k]; ok {
-			fmt.Fprintf(w, "between runs, P99 %s over %d runs: min %s · median %s · max %s\n", strings.ToUpper(strings.TrimSuffix(k, "_ms")),
-				len(sp.P99), fmtVal(sp.Min, "ms"), fmtVal(sp.Median, "ms"), fmtVal(sp.Max, "ms"))
+	for _, x := range Table {
+		if sp, ok := br[x.Key]; ok && x.Tail {
+			fmt.Fprintf(w, "between runs, P99 %s over %d runs: min %s · median %s · max %s\n", x.Label,
+				len(sp.P99), fmtVal(sp.Min, x.Unit), fmtVal(sp.Median, x.Unit), fmtVal(sp.Max, x.Unit))
 		}
 	}
 }

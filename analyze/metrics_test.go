@@ -168,10 +168,10 @@ func TestRunReportClassicTwoRequests(t *testing.T) {
 		t.Fatalf("counts %+v", rep.Requests)
 	}
 	near(t, "error rate", float64(rep.Requests.ErrorRate), 1.0/3)
-	near(t, "TTFT p50", rep.Metrics.TTFTMs.Value(0.5), 500)
-	near(t, "TPOT mean", rep.Metrics.TPOTMs.Mean, 700.0/99)
-	if rep.Metrics.ITLMs.N != 198 {
-		t.Errorf("pooled ITL n = %d, want 198", rep.Metrics.ITLMs.N)
+	near(t, "TTFT p50", rep.Metrics.Of(TTFT).Value(0.5), 500)
+	near(t, "TPOT mean", rep.Metrics.Of(TPOT).Mean, 700.0/99)
+	if rep.Metrics.Of(ITL).N != 198 {
+		t.Errorf("pooled ITL n = %d, want 198", rep.Metrics.Of(ITL).N)
 	}
 	// Duration: first start (1.0 s) → last token of the second request
 	// (2.0 s + 1.2 s) = 2.2 s; the failed request's start counts only if
@@ -198,8 +198,8 @@ func TestAllRequestsFailed(t *testing.T) {
 			return formats.Request{RunID: "r", RequestKey: 1, Status: formats.StatusError, StartNs: ingest.Ptr(int64(5))}, nil
 		},
 	)
-	if rep.Requests.Completed != 0 || rep.Metrics.TTFTMs.N != 0 || !math.IsNaN(rep.Metrics.TTFTMs.Value(0.99)) {
-		t.Fatalf("%+v", rep.Metrics.TTFTMs)
+	if rep.Requests.Completed != 0 || rep.Metrics.Of(TTFT).N != 0 || !math.IsNaN(rep.Metrics.Of(TTFT).Value(0.99)) {
+		t.Fatalf("%+v", rep.Metrics.Of(TTFT))
 	}
 	if !math.IsNaN(float64(rep.Throughput.DurationS)) {
 		t.Errorf("duration %v: no completed request, no duration", rep.Throughput.DurationS)
@@ -220,9 +220,9 @@ func TestNonStreaming(t *testing.T) {
 		return mkRequest(0, 0, []ev{{2 * 1000 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(135)))
 	}
 	rep := analyzeRows(t, formats.Run{RunID: "r", Streaming: &no}, body)
-	near(t, "TTFT", rep.Metrics.TTFTMs.Mean, 2000)
-	near(t, "E2E", rep.Metrics.E2EMs.Mean, 2000)
-	if rep.Metrics.TPOTMs.N != 0 || rep.Metrics.ITLMs.N != 0 || rep.Metrics.TTSTMs.N != 0 {
+	near(t, "TTFT", rep.Metrics.Of(TTFT).Mean, 2000)
+	near(t, "E2E", rep.Metrics.Of(E2E).Mean, 2000)
+	if rep.Metrics.Of(TPOT).N != 0 || rep.Metrics.Of(ITL).N != 0 || rep.Metrics.Of(TTST).N != 0 {
 		t.Fatalf("non-streaming must leave TPOT/ITL/TTST undefined: %+v", rep.Metrics)
 	}
 	if rep.Requests.TPOTUndefined != 0 {
@@ -329,7 +329,7 @@ func TestITLLeavesOutBrokenStreams(t *testing.T) {
 		return r, e
 	}
 	rr := analyzeRows(t, formats.Run{RunID: "r"}, func() (formats.Request, []formats.Event) { return classic(1, 0) }, broken)
-	if rr.Metrics.ITLMs.N != 99 || rr.Requests.Failed != 1 {
-		t.Errorf("ITL n = %d (failed %d), want 99", rr.Metrics.ITLMs.N, rr.Requests.Failed)
+	if rr.Metrics.Of(ITL).N != 99 || rr.Requests.Failed != 1 {
+		t.Errorf("ITL n = %d (failed %d), want 99", rr.Metrics.Of(ITL).N, rr.Requests.Failed)
 	}
 }

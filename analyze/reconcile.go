@@ -9,12 +9,6 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 )
 
-// ReconcileQuantities are the metrics a reconciliation walks, with their
-// report names.
-var ReconcileQuantities = []struct{ Quantity, Name string }{
-	{"ttft", "ttft_ms"}, {"ttst", "ttst_ms"}, {"tpot", "tpot_ms"}, {"itl", "itl_ms"}, {"e2e", "e2e_ms"}, {"osl", "osl_tokens"},
-}
-
 // Reconciliation explains, per run and metric, how a value under one
 // convention becomes the value under another, one choice at a time; the
 // steps' deltas sum to the total difference.
@@ -83,12 +77,15 @@ func (a *Analyzer) Reconcile(pair func(*formats.Run) [2]convention.Convention, s
 			streaming := isStreaming(acc.run, acc.per[ci].reqs)
 			samp[i] = samplesOf(convs[i], acc.per[ci].reqs, acc.per[ci].gaps(), streaming)
 		}
-		for _, q := range ReconcileQuantities {
+		for _, q := range Table {
+			if !q.Reconcile {
+				continue
+			}
 			for _, stat := range stats {
-				m := MetricReconciled{Metric: q.Name, Stat: stat, Reported: F(math.NaN()), Steps: []ReconcileStep{}}
+				m := MetricReconciled{Metric: q.Key, Stat: stat, Reported: F(math.NaN()), Steps: []ReconcileStep{}}
 				vals := make([]float64, len(path))
 				for i := range path {
-					vals[i], _ = statOf(samp[i].values[q.Quantity], samp[i].weights[q.Quantity], stat, convs[i])
+					vals[i], _ = statOf(samp[i].values[q], samp[i].weights[q], stat, convs[i])
 				}
 				if allNaN(vals) {
 					continue
@@ -99,7 +96,7 @@ func (a *Analyzer) Reconcile(pair func(*formats.Run) [2]convention.Convention, s
 					m.Steps = append(m.Steps, ReconcileStep{Choice: path[i].Choice, From: path[i].From, To: path[i].To,
 						Before: F(vals[i-1]), After: F(vals[i]), Delta: F(vals[i] - vals[i-1])})
 				}
-				m.Reported, m.ReportedAs = reportedFor(p[0], tools, acc.run, q.Quantity, stat)
+				m.Reported, m.ReportedAs = reportedFor(p[0], tools, acc.run, q.Name, stat)
 				rr.Metrics = append(rr.Metrics, m)
 			}
 		}

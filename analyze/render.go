@@ -175,41 +175,31 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 
 	t := &table{md: md}
 	cols := []string{"metric", "n", "mean", "std", "min"}
-	for _, q := range rr.Metrics.TTFTMs.Quantiles {
+	for _, q := range rr.Metrics.Of(TTFT).Quantiles {
 		cols = append(cols, stats.QuantileLabel(q.P))
 	}
 	t.add(append(cols, "max")...)
-	for _, m := range []struct {
-		name string
-		s    stats.Summary
-	}{
-		{"TTFT ms", rr.Metrics.TTFTMs}, {"TTFO ms", rr.Metrics.TTFOMs}, {"TTST ms", rr.Metrics.TTSTMs},
-		{"TPOT ms", rr.Metrics.TPOTMs}, {"ITL ms", rr.Metrics.ITLMs}, {"E2E ms", rr.Metrics.E2EMs},
-		{"OSL tokens", rr.Metrics.OSLTokens}, {"ISL tokens", rr.Metrics.ISLTokens},
-	} {
-		if m.s.N == 0 {
+	for _, m := range rr.Metrics {
+		if m.N == 0 {
 			continue
 		}
-		s := m.s
-		row := []string{m.name, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.Min)}
+		s := m.Summary
+		row := []string{m.Metric.Label + " " + m.Metric.Unit, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.Min)}
 		for _, q := range s.Quantiles {
 			row = append(row, num(q.Value))
 		}
 		t.add(append(row, num(s.Max))...)
 	}
 	t.write(w)
-	tail := tailQuantile(rr.Metrics.TTFTMs)
+	tail := tailQuantile(rr.Metrics.Of(TTFT))
 
 	var cis []string
-	for _, m := range []struct {
-		name string
-		s    stats.Summary
-	}{{"TTFT", rr.Metrics.TTFTMs}, {"TPOT", rr.Metrics.TPOTMs}, {"ITL", rr.Metrics.ITLMs}, {"E2E", rr.Metrics.E2EMs}} {
-		if m.s.N == 0 {
+	for _, m := range rr.Metrics {
+		if !m.Metric.Tail || m.N == 0 {
 			continue
 		}
-		q, _ := m.s.Quantile(tail)
-		cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.name, ciBound(q.Lo), ciBound(q.Hi)))
+		q, _ := m.Quantile(tail)
+		cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.Metric.Label, ciBound(q.Lo), ciBound(q.Hi)))
 	}
 	if len(cis) > 0 {
 		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", stats.QuantileLabel(tail), strings.Join(cis, " · "))
@@ -231,16 +221,16 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	}
 	if g := rr.Goodput; g != nil {
 		vac := ""
-		if strings.Contains(g.SLO, "tpot") {
+		if g.boundsTPOT {
 			vac = fmt.Sprintf(" (TPOT vacuously met by %d with N ≤ 1)", g.TPOTVacuous)
 		}
 		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s%s",
 			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), vac)
 	}
-	for _, k := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"} {
-		if sp, ok := rr.BetweenRuns[k]; ok {
-			line("between runs, P99 %s over %d runs: min %s · median %s · max %s · std %s ms",
-				strings.ToUpper(strings.TrimSuffix(k, "_ms")), len(sp.P99), num(float64(sp.Min)), num(float64(sp.Median)), num(float64(sp.Max)), num(float64(sp.Std)))
+	for _, x := range Table {
+		if sp, ok := rr.BetweenRuns[x.Key]; ok && x.Tail {
+			line("between runs, P99 %s over %d runs: min %s · median %s · max %s · std %s %s",
+				x.Label, len(sp.P99), num(float64(sp.Min)), num(float64(sp.Median)), num(float64(sp.Max)), num(float64(sp.Std)), x.Unit)
 		}
 	}
 	if md {

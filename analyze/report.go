@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 
@@ -106,17 +107,71 @@ type RequestCounts struct {
 	ErrorRate     F   `json:"error_rate"`
 }
 
-// Metrics are the distributions of a run's completed requests. Times in
-// ms, token counts in tokens. ITL is pooled over all gaps of all requests.
-type Metrics struct {
-	TTFTMs    stats.Summary `json:"ttft_ms"`
-	TTFOMs    stats.Summary `json:"ttfo_ms"`
-	TTSTMs    stats.Summary `json:"ttst_ms"`
-	TPOTMs    stats.Summary `json:"tpot_ms"`
-	ITLMs     stats.Summary `json:"itl_ms"`
-	E2EMs     stats.Summary `json:"e2e_ms"`
-	OSLTokens stats.Summary `json:"osl_tokens"`
-	ISLTokens stats.Summary `json:"isl_tokens"`
+// Metrics are the summaries of a run's report metrics (the Table's
+// entries with Report set), in the table's order. Times in ms, token
+// counts in tokens; ITL is pooled over all gaps of all requests. Its JSON
+// is an object keyed by each metric's Key ("ttft_ms", …, "isl_tokens").
+type Metrics []MetricSummary
+
+// MetricSummary is one metric's summary in a report.
+type MetricSummary struct {
+	Metric *Metric
+	stats.Summary
+}
+
+// Of returns metric x's summary (an empty one, every statistic NaN, when
+// the report has none).
+func (ms Metrics) Of(x *Metric) stats.Summary {
+	for _, s := range ms {
+		if s.Metric == x {
+			return s.Summary
+		}
+	}
+	return stats.Summarize(nil, nil, stats.Linear, 1)
+}
+
+// MarshalJSON writes the summaries as one object keyed by metric Key.
+func (ms Metrics) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, s := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, s.Metric.Key)
+		b = append(b, ':')
+		v, err := s.Summary.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes (keys of metrics not in
+// the Table are an error), in the table's order.
+func (ms *Metrics) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*ms = (*ms)[:0]
+	for _, x := range Table {
+		v, ok := raw[x.Key]
+		if x.Key == "" || !ok {
+			continue
+		}
+		var s stats.Summary
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("metrics.%s: %w", x.Key, err)
+		}
+		*ms = append(*ms, MetricSummary{Metric: x, Summary: s})
+		delete(raw, x.Key)
+	}
+	for k := range raw {
+		return fmt.Errorf("metrics: unknown metric %q", k)
+	}
+	return nil
 }
 
 // Throughput is measured over DurationS (the convention's duration rule).
@@ -141,6 +196,9 @@ type Goodput struct {
 	Fraction     F      `json:"fraction"`
 	RequestsPerS F      `json:"requests_per_s"`
 	TPOTVacuous  int    `json:"tpot_vacuous"`
+	// boundsTPOT: the SLO constrains TPOT (the text report then says how
+	// many requests met it vacuously).
+	boundsTPOT bool
 }
 
 // Bucket is one length bucket [Min, Max) of a conditional distribution;

@@ -122,25 +122,29 @@ func judge(item *ReproducedStat, run *formats.Run, tool *convention.Tool) {
 	}
 }
 
-// recompute returns the value of the tool's statistic st under c.
+// recompute returns the value of the tool's statistic st under c: a
+// statistic of a Table metric's values (the tool's weighted-pmf statistics
+// where rule says so), or a run-level scalar ("scalar:<name>",
+// reproductionScalar).
 func recompute(c convention.Convention, rule convention.StatsRule, tm convention.ReportedMetric, st formats.ReportedStat, run *formats.Run, reqs []RequestMetrics, s *samples) (float64, string) {
 	if q, ok := strings.CutPrefix(tm.Quantity, "scalar:"); ok {
-		if v, why, ok := reportedDurationScalar(q, run, s); ok {
-			return v * tm.Scale, why
-		}
-		v, why := scalar(c, q, st, reqs, s)
+		v, why := reproductionScalar(q, &scalarInput{c: c, st: st, run: run, reqs: reqs, s: s})
 		return v * tm.Scale, why
 	}
-	xs := s.values[tm.Quantity]
+	x := LookupMetric(tm.Quantity)
+	if x == nil {
+		return math.NaN(), "the tool's mapping names no tokentrace metric " + strconv.Quote(tm.Quantity)
+	}
+	xs := s.values[x]
 	if rule != convention.StatsNumpy {
 		// the tool's own weighted-pmf statistics (guidellm's
 		// DistributionSummary: token-weighted percentiles, count, std_dev,
 		// mode, variance, total_sum)
-		if v, ok := stats.PMFStat(xs, s.weights[tm.Quantity], tm.Scale, st.Stat, rule == convention.StatsPMFMerged); ok {
+		if v, ok := stats.PMFStat(xs, s.weights[x], tm.Scale, st.Stat, rule == convention.StatsPMFMerged); ok {
 			return v, "" // already in the tool's unit
 		}
 	}
-	v, why := statOf(xs, s.weights[tm.Quantity], st.Stat, c)
+	v, why := statOf(xs, s.weights[x], st.Stat, c)
 	return v * tm.Scale, why
 }
 
@@ -182,65 +186,129 @@ func statOf(xs, ws []float64, stat string, c convention.Convention) (float64, st
 	return math.NaN(), fmt.Sprintf("statistic %q is not known to tokentrace", stat)
 }
 
-// scalar computes a run-level value.
-func scalar(c convention.Convention, name string, st formats.ReportedStat, reqs []RequestMetrics, s *samples) (float64, string) {
-	var total, counted, failed, errors float64
-	codes := map[int64]float64{}
-	for i := range reqs {
-		m := &reqs[i]
-		total++
-		if m.Counted {
-			counted++
+// scalarInput is what a reproduction scalar is computed from: the run's
+// requests and samples under c, and the reported statistic it is compared
+// with.
+type scalarInput struct {
+	c    convention.Convention
+	st   formats.ReportedStat
+	run  *formats.Run
+	reqs []RequestMetrics
+	s    *samples
+}
+
+// count counts the run's requests that satisfy keep.
+func (in *scalarInput) count(keep func(*RequestMetrics) bool) float64 {
+	n := 0.0
+	for i := range in.reqs {
+		if keep(&in.reqs[i]) {
+			n++
 		}
-		if m.Status == formats.StatusError || m.Status == formats.StatusCancelled {
-			failed++
+	}
+	return n
+}
+
+// duration is the run's span under the convention (NaN where the
+// convention's duration is not in the files).
+func (in *scalarInput) duration() float64 {
+	dur, _ := duration(in.c, in.reqs)
+	if in.c.Duration == convention.DurationNotRecorded {
+		return math.NaN()
+	}
+	return dur
+}
+
+// sum is Σ of a Table metric's values over the counted requests (0 for
+// none; NaN for an unknown metric).
+func (in *scalarInput) sum(name string) float64 {
+	x := LookupMetric(name)
+	if x == nil {
+		return math.NaN()
+	}
+	return sumOr0(in.s.values[x])
+}
+
+func isFailure(m *RequestMetrics) bool {
+	return m.Status == formats.StatusError || m.Status == formats.StatusCancelled
+}
+
+func isError(m *RequestMetrics) bool { return m.Status == formats.StatusError }
+
+// reproductionScalars are the run-level values a tool's reported statistic
+// can map to, by the name after "scalar:" in convention.ReportedMetric
+// (besides the families of reproductionScalar).
+var reproductionScalars = []struct {
+	name, doc string
+	value     func(in *scalarInput) (float64, string)
+}{
+	{"total", "every request", func(in *scalarInput) (float64, string) { return float64(len(in.reqs)), "" }},
+	{"counted", "the convention's completed requests", func(in *scalarInput) (float64, string) {
+		return in.count(func(m *RequestMetrics) bool { return m.Counted }), ""
+	}},
+	{"failed", "failed and cancelled requests", func(in *scalarInput) (float64, string) { return in.count(isFailure), "" }},
+	{"errors", "failed requests (status error)", func(in *scalarInput) (float64, string) { return in.count(isError), "" }},
+	{"error_rate_errors", "errors / every request", func(in *scalarInput) (float64, string) {
+		return div(in.count(isError), float64(len(in.reqs))), ""
+	}},
+	{"e2e_count", "requests with an E2E", func(in *scalarInput) (float64, string) { return float64(len(in.s.values[E2E])), "" }},
+	{"duration_s", "the run's span under the convention, in s", func(in *scalarInput) (float64, string) { return in.duration(), "" }},
+	{"request_throughput", "requests per second (the convention's throughput_requests)", func(in *scalarInput) (float64, string) {
+		return float64(throughput(in.c, in.reqs, in.duration()).RequestsPerS), ""
+	}},
+	{"output_token_throughput", "Σ OSL over counted requests / duration", func(in *scalarInput) (float64, string) {
+		return div(in.sum(OSL.Name), in.duration()), ""
+	}},
+	{"total_token_throughput", "(Σ OSL + Σ ISL) / duration", func(in *scalarInput) (float64, string) {
+		return div(in.sum(OSL.Name)+in.sum(ISL.Name), in.duration()), ""
+	}},
+	{"error_code", "failed requests whose error code is the statistic's name", func(in *scalarInput) (float64, string) {
+		code, err := strconv.ParseFloat(in.st.Stat, 64)
+		if err != nil {
+			return math.NaN(), "error code " + strconv.Quote(in.st.Stat) + " is not a number"
 		}
-		if m.Status == formats.StatusError {
-			errors++
-			if m.HasErrorCode {
-				codes[m.ErrorCode]++
+		return in.count(func(m *RequestMetrics) bool { return isError(m) && m.HasErrorCode && m.ErrorCode == int64(code) }), ""
+	}},
+}
+
+// reproductionScalar computes the run-level value called name: one of
+// reproductionScalars, or one of the families
+//
+//	sum:<metric>                     Σ a Table metric's values over counted requests
+//	reported_duration:counted        counted requests / the tool's reported duration
+//	reported_duration:sum:<metric>   Σ metric / the tool's reported duration
+//	reported_duration:sum:osl+isl    (Σ OSL + Σ ISL) / the tool's reported duration
+//
+// The reported duration is the run's Reported metric "duration" (Stat
+// "value", in seconds: vLLM and SGLang measure it around their dispatch
+// loop, so only the numerator is recomputed).
+func reproductionScalar(name string, in *scalarInput) (float64, string) {
+	if q, ok := strings.CutPrefix(name, "sum:"); ok {
+		return in.sum(q), ""
+	}
+	if rest, ok := strings.CutPrefix(name, "reported_duration:"); ok {
+		dur := math.NaN()
+		for _, st := range in.run.Reported {
+			if st.Metric == "duration" && st.Stat == "value" && st.Value != nil {
+				dur = *st.Value
 			}
 		}
-	}
-	if q, ok := strings.CutPrefix(name, "sum:"); ok {
-		if len(s.values[q]) == 0 {
-			return 0, ""
+		if math.IsNaN(dur) || dur <= 0 {
+			return math.NaN(), "the tool reported no positive duration"
 		}
-		return stats.PairwiseSum(s.values[q]), ""
-	}
-	dur, _ := duration(c, reqs)
-	if c.Duration == convention.DurationNotRecorded {
-		dur = math.NaN()
-	}
-	tp := throughput(c, reqs, dur)
-	switch name {
-	case "total":
-		return total, ""
-	case "counted":
-		return counted, ""
-	case "failed":
-		return failed, ""
-	case "errors":
-		return errors, ""
-	case "error_rate_errors":
-		return div(errors, total), ""
-	case "e2e_count":
-		return float64(len(s.values["e2e"])), ""
-	case "duration_s":
-		return dur, ""
-	case "request_throughput":
-		return float64(tp.RequestsPerS), ""
-	case "output_token_throughput":
-		// the convention's N summed over counted requests
-		return div(sumOr0(s.values["osl"]), dur), ""
-	case "total_token_throughput":
-		return div(sumOr0(s.values["osl"])+sumOr0(s.values["isl"]), dur), ""
-	case "error_code":
-		code, err := strconv.ParseFloat(st.Stat, 64)
-		if err != nil {
-			return math.NaN(), "error code " + strconv.Quote(st.Stat) + " is not a number"
+		if rest == "sum:osl+isl" {
+			return (in.sum(OSL.Name) + in.sum(ISL.Name)) / dur, ""
 		}
-		return codes[int64(code)], ""
+		if q, ok := strings.CutPrefix(rest, "sum:"); ok {
+			return in.sum(q) / dur, ""
+		}
+		if rest == "counted" {
+			return float64(in.s.counted) / dur, ""
+		}
+	}
+	for _, sc := range reproductionScalars {
+		if sc.name == name {
+			return sc.value(in)
+		}
 	}
 	return math.NaN(), "unknown scalar " + name
 }
@@ -250,44 +318,4 @@ func sumOr0(xs []float64) float64 {
 		return 0
 	}
 	return stats.PairwiseSum(xs)
-}
-
-// reportedDurationScalar computes the run-level values a tool derives from
-// its own measured duration: the tool's numerator recomputed from the
-// tables, divided by the duration the tool reported (Reported metric
-// "duration", Stat "value", in seconds; vLLM and SGLang). name is the
-// scalar's name after "scalar:":
-//
-//	reported_duration:counted        requests in the convention's completed set / duration
-//	reported_duration:sum:<q>        Σ q over counted requests / duration
-//	reported_duration:sum:osl+isl    (Σ osl + Σ isl) / duration
-//
-// ok is false for other names. It needs the run row, which scalar() does
-// not receive: recompute tries it first.
-func reportedDurationScalar(name string, run *formats.Run, s *samples) (v float64, why string, ok bool) {
-	rest, ok := strings.CutPrefix(name, "reported_duration:")
-	if !ok {
-		return 0, "", false
-	}
-	dur := math.NaN()
-	if run != nil {
-		for _, st := range run.Reported {
-			if st.Metric == "duration" && st.Stat == "value" && st.Value != nil {
-				dur = *st.Value
-			}
-		}
-	}
-	if math.IsNaN(dur) || dur <= 0 {
-		return math.NaN(), "the tool reported no positive duration", true
-	}
-	switch rest {
-	case "counted":
-		return float64(s.counted) / dur, "", true
-	case "sum:osl+isl":
-		return (sumOr0(s.values["osl"]) + sumOr0(s.values["isl"])) / dur, "", true
-	}
-	if q, ok := strings.CutPrefix(rest, "sum:"); ok {
-		return sumOr0(s.values[q]) / dur, "", true
-	}
-	return math.NaN(), "unknown scalar " + name, true
 }

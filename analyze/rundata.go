@@ -25,11 +25,11 @@ type RunData struct {
 	// request, in token order: request i contributed Requests[i].ITLSamples
 	// consecutive values. Empty under ITLPerRequestMean.
 	ITL []float64
-	// Values are the report's samples per quantity (see Quantities): the
-	// exact values each Summary of the run's report was computed from
-	// (Values["itl"] is the pooled ITL of a streaming run; "tpot", "ttst"
-	// and "itl" are absent for non-streaming runs).
-	Values map[string][]float64
+	// Values are the report's samples per metric of the Table: the exact
+	// values each Summary of the run's report was computed from
+	// (Values[ITL] is the pooled ITL of a streaming run; streaming-only
+	// metrics are absent for non-streaming runs).
+	Values map[*Metric][]float64
 	// PairOSL and PairE2E are the counted requests' (OSL, E2E) pairs the
 	// report's e2e_by_osl buckets and fit use (NaN where undefined).
 	PairOSL, PairE2E []float64

@@ -24,10 +24,9 @@ type SLO struct {
 
 // Constraint is one bound on a per-request metric: Metric Op Limit.
 type Constraint struct {
-	// Metric is ttft, ttfo, tpot, e2e, max_itl (the largest gap between
-	// two responses of the request) or fluidity (Etalon's fluidity-index
-	// under Deadlines).
-	Metric string
+	// Metric is the constrained metric: one of the Table's SLO metrics
+	// (ttft, ttfo, tpot, e2e, max_itl, fluidity under Deadlines).
+	Metric *Metric
 	// Strict is true for "<" and ">", false for "<=" and ">=".
 	Strict bool
 	// AtLeast is true for a lower bound (">=", ">"), which only fluidity
@@ -59,9 +58,6 @@ func (e *SLOError) Error() string {
 	return fmt.Sprintf("%s %q: at character %d: %s", what, e.Input, e.Pos, e.Msg)
 }
 
-// sloMetrics are the per-request metrics an SLO constrains.
-var sloMetrics = map[string]bool{"ttft": true, "ttfo": true, "tpot": true, "e2e": true, "max_itl": true, "fluidity": true}
-
 // ParseSLO parses s by the SLO grammar. An empty s gives an empty SLO.
 // Errors are *SLOError pointing at the offending character.
 func ParseSLO(s string) (SLO, error) {
@@ -84,8 +80,8 @@ func ParseSLO(s string) (SLO, error) {
 		if err != nil {
 			return SLO{}, err
 		}
-		key := c.Metric
-		if c.Metric == "fluidity" {
+		key := c.Metric.Name
+		if c.Metric.Parametrised {
 			key = c.Deadlines.String()
 		}
 		if seen[key] {
@@ -114,14 +110,16 @@ func itemText(s string, item []token) string {
 // constraint parses metric op quantity up to the item's end.
 func (p *parser) constraint() (Constraint, error) {
 	t := p.next()
+	sloNames := metricNames(func(x *Metric) bool { return x.SLO })
 	if t.kind != tIdent {
-		return Constraint{}, p.errAt(t, "expected a metric (ttft, ttfo, tpot, e2e, max_itl, fluidity(…)), found %s", t)
+		return Constraint{}, p.errAt(t, "expected a metric (%s), found %s", sloNames, t)
 	}
-	if !sloMetrics[t.text] {
-		return Constraint{}, p.errAt(t, "unknown metric %q (want ttft, ttfo, tpot, e2e, max_itl or fluidity(…))", t.text)
+	x := LookupMetric(t.text)
+	if x == nil || !x.SLO {
+		return Constraint{}, p.errAt(t, "unknown metric %q (want %s)", t.text, metricNamesOr(func(x *Metric) bool { return x.SLO }))
 	}
-	c := Constraint{Metric: t.text}
-	if c.Metric == "fluidity" {
+	c := Constraint{Metric: x}
+	if x.Parametrised {
 		d, err := p.deadlines()
 		if err != nil {
 			return c, err
@@ -135,14 +133,11 @@ func (p *parser) constraint() (Constraint, error) {
 	}
 	c.Strict = op == "<" || op == ">"
 	c.AtLeast = op == ">=" || op == ">"
-	kind := unitTime
-	if c.Metric == "fluidity" {
-		kind = unitFraction
-		if !c.AtLeast {
-			return c, p.errAt(opTok, "fluidity is a share of deadlines met: bound it from below (>= or >)")
-		}
-	} else if c.AtLeast {
-		return c, p.errAt(opTok, "%s is a latency: bound it from above (<= or <)", c.Metric)
+	kind := unitOf(x.Unit)
+	if x.AtLeast && !c.AtLeast {
+		return c, p.errAt(opTok, "%s is a share of deadlines met: bound it from below (>= or >)", x.Name)
+	} else if !x.AtLeast && c.AtLeast {
+		return c, p.errAt(opTok, "%s is a latency: bound it from above (<= or <)", x.Name)
 	}
 	limTok := p.peek()
 	if c.Limit, err = p.quantity(kind); err != nil {
@@ -161,6 +156,10 @@ func (p *parser) constraint() (Constraint, error) {
 // spaces (or commas), no comparison operators.
 var vllmAlias = regexp.MustCompile(`^\s*[a-z_0-9]+\s*:\s*[0-9.]+(\s*[ ,]\s*[a-z_0-9]+\s*:\s*[0-9.]+)*\s*$`)
 
+// vllmGoodputKeys map vLLM's --goodput keys to metric names (vLLM
+// benchmarks/benchmark_serving.py check_goodput_args: ttft, tpot, e2el).
+var vllmGoodputKeys = map[string]string{"ttft": "ttft", "tpot": "tpot", "e2el": "e2e", "e2e": "e2e"}
+
 // parseVLLMAlias parses "ttft:500 tpot:15 e2el:2000" as ttft<=500ms,
 // tpot<=15ms, e2e<=2000ms: vLLM counts a request good when every given
 // metric is ≤ its value in ms (keys ttft, tpot, e2el).
@@ -170,18 +169,18 @@ func parseVLLMAlias(s string) (SLO, error) {
 	for _, loc := range regexp.MustCompile(`([a-z_0-9]+)\s*:\s*([0-9.]+)`).FindAllStringSubmatchIndex(s, -1) {
 		key, val := s[loc[2]:loc[3]], s[loc[4]:loc[5]]
 		pos := utf8.RuneCountInString(s[:loc[2]]) + 1
-		metric := map[string]string{"ttft": "ttft", "tpot": "tpot", "e2el": "e2e", "e2e": "e2e"}[key]
-		if metric == "" {
+		metric := LookupMetric(vllmGoodputKeys[key])
+		if metric == nil {
 			return SLO{}, &SLOError{s, pos, fmt.Sprintf("unknown vLLM goodput key %q (want ttft, tpot or e2el)", key), ""}
 		}
 		v, err := strconv.ParseFloat(val, 64)
 		if err != nil {
 			return SLO{}, &SLOError{s, utf8.RuneCountInString(s[:loc[4]]) + 1, "bad number " + strconv.Quote(val), ""}
 		}
-		if seen[metric] {
-			return SLO{}, &SLOError{s, pos, "metric " + metric + " constrained twice", ""}
+		if seen[metric.Name] {
+			return SLO{}, &SLOError{s, pos, "metric " + metric.Name + " constrained twice", ""}
 		}
-		seen[metric] = true
+		seen[metric.Name] = true
 		out.Constraints = append(out.Constraints, Constraint{Metric: metric, Limit: v, Text: s[loc[0]:loc[1]]})
 	}
 	return out, nil
@@ -193,32 +192,16 @@ func parseVLLMAlias(s string) (SLO, error) {
 func (s SLO) Deadlines() []Deadlines {
 	var out []Deadlines
 	for _, c := range s.Constraints {
-		if c.Metric == "fluidity" {
+		if c.Metric.Parametrised {
 			out = appendUnique(out, c.Deadlines)
 		}
 	}
 	return out
 }
 
-// Value returns m's value of the constraint's metric (ms, or a fraction
-// for fluidity; NaN if undefined).
-func (c Constraint) Value(m *RequestMetrics) float64 {
-	switch c.Metric {
-	case "max_itl":
-		return m.MaxITLMs
-	case "fluidity":
-		return m.fluidity(c.Deadlines)
-	case "ttft":
-		return m.TTFTMs
-	case "ttfo":
-		return m.TTFOMs
-	case "tpot":
-		return m.TPOTMs
-	case "e2e":
-		return m.E2EMs
-	}
-	return math.NaN()
-}
+// Value returns m's value of the constraint's metric (in its unit; NaN
+// if undefined).
+func (c Constraint) Value(m *RequestMetrics) float64 { return c.Metric.Value(m, c.Deadlines) }
 
 // Verdict is how one request fares against one constraint.
 type Verdict int
@@ -241,10 +224,7 @@ const (
 func (c Constraint) Check(m *RequestMetrics) Verdict {
 	v := c.Value(m)
 	if math.IsNaN(v) {
-		switch {
-		case c.Metric == "tpot" && !(m.OutputTokens > 1) && !math.IsNaN(m.OutputTokens):
-			return Vacuous
-		case c.Metric == "max_itl" && m.Responses == 1:
+		if c.Metric.Vacuous != nil && c.Metric.Vacuous(m) {
 			return Vacuous
 		}
 		return Failed

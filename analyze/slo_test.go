@@ -12,9 +12,9 @@ func TestParseSLO(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Constraint{
-		{Metric: "ttft", Limit: 500, Text: "ttft<=500ms"},
-		{Metric: "tpot", Limit: 15, Text: "tpot<=15ms"},
-		{Metric: "e2e", Strict: true, Limit: 2000, Text: "e2e<2s"},
+		{Metric: LookupMetric("ttft"), Limit: 500, Text: "ttft<=500ms"},
+		{Metric: LookupMetric("tpot"), Limit: 15, Text: "tpot<=15ms"},
+		{Metric: LookupMetric("e2e"), Strict: true, Limit: 2000, Text: "e2e<2s"},
 	}
 	if len(s.Constraints) != len(want) {
 		t.Fatalf("got %+v", s.Constraints)
@@ -56,8 +56,8 @@ func TestParseSLOErrorsPointAtTheCharacter(t *testing.T) {
 }
 
 func TestConstraintMet(t *testing.T) {
-	le := Constraint{Metric: "ttft", Limit: 500}
-	lt := Constraint{Metric: "ttft", Limit: 500, Strict: true}
+	le := Constraint{Metric: LookupMetric("ttft"), Limit: 500}
+	lt := Constraint{Metric: LookupMetric("ttft"), Limit: 500, Strict: true}
 	if !le.Met(500) || lt.Met(500) || !lt.Met(499.9) || le.Met(500.1) {
 		t.Fatal("inclusive/strict bounds wrong")
 	}

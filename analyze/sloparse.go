@@ -206,6 +206,21 @@ const (
 	unitTokens                   // plain number or tok, tokens → tokens
 )
 
+// unitOf is the kind of a metric's unit (Metric.Unit).
+func unitOf(unit string) unitKind {
+	switch unit {
+	case "tokens":
+		return unitTokens
+	case "fraction":
+		return unitFraction
+	case "req/s":
+		return unitRate
+	case "tok/s":
+		return unitTokRate
+	}
+	return unitTime
+}
+
 var timeUnits = map[string]float64{"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1, "s": 1e3}
 
 func (k unitKind) want() string {

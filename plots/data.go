@@ -475,7 +475,7 @@ type GoodputCurve struct {
 func GoodputCurves(slo analyze.SLO, reqs []analyze.RequestMetrics) []GoodputCurve {
 	var out []GoodputCurve
 	for ci, c := range slo.Constraints {
-		gc := GoodputCurve{Metric: c.Metric, Text: c.Text, LimitMs: c.Limit, Total: len(reqs)}
+		gc := GoodputCurve{Metric: c.Metric.Name, Text: c.Text, LimitMs: c.Limit, Total: len(reqs)}
 		var vals []float64
 		always, atLimit := 0, 0
 		for i := range reqs {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/plots"
 )
 
@@ -87,21 +88,21 @@ func TestPlotDataAgainstReport(t *testing.T) {
 	// CCDF of TTFT: 20 distinct values from 1 down to 1/20; the P99 marker
 	// is the report's, which equals AIPerf's own summary p99 (229.026246 ms,
 	// SOURCE.md).
-	ts, why := plots.Tail(aiperf, "ttft")
+	ts, why := plots.Tail(aiperf, analyze.TTFT)
 	if why != "" {
 		t.Fatal(why)
 	}
 	if ts.N != 20 || len(ts.Points) != 20 || ts.Points[0].Y != 1 || ts.Points[19].Y != 0.05 {
 		t.Fatalf("TTFT CCDF: n %d, %d points, first %v, last %v", ts.N, len(ts.Points), ts.Points[0], ts.Points[19])
 	}
-	if math.Abs(ts.P99-229.026246) > 1e-6 || ts.P99 != aiperf.Report.Metrics.TTFTMs.Value(0.99) {
+	if math.Abs(ts.P99-229.026246) > 1e-6 || ts.P99 != aiperf.Report.Metrics.Of(analyze.TTFT).Value(0.99) {
 		t.Fatalf("TTFT P99 marker %v, want AIPerf's 229.026246", ts.P99)
 	}
-	if ts.Points[0].X != aiperf.Report.Metrics.TTFTMs.Min || ts.Points[19].X != aiperf.Report.Metrics.TTFTMs.Max {
-		t.Fatalf("CCDF ends %v…%v, report min/max %v…%v", ts.Points[0].X, ts.Points[19].X, aiperf.Report.Metrics.TTFTMs.Min, aiperf.Report.Metrics.TTFTMs.Max)
+	if ts.Points[0].X != aiperf.Report.Metrics.Of(analyze.TTFT).Min || ts.Points[19].X != aiperf.Report.Metrics.Of(analyze.TTFT).Max {
+		t.Fatalf("CCDF ends %v…%v, report min/max %v…%v", ts.Points[0].X, ts.Points[19].X, aiperf.Report.Metrics.Of(analyze.TTFT).Min, aiperf.Report.Metrics.Of(analyze.TTFT).Max)
 	}
 	// ITL CCDF over all 4490 pooled gaps
-	if its, _ := plots.Tail(aiperf, "itl"); its.N != 4490 || its.N != aiperf.Report.Metrics.ITLMs.N {
+	if its, _ := plots.Tail(aiperf, analyze.ITL); its.N != 4490 || its.N != aiperf.Report.Metrics.Of(analyze.ITL).N {
 		t.Fatalf("ITL CCDF over %d gaps", its.N)
 	}
 
@@ -115,7 +116,7 @@ func TestPlotDataAgainstReport(t *testing.T) {
 	for _, s := range st {
 		total += s.N
 	}
-	ttst := aiperf.Report.Metrics.TTSTMs
+	ttst := aiperf.Report.Metrics.Of(analyze.TTST)
 	if total != 4490 || st[0].From != 1 || st[0].N != ttst.N || !near(st[0].P50, ttst.Value(0.5)) || !near(st[0].P99, ttst.Value(0.99)) {
 		t.Fatalf("ITL by position: %d gaps; gap 1 %+v, TTST n %d P50 %v P99 %v", total, st[0], ttst.N, ttst.Value(0.5), ttst.Value(0.99))
 	}

@@ -57,6 +57,8 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 		// the one whose interval is shown.
 		Percentiles []string
 		Tail        string
+		// TTFTP99 and E2EP99 head the overview table.
+		TTFTP99, E2EP99 float64
 		Figures     []figure
 		Skipped     []Skip
 	}
@@ -68,7 +70,7 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	}{Version: formats.Version}
 	byLabel := map[string]int{}
 	for _, in := range inputs {
-		r := run{R: in.Report, Label: in.label()}
+		r := run{R: in.Report, Label: in.label(), TTFTP99: in.Report.Metrics.Of(analyze.TTFT).Value(0.99), E2EP99: in.Report.Metrics.Of(analyze.E2E).Value(0.99)}
 		r.Metrics, r.Percentiles, r.Tail = metricRows(&in.Report.Metrics)
 		if in.Data != nil {
 			r.Run = in.Data.Run
@@ -100,24 +102,21 @@ type metricRow struct {
 }
 
 func metricRows(m *analyze.Metrics) (rows []metricRow, labels []string, tail string) {
-	for _, q := range m.TTFTMs.Quantiles {
+	ttft := m.Of(analyze.TTFT)
+	for _, q := range ttft.Quantiles {
 		labels = append(labels, stats.QuantileLabel(q.P))
 	}
 	tp := 0.99
-	if _, ok := m.TTFTMs.Quantile(tp); !ok && len(m.TTFTMs.Quantiles) > 0 {
-		tp = m.TTFTMs.Quantiles[len(m.TTFTMs.Quantiles)-1].P
+	if _, ok := ttft.Quantile(tp); !ok && len(ttft.Quantiles) > 0 {
+		tp = ttft.Quantiles[len(ttft.Quantiles)-1].P
 	}
-	for _, x := range []struct {
-		name, unit string
-		s          stats.Summary
-	}{{"TTFT", "ms", m.TTFTMs}, {"TTFO", "ms", m.TTFOMs}, {"TTST", "ms", m.TTSTMs}, {"TPOT", "ms", m.TPOTMs},
-		{"ITL", "ms", m.ITLMs}, {"E2E", "ms", m.E2EMs}, {"OSL", "tokens", m.OSLTokens}, {"ISL", "tokens", m.ISLTokens}} {
-		if x.s.N == 0 {
+	for _, x := range *m {
+		if x.N == 0 {
 			continue
 		}
-		q, _ := x.s.Quantile(tp)
-		r := metricRow{Name: x.name, Unit: x.unit, N: x.s.N, Mean: fmtNum(x.s.Mean), Max: fmtNum(x.s.Max), CILo: fmtNum(q.Lo), CIHi: fmtNum(q.Hi)}
-		for _, q := range x.s.Quantiles {
+		q, _ := x.Quantile(tp)
+		r := metricRow{Name: x.Metric.Label, Unit: x.Metric.Unit, N: x.N, Mean: fmtNum(x.Mean), Max: fmtNum(x.Max), CILo: fmtNum(q.Lo), CIHi: fmtNum(q.Hi)}
+		for _, q := range x.Quantiles {
 			r.Quantiles = append(r.Quantiles, fmtNum(q.Value))
 		}
 		rows = append(rows, r)
@@ -175,7 +174,7 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcapti
 <p>tokentrace {{.Version}} · {{len .Runs}} run(s). Latencies in ms under each run's convention; plots are drawn from the same per-request data as the tables.</p>
 <table>
 <tr><th>run</th><th>tool</th><th>model</th><th>requests</th><th>completed</th><th>failed</th><th>TTFT P99 ms</th><th>E2E P99 ms</th><th>goodput</th></tr>
-{{range .Runs}}<tr><td class="t"><a href="#run-{{.Label}}">{{.Label}}</a></td><td class="t">{{.R.Tool}}</td><td class="t">{{.R.Model}}</td><td>{{.R.Requests.Total}}</td><td>{{.R.Requests.Completed}}</td><td>{{.R.Requests.Failed}}</td><td>{{fnum (.R.Metrics.TTFTMs.Value 0.99)}}</td><td>{{fnum (.R.Metrics.E2EMs.Value 0.99)}}</td><td>{{with .R.Goodput}}{{pct .Fraction}}{{else}}–{{end}}</td></tr>
+{{range .Runs}}<tr><td class="t"><a href="#run-{{.Label}}">{{.Label}}</a></td><td class="t">{{.R.Tool}}</td><td class="t">{{.R.Model}}</td><td>{{.R.Requests.Total}}</td><td>{{.R.Requests.Completed}}</td><td>{{.R.Requests.Failed}}</td><td>{{fnum .TTFTP99}}</td><td>{{fnum .E2EP99}}</td><td>{{with .R.Goodput}}{{pct .Fraction}}{{else}}–{{end}}</td></tr>
 {{end}}</table>
 {{if .Overlays}}<h2>Tails and goodput (all runs)</h2>
 {{range .Overlays}}<figure id="fig-{{.Name}}">{{.SVG}}<figcaption>{{.Title}} · {{.Name}}</figcaption></figure>

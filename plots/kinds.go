@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/tokentrace/tokentrace/analyze"
-	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 )
 
@@ -199,19 +198,6 @@ func (s slugger) slug(label string) string {
 	return out
 }
 
-// tailMetric is one CCDF metric: sample name, title, summary.
-type tailMetric struct {
-	q, name string
-	sum     func(*analyze.Metrics) stats.Summary
-}
-
-var tailMetrics = []tailMetric{
-	{"ttft", "TTFT", func(m *analyze.Metrics) stats.Summary { return m.TTFTMs }},
-	{"tpot", "TPOT", func(m *analyze.Metrics) stats.Summary { return m.TPOTMs }},
-	{"itl", "ITL", func(m *analyze.Metrics) stats.Summary { return m.ITLMs }},
-	{"e2e", "E2E", func(m *analyze.Metrics) stats.Summary { return m.E2EMs }},
-}
-
 // TailSeries is one run's CCDF of one metric with the report's P50, P90
 // and P99 (under the run's convention and percentile method).
 type TailSeries struct {
@@ -221,44 +207,39 @@ type TailSeries struct {
 	P50, P90, P99 float64
 }
 
-// Tail returns the CCDF series of metric q ("ttft", "tpot", "itl", "e2e")
-// of one run: the report's samples (RunData.Values) and percentiles.
-func Tail(in Input, q string) (TailSeries, string) {
-	var tm *tailMetric
-	for i := range tailMetrics {
-		if tailMetrics[i].q == q {
-			tm = &tailMetrics[i]
-		}
-	}
-	if tm == nil {
-		return TailSeries{}, "unknown metric " + q
-	}
+// Tail returns the CCDF series of a tail metric x (analyze.Metric.Tail:
+// TTFT, TPOT, ITL, E2E) of one run: the report's samples (RunData.Values)
+// and percentiles.
+func Tail(in Input, x *analyze.Metric) (TailSeries, string) {
 	if summaryOnly(in) {
 		return TailSeries{}, summaryOnlyReason
 	}
-	vals := in.Data.Values[q]
+	vals := in.Data.Values[x]
 	if len(vals) == 0 {
 		switch {
-		case (q == "tpot" || q == "itl") && !in.Data.Streaming:
-			return TailSeries{}, "non-streaming run: " + tm.name + " is undefined"
-		case q == "itl":
+		case x.Streaming && !in.Data.Streaming:
+			return TailSeries{}, "non-streaming run: " + x.Label + " is undefined"
+		case x.Scope == analyze.Pooled:
 			return TailSeries{}, "no per-message arrival times in the source, so no token gaps"
 		}
-		return TailSeries{}, "no completed request with a defined " + tm.name
+		return TailSeries{}, "no completed request with a defined " + x.Label
 	}
 	sorted := append([]float64(nil), vals...)
 	sort.Float64s(sorted)
-	s := tm.sum(&in.Report.Metrics)
+	s := in.Report.Metrics.Of(x)
 	return TailSeries{Label: in.label(), N: len(sorted), Points: CCDF(sorted, MaxCCDFPoints), P50: s.Value(0.5), P90: s.Value(0.9), P99: s.Value(0.99)}, ""
 }
 
 func (set *Set) ccdf(inputs []Input) error {
-	for _, tm := range tailMetrics {
+	for _, x := range analyze.Table {
+		if !x.Tail {
+			continue
+		}
 		var series []TailSeries
 		for _, in := range inputs {
-			ts, why := Tail(in, tm.q)
+			ts, why := Tail(in, x)
 			if why != "" {
-				set.Skipped = append(set.Skipped, Skip{Kind: KindCCDF, Run: in.label(), Metric: tm.name, Reason: why})
+				set.Skipped = append(set.Skipped, Skip{Kind: KindCCDF, Run: in.label(), Metric: x.Label, Reason: why})
 				continue
 			}
 			series = append(series, ts)
@@ -266,7 +247,7 @@ func (set *Set) ccdf(inputs []Input) error {
 		if len(series) == 0 {
 			continue
 		}
-		f, err := ccdfFigure(tm.name, "ccdf-"+tm.q, series)
+		f, err := ccdfFigure(x.Label, "ccdf-"+x.Name, series)
 		if err != nil {
 			return err
 		}
@@ -507,8 +488,8 @@ func (set *Set) timeline(in Input, slug string) error {
 		}
 	}
 	top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = 0, xmax, 0, xmax
-	dumpXY(&d, "ttft", tl.TTFT)
-	dumpXY(&d, "e2e", tl.E2E)
+	dumpXY(&d, analyze.TTFT.Name, tl.TTFT)
+	dumpXY(&d, analyze.E2E.Name, tl.E2E)
 	dumpXY(&d, "failed", tl.Failed)
 	dumpXY(&d, "rolling_p99_ttft", tl.RollingP99TTFT)
 	dumpXY(&d, "rolling_p99_e2e", tl.RollingP99E2E)
@@ -602,7 +583,7 @@ func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
 		return nil
 	}
 	for ci, c := range slo.Constraints {
-		p := newPlot("Goodput vs "+strings.ToUpper(c.Metric)+" bound ("+slo.Text+")", strings.ToUpper(c.Metric)+" bound (ms)", "goodput (fraction of all requests)")
+		p := newPlot("Goodput vs "+c.Metric.Label+" bound ("+slo.Text+")", c.Metric.Label+" bound ("+c.Metric.Unit+")", "goodput (fraction of all requests)")
 		var d strings.Builder
 		fmt.Fprintf(&d, "# goodput %s: bound ms, fraction good with the others held (%s)\n", c.Text, slo.Text)
 		xmax := c.Limit
@@ -657,7 +638,7 @@ func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
 		p.Y.Min, p.Y.Max = 0, 1.05
 		p.X.Min, p.X.Max = 0, xmax
 		p.Legend.Top, p.Legend.Left = false, false
-		set.Figures = append(set.Figures, single(KindGoodput, "goodput-"+sloSlug(c.Metric), "", p, d.String()))
+		set.Figures = append(set.Figures, single(KindGoodput, "goodput-"+sloSlug(c.Metric.Name), "", p, d.String()))
 	}
 	return nil
 }

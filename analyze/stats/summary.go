@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -281,4 +283,67 @@ func pairwiseSum(xs []float64) float64 {
 		half -= half % 8
 		return pairwiseSum(xs[:half]) + pairwiseSum(xs[half:])
 	}
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: null as NaN, and the
+// percentile keys (QuantileKey) with their "_ci95" intervals back into
+// Quantiles, in ascending order of probability.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	num := func(k string) (float64, error) {
+		v, ok := raw[k]
+		if !ok || string(v) == "null" {
+			return math.NaN(), nil
+		}
+		var f float64
+		err := json.Unmarshal(v, &f)
+		return f, err
+	}
+	*s = Summary{}
+	if v, ok := raw["n"]; ok {
+		if err := json.Unmarshal(v, &s.N); err != nil {
+			return fmt.Errorf("n: %w", err)
+		}
+	}
+	var err error
+	for _, f := range []struct {
+		k   string
+		dst *float64
+	}{{"mean", &s.Mean}, {"std", &s.Std}, {"min", &s.Min}, {"max", &s.Max}} {
+		if *f.dst, err = num(f.k); err != nil {
+			return fmt.Errorf("%s: %w", f.k, err)
+		}
+	}
+	for k := range raw {
+		pct, ok := strings.CutPrefix(k, "p")
+		if !ok || strings.HasSuffix(k, "_ci95") {
+			continue
+		}
+		p, perr := strconv.ParseFloat(strings.ReplaceAll(pct, "_", "."), 64)
+		if perr != nil {
+			continue
+		}
+		q := Quantile{P: p / 100, Lo: math.NaN(), Hi: math.NaN()}
+		if q.Value, err = num(k); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		if v, ok := raw[k+"_ci95"]; ok {
+			var ci [2]*float64
+			if err := json.Unmarshal(v, &ci); err != nil {
+				return fmt.Errorf("%s_ci95: %w", k, err)
+			}
+			if ci[0] != nil {
+				q.Lo = *ci[0]
+			}
+			if ci[1] != nil {
+				q.Hi = *ci[1]
+			}
+		}
+		s.Quantiles = append(s.Quantiles, q)
+	}
+	sort.Slice(s.Quantiles, func(i, j int) bool { return s.Quantiles[i].P < s.Quantiles[j].P })
+	return nil
 }

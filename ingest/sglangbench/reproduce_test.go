@@ -106,7 +106,7 @@ func TestReproduceOutputDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, _ = a.Report(analyze.Options{Tools: tools})
-	if m := rep.Runs[0].Metrics.ITLMs; m.N != 5 || m.Max != 12 {
+	if m := rep.Runs[0].Metrics.Of(analyze.ITL); m.N != 5 || m.Max != 12 {
 		t.Errorf("native run under per-message ITL: n %d max %v", m.N, m.Max)
 	}
 }

@@ -1,0 +1,117 @@
+package analyze
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest/registry"
+)
+
+// TestMetricsDoc checks that REPORT.md's metric table is the one the Table
+// generates (rewrite with -update).
+func TestMetricsDoc(t *testing.T) {
+	doc, err := os.ReadFile("REPORT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, MetricsBegin), strings.Index(s, MetricsEnd)
+	if i < 0 || j < i {
+		t.Fatal("REPORT.md lacks the metric table markers")
+	}
+	want := MetricsTable()
+	if *update {
+		s = s[:i+len(MetricsBegin)] + "\n" + want + s[j:]
+		if err := os.WriteFile("REPORT.md", []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if got := strings.TrimSpace(s[i+len(MetricsBegin) : j]); got != strings.TrimSpace(want) {
+		t.Fatal("REPORT.md's metric table differs from the Table in metric.go (go test ./analyze -run TestMetricsDoc -update)")
+	}
+}
+
+// TestMetricTable checks every entry: a unique name and key, a label, a
+// unit the grammar knows, a definition and a source, and the function its
+// scope needs.
+func TestMetricTable(t *testing.T) {
+	names, keys := map[string]bool{}, map[string]bool{}
+	for _, m := range Table {
+		if m.Name == "" || m.Label == "" || m.Doc == "" || m.Source == "" {
+			t.Errorf("%q: name, label, doc and source are required", m.Name)
+		}
+		for _, n := range append([]string{m.Name}, m.Aliases...) {
+			if names[n] {
+				t.Errorf("name %q used twice", n)
+			}
+			names[n] = true
+			if LookupMetric(n) != m {
+				t.Errorf("LookupMetric(%q) does not find its entry", n)
+			}
+		}
+		if m.Key != "" {
+			if keys[m.Key] {
+				t.Errorf("key %q used twice", m.Key)
+			}
+			keys[m.Key] = true
+			if !strings.HasSuffix(m.Key, "_"+strings.TrimSuffix(m.Unit, "s")) && !strings.HasSuffix(m.Key, "_"+m.Unit) {
+				t.Errorf("%s: the key %q must end in its unit %q", m.Name, m.Key, m.Unit)
+			}
+		}
+		switch m.Unit {
+		case "ms", "tokens", "tok/s", "req/s", "fraction":
+		default:
+			t.Errorf("%s: unit %q", m.Name, m.Unit)
+		}
+		switch {
+		case m.Scope == RunLevel && m.Run == nil:
+			t.Errorf("%s: a run-level metric needs Run", m.Name)
+		case m.Scope != RunLevel && m.Value == nil:
+			t.Errorf("%s: a per-request or pooled metric needs Value", m.Name)
+		case m.Report && m.Key == "":
+			t.Errorf("%s: a report metric needs a JSON key", m.Name)
+		case m.SLO && m.Scope != PerRequest:
+			t.Errorf("%s: an SLO bounds one request's value", m.Name)
+		}
+	}
+	if LookupMetric("nope") != nil {
+		t.Error("unknown name found")
+	}
+}
+
+// TestToolMappingsNameMetrics: every importer's reported-metric mapping
+// names a metric of the Table or a reproduction scalar, so a misspelt
+// quantity fails here, not as "not reproducible" in a user's report.
+func TestToolMappingsNameMetrics(t *testing.T) {
+	scalars := map[string]bool{}
+	for _, s := range reproductionScalars {
+		scalars[s.name] = true
+	}
+	for _, tool := range registry.Tools() {
+		for _, c := range tool.Profiles {
+			for name, rm := range tool.Metrics(c) {
+				q := rm.Quantity
+				switch {
+				case rm.Reason != "":
+				case strings.HasPrefix(q, "scalar:"):
+					s := strings.TrimPrefix(q, "scalar:")
+					s = strings.TrimPrefix(s, "reported_duration:")
+					if rest, ok := strings.CutPrefix(s, "sum:"); ok {
+						for _, part := range strings.Split(rest, "+") {
+							if LookupMetric(part) == nil {
+								t.Errorf("%s %s: %s sums unknown metric %q", c.Name, name, q, part)
+							}
+						}
+					} else if !scalars[s] {
+						t.Errorf("%s %s: unknown scalar %q", c.Name, name, q)
+					}
+				case LookupMetric(q) == nil:
+					t.Errorf("%s %s: unknown metric %q", c.Name, name, q)
+				case rm.Scale == 0 || math.IsNaN(rm.Scale):
+					t.Errorf("%s %s: scale %v", c.Name, name, rm.Scale)
+				}
+			}
+		}
+	}
+}
