@@ -29,7 +29,7 @@ import (
 type Importer interface {
 	// Name is the format's name as accepted by --from ("genai-perf").
 	Name() string
-	// Detect reports whether path (whose first bytes are head, up to 64 KiB)
+	// Detect reports whether path (whose first bytes are head, up to HeadSize)
 	// is a primary input of this format: a file that holds the run's
 	// requests, or a summary with no raw file beside it. It answers "this
 	// format" even for a broken file of the format, so that Import can say

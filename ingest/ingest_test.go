@@ -101,3 +101,38 @@ func TestHashingFile(t *testing.T) {
 		t.Errorf("NoHash: %+v, %v; want no digest and %d bytes", src, err, len(data))
 	}
 }
+
+// TestReadHead checks the head of a short file (whole), of a long one
+// (exactly HeadSize bytes, its first ones), of an empty file, and the
+// errors of a missing path; and Exists on a file, a directory and nothing.
+func TestReadHead(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.json")
+	long := filepath.Join(dir, "long.json")
+	empty := filepath.Join(dir, "empty.json")
+	big := make([]byte, HeadSize+10)
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	for p, b := range map[string][]byte{short: []byte(`{"a":1}`), long: big, empty: nil} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := ReadHead(short); err != nil || string(h) != `{"a":1}` {
+		t.Errorf("ReadHead(short) = %q, %v", h, err)
+	}
+	if h, err := ReadHead(long); err != nil || len(h) != 65536 || h[0] != 'a' || h[65535] != byte('a'+65535%26) {
+		t.Errorf("ReadHead(long): %d bytes, %v; want 65536", len(h), err)
+	}
+	if h, err := ReadHead(empty); err != nil || h == nil || len(h) != 0 {
+		t.Errorf("ReadHead(empty) = %q (nil %v), %v; want empty, non-nil", h, h == nil, err)
+	}
+	if _, err := ReadHead(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Errorf("ReadHead(missing) error = %v, want not-exist", err)
+	}
+	if !Exists(short) || !Exists(empty) || Exists(dir) || Exists(filepath.Join(dir, "missing")) {
+		t.Errorf("Exists: file %v, empty %v, dir %v, missing %v; want true true false false",
+			Exists(short), Exists(empty), Exists(dir), Exists(filepath.Join(dir, "missing")))
+	}
+}

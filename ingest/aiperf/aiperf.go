@@ -63,9 +63,6 @@ package aiperf
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -108,7 +105,7 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindRaw:
 		return true
 	case kindSummaryJSON, kindSummaryCSV:
-		return !hasRawBeside(path) && !(strings.HasSuffix(path, summaryCSVSuffix) && exists(strings.TrimSuffix(path, summaryCSVSuffix)+summaryJSONSuffix))
+		return !hasRawBeside(path) && !(strings.HasSuffix(path, summaryCSVSuffix) && ingest.Exists(strings.TrimSuffix(path, summaryCSVSuffix)+summaryJSONSuffix))
 	}
 	return false
 }
@@ -146,7 +143,7 @@ func (im importer) Import(path string, opt ingest.Options, sink formats.Sink) er
 	if label == "" {
 		label = ingest.DefaultLabel(path)
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -294,32 +291,14 @@ func skipRest(dec *json.Decoder, t json.Token) error {
 	return nil
 }
 
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-// readHead returns the first headSize bytes of path.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
 // summaryPaths returns the JSON and CSV summaries that belong to the JSONL
 // file path, each "" when it does not exist.
 func summaryPaths(path string) (jsonPath, csvPath string) {
 	stem := strings.TrimSuffix(path, ".jsonl")
-	if p := stem + summaryJSONSuffix; exists(p) {
+	if p := stem + summaryJSONSuffix; ingest.Exists(p) {
 		jsonPath = p
 	}
-	if p := stem + summaryCSVSuffix; exists(p) {
+	if p := stem + summaryCSVSuffix; ingest.Exists(p) {
 		csvPath = p
 	}
 	return jsonPath, csvPath
@@ -328,7 +307,7 @@ func summaryPaths(path string) (jsonPath, csvPath string) {
 // csvBeside returns the CSV summary beside the JSON summary path, or "".
 func csvBeside(path string) string {
 	stem, ok := strings.CutSuffix(path, summaryJSONSuffix)
-	if p := stem + summaryCSVSuffix; ok && exists(p) {
+	if p := stem + summaryCSVSuffix; ok && ingest.Exists(p) {
 		return p
 	}
 	return ""
@@ -338,15 +317,10 @@ func csvBeside(path string) string {
 func hasRawBeside(path string) bool {
 	for _, suf := range []string{summaryJSONSuffix, summaryCSVSuffix} {
 		if strings.HasSuffix(path, suf) {
-			return exists(strings.TrimSuffix(path, suf) + ".jsonl")
+			return ingest.Exists(strings.TrimSuffix(path, suf) + ".jsonl")
 		}
 	}
 	return false
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }
 
 func contains(list []string, s string) bool {

@@ -596,8 +596,8 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) > 64<<10 {
-			b = b[:64<<10]
+		if len(b) > ingest.HeadSize {
+			b = b[:ingest.HeadSize]
 		}
 		return b
 	}

@@ -124,7 +124,6 @@ package genaiperf
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -169,10 +168,10 @@ func (importer) Detect(path string, head []byte) bool {
 	base := filepath.Base(path)
 	switch {
 	case strings.HasSuffix(base, summaryJSONSuffix):
-		return !exists(rawBeside(path, summaryJSONSuffix))
+		return !ingest.Exists(rawBeside(path, summaryJSONSuffix))
 	case strings.HasSuffix(base, summaryCSVSuffix):
 		stem := strings.TrimSuffix(path, summaryCSVSuffix)
-		return !exists(stem+".json") && !exists(stem+summaryJSONSuffix)
+		return !ingest.Exists(stem+".json") && !ingest.Exists(stem+summaryJSONSuffix)
 	}
 	return detectRaw(base, head)
 }
@@ -210,7 +209,7 @@ func (importer) Companions(path string) []string {
 	}
 	var out []string
 	for _, c := range cands {
-		if exists(c) {
+		if ingest.Exists(c) {
 			out = append(out, c)
 		}
 	}
@@ -231,7 +230,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 		return importSummaryOnly(path, "", label, opt, sink)
 	case strings.HasSuffix(base, summaryCSVSuffix):
 		js := strings.TrimSuffix(path, summaryCSVSuffix) + summaryJSONSuffix
-		if exists(js) {
+		if ingest.Exists(js) {
 			return importSummaryOnly(js, path, label, opt, sink)
 		}
 		return importSummaryOnly("", path, label, opt, sink)
@@ -242,9 +241,4 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 // rawBeside returns <stem>.json for a summary path <stem><suffix>.
 func rawBeside(path, suffix string) string {
 	return strings.TrimSuffix(path, suffix) + ".json"
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

@@ -55,8 +55,8 @@ func primaryInputs(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(head) > 64<<10 {
-			head = head[:64<<10]
+		if len(head) > ingest.HeadSize {
+			head = head[:ingest.HeadSize]
 		}
 		if New().Detect(p, head) {
 			out = append(out, p)

@@ -3,8 +3,6 @@ package inferenceperf
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -322,24 +320,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-// readHead returns the first headSize bytes of path.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
 }
 
 // Label is the run label of an inference-perf file when none is given: the

@@ -179,7 +179,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	}
 	g, named := groupOf(path)
 	if !named {
-		head, err := readHead(path)
+		head, err := ingest.ReadHead(path)
 		if err != nil {
 			return err
 		}

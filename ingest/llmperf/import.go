@@ -35,7 +35,7 @@ func importRows(path, label string, opt ingest.Options, sink formats.Sink) error
 		}
 	}
 	var sum *summary
-	if sp := summaryPath(path); sp != "" && exists(sp) {
+	if sp := summaryPath(path); sp != "" && ingest.Exists(sp) {
 		s, err := readSummary(sp)
 		if err != nil {
 			warn(err.Error())

@@ -65,9 +65,6 @@ package llmperf
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -109,7 +106,7 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindRows:
 		return true
 	case kindSummary:
-		return rowsPath(path) == "" || !exists(rowsPath(path))
+		return rowsPath(path) == "" || !ingest.Exists(rowsPath(path))
 	}
 	return false
 }
@@ -119,7 +116,7 @@ func (importer) Detect(path string, head []byte) bool {
 // <stem>_summary.json beside <stem>_individual_responses.json — when it
 // exists.
 func (importer) Companions(path string) []string {
-	if s := summaryPath(path); s != "" && exists(s) {
+	if s := summaryPath(path); s != "" && ingest.Exists(s) {
 		return []string{s}
 	}
 	return nil
@@ -135,7 +132,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	if label == "" {
 		label = ingest.DefaultLabel(path)
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -267,29 +264,6 @@ func rowsPath(path string) string {
 		return ""
 	}
 	return filepath.Join(dir, stem+rowsSuffix)
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-// readHead returns the first headSize bytes of path.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }
 
 func contains(list []string, s string) bool {

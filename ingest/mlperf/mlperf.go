@@ -70,9 +70,6 @@ package mlperf
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -132,7 +129,7 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindSummary:
 		return true
 	case kindDetail:
-		return !exists(filepath.Join(filepath.Dir(path), summaryFile))
+		return !ingest.Exists(filepath.Join(filepath.Dir(path), summaryFile))
 	}
 	return false
 }
@@ -142,7 +139,7 @@ func (importer) Companions(path string) []string {
 	if filepath.Base(path) == detailFile {
 		return nil
 	}
-	if d := filepath.Join(filepath.Dir(path), detailFile); exists(d) {
+	if d := filepath.Join(filepath.Dir(path), detailFile); ingest.Exists(d) {
 		return []string{d}
 	}
 	return nil
@@ -154,7 +151,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	if label == "" {
 		label = defaultLabel(path)
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -167,7 +164,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 		if err := r.readSummary(path); err != nil {
 			return err
 		}
-		if d := filepath.Join(filepath.Dir(path), detailFile); filepath.Base(path) == summaryFile && exists(d) {
+		if d := filepath.Join(filepath.Dir(path), detailFile); filepath.Base(path) == summaryFile && ingest.Exists(d) {
 			if err := r.readDetail(d); err != nil {
 				return err
 			}
@@ -204,25 +201,4 @@ func defaultLabel(path string) string {
 		return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return base
-}
-
-const headSize = 64 << 10
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

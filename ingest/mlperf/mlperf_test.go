@@ -338,7 +338,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), headSize)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

@@ -250,8 +250,8 @@ var reFullDate = regexp.MustCompile(`(20\d\d)[-/](\d\d)[-/](\d\d)`)
 
 // parse reads path into a textState.
 func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(64 << 10)
+	br := bufio.NewReaderSize(r, ingest.HeadSize)
+	head, err := br.Peek(ingest.HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, err
 	}

@@ -45,8 +45,8 @@ func TestCorpusGolden(t *testing.T) {
 	for _, p := range corpusFiles(t) {
 		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
 			head, _ := os.ReadFile(p)
-			if len(head) > 64<<10 {
-				head = head[:64<<10]
+			if len(head) > ingest.HeadSize {
+				head = head[:ingest.HeadSize]
 			}
 			im := &Importer{Year: 2026}
 			if !im.Detect(p, head) {

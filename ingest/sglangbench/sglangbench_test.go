@@ -264,7 +264,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), 64<<10)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

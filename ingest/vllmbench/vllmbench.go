@@ -94,7 +94,6 @@ package vllmbench
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -155,7 +154,7 @@ func (importer) Companions(path string) []string {
 	if filepath.Base(path) != "summary.json" {
 		return nil
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return nil
 	}
@@ -236,27 +235,6 @@ func (f *fileState) warn(msg string) {
 	}
 	f.warned[msg] = true
 	f.opt.Warn(f.path + ": " + msg)
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-func readHead(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	buf := make([]byte, headSize)
-	n := 0
-	for n < len(buf) {
-		m, err := fh.Read(buf[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
-	}
-	return buf[:n], nil
 }
 
 func has(list []string, s string) bool {
