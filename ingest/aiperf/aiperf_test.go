@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -15,10 +14,8 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
-	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real AIPerf runs under the module's testdata (each with a
 // SOURCE.md).
@@ -62,13 +59,6 @@ func (s sampledEvents) Request(r *formats.Request, ev []formats.Event) error {
 	return s.Sink.Request(r, ev)
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 // dump imports path into a golden dump (events sampled).
 func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
@@ -86,7 +76,7 @@ func dump(t *testing.T, path, label string) []byte {
 func TestGoldenCorpus(t *testing.T) {
 	for _, name := range corpusCases(t) {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, "profile_export.jsonl"), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, "profile_export.jsonl"), name))
 		})
 	}
 }
@@ -101,7 +91,7 @@ func TestGoldenFixtures(t *testing.T) {
 	} {
 		name := filepath.Dir(f)
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", f), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", f), name))
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,9 +13,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real inference-perf runs under the module's testdata (each
 // with a SOURCE.md).
@@ -50,13 +48,6 @@ func importErr(path string) error {
 	return New().Import(path, ingest.Options{}, &formats.Collector{})
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 func dump(t *testing.T, path string) []byte {
 	t.Helper()
 	return testkit.Dump(t, New(), path, ingest.Options{})
@@ -68,7 +59,7 @@ func dump(t *testing.T, path string) []byte {
 func TestGoldenCorpus(t *testing.T) {
 	for _, name := range corpusCases(t) {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, "summary_lifecycle_metrics.json")))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, "summary_lifecycle_metrics.json")))
 		})
 	}
 }
@@ -82,7 +73,7 @@ func TestGoldenFixtures(t *testing.T) {
 	} {
 		name := filepath.Dir(f)
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", f)))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", f)))
 		})
 	}
 }

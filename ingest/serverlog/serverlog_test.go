@@ -1,7 +1,6 @@
 package serverlog
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,9 +8,8 @@ import (
 
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // corpusFiles are the server-log corpus samples (testdata/server-logs, real
 // public samples with SOURCE.md), each with its golden dump.
@@ -53,7 +51,7 @@ func TestCorpusGolden(t *testing.T) {
 				t.Fatalf("Detect(%s) = false", p)
 			}
 			got := testkit.Dump(t, im, p, ingest.Options{Label: "s"})
-			testkit.Golden(t, goldenName(p), got, *update)
+			golden.Check(t, goldenName(p), got)
 		})
 	}
 }
