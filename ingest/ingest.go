@@ -1,6 +1,7 @@
 // Package ingest holds what every importer shares: the Importer interface,
-// import options, positioned errors, file hashing, secret redaction, and the
-// derivation of a request's key offsets and status from its events.
+// import options, positioned errors, file heads and hashing, run notes and
+// warnings (Notes), secret redaction, and the derivation of a request's key
+// offsets and status from its events.
 //
 // Each source format lives in its own sub-package (ingest/genaiperf,
 // ingest/aiperf, ingest/llmperf); ingest/registry lists them and detects

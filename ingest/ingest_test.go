@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -134,5 +135,42 @@ func TestReadHead(t *testing.T) {
 	if !Exists(short) || !Exists(empty) || Exists(dir) || Exists(filepath.Join(dir, "missing")) {
 		t.Errorf("Exists: file %v, empty %v, dir %v, missing %v; want true true false false",
 			Exists(short), Exists(empty), Exists(dir), Exists(filepath.Join(dir, "missing")))
+	}
+}
+
+// TestNotes checks what goes to Run.Notes and what to Options.Warn, with
+// and without Once, and that a nil Options.Warn still keeps the notes.
+func TestNotes(t *testing.T) {
+	var warned []string
+	opt := Options{Warn: func(s string) { warned = append(warned, s) }}
+	n := NewNotes("runs/a.json", opt)
+	n.Add("plain")
+	n.Warn("cut at line 3")
+	n.WarnNamed("runs/a_summary.json: byte 7: bad")
+	n.WarnOnly("summary only")
+	n.Warn("cut at line 3")
+	wantLines := []string{"plain", "cut at line 3", "runs/a_summary.json: byte 7: bad", "cut at line 3"}
+	wantWarned := []string{"runs/a.json: cut at line 3", "runs/a_summary.json: byte 7: bad", "runs/a.json: summary only", "runs/a.json: cut at line 3"}
+	if !slices.Equal(n.Lines, wantLines) || !slices.Equal(warned, wantWarned) {
+		t.Errorf("Lines %q, warned %q; want %q, %q", n.Lines, warned, wantLines, wantWarned)
+	}
+
+	warned = nil
+	o := NewNotes("s/summary.json", opt).Once()
+	o.WarnOnly("key x")
+	o.Warn("key x")
+	c := o.About("s/run=1.json")
+	c.WarnOnly("key x") // warned for summary.json already
+	c.WarnOnly("key y")
+	o.WarnOnly("key y")
+	if want := []string{"s/summary.json: key x", "s/run=1.json: key y"}; !slices.Equal(warned, want) || !slices.Equal(o.Lines, []string{"key x"}) || len(c.Lines) != 0 {
+		t.Errorf("Once: warned %q, lines %q and %q; want %q, [key x], []", warned, o.Lines, c.Lines, want)
+	}
+
+	quiet := NewNotes("a", Options{})
+	quiet.Warn("w")
+	quiet.WarnOnly("x")
+	if !slices.Equal(quiet.Lines, []string{"w"}) {
+		t.Errorf("nil Warn: Lines %q, want [w]", quiet.Lines)
 	}
 }

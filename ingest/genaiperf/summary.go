@@ -48,10 +48,9 @@ func importSummaryOnly(jsonPath, csvPath, label string, opt ingest.Options, sink
 		filepath.Base(firstNonEmpty(jsonPath, csvPath)))
 	n.merge(&sum.notes)
 	run.Notes = n.lines()
-	if opt.Warn != nil {
-		for _, w := range n.warnings() {
-			opt.Warn(firstNonEmpty(jsonPath, csvPath) + ": " + w)
-		}
+	warn := ingest.NewNotes(firstNonEmpty(jsonPath, csvPath), opt)
+	for _, w := range n.warnings() {
+		warn.WarnOnly(w)
 	}
 	return sink.Run(&run)
 }

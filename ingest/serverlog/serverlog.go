@@ -490,18 +490,14 @@ func (im *Importer) importParsed(path string, res *Result, src formats.SourceFil
 	if label == "" {
 		label = ingest.DefaultLabel(path)
 	}
-	warn := func(msg string) {
-		if opt.Warn != nil {
-			opt.Warn(path + ": " + msg)
-		}
-	}
+	warn := ingest.NewNotes(path, opt) // for the warnings (the run notes come from res)
 	if res.NoTiming != "" {
-		warn(noRecordsPrefix(res.NoTiming) + res.NoTiming)
+		warn.WarnOnly(noRecordsPrefix(res.NoTiming) + res.NoTiming)
 	} else if res.Unknown > 0 {
-		warn(fmt.Sprintf("%d unknown lines skipped (first: line %d): they match no server's record shape", res.Unknown, res.FirstUnknown))
+		warn.WarnOnly(fmt.Sprintf("%d unknown lines skipped (first: line %d): they match no server's record shape", res.Unknown, res.FirstUnknown))
 	}
 	if res.Truncated && !strings.HasPrefix(res.NoTiming, "cut ") {
-		warn("cut record: " + res.Cut + "; every complete record before it was imported")
+		warn.WarnOnly("cut record: " + res.Cut + "; every complete record before it was imported")
 	}
 	serverLabel := label
 	if len(res.Clients) > 0 {

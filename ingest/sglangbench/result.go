@@ -291,7 +291,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	if d == nil {
 		src.Role = "summary"
 		notes = append([]string{"summary only: nothing to recompute"}, notes...)
-		f.warn("summary only: nothing to recompute")
+		f.warns.WarnOnly("summary only: nothing to recompute")
 		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
 			notes = append(notes, n)
 		}
@@ -326,10 +326,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 func (r *result) unknownNotes(f *fileState) []string {
 	var notes []string
 	for _, k := range r.unknownNum {
-		f.warn(fmt.Sprintf("key %q is not one SGLang bench_serving writes: imported into reported", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one SGLang bench_serving writes: imported into reported", k))
 	}
 	for _, k := range r.unknownCfg {
-		f.warn(fmt.Sprintf("key %q is not one SGLang bench_serving writes: kept in config_json", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one SGLang bench_serving writes: kept in config_json", k))
 	}
 	if len(r.unknownNum) > 0 {
 		notes = append(notes, "keys SGLang does not write, numeric, imported into reported (Stat \"value\"): "+strings.Join(r.unknownNum, ", "))

@@ -300,7 +300,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 			msg = `the goodput key has its old spelling "request_goodput:" (benchmark_serving.py's typo, trailing colon); it is null (no --goodput given), so nothing is imported`
 		}
 		notes = append(notes, msg)
-		f.warn(msg)
+		f.warns.WarnOnly(msg)
 	}
 	if len(redacted) > 0 {
 		notes = append(notes, "redacted from config_json: "+strings.Join(redacted, ", "))
@@ -308,7 +308,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	if d == nil {
 		src.Role = "summary"
 		notes = append([]string{"summary only: nothing to recompute"}, notes...)
-		f.warn("summary only: nothing to recompute")
+		f.warns.WarnOnly("summary only: nothing to recompute")
 		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
 			notes = append(notes, n)
 		}
@@ -345,10 +345,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 func (r *result) unknownNotes(f *fileState) []string {
 	var notes []string
 	for _, k := range r.unknownNum {
-		f.warn(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): imported into reported", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): imported into reported", k))
 	}
 	for _, k := range r.unknownCfg {
-		f.warn(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): kept in config_json", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): kept in config_json", k))
 	}
 	if len(r.unknownNum) > 0 {
 		notes = append(notes, "keys vLLM does not write, numeric, imported into reported (Stat \"value\"): "+strings.Join(r.unknownNum, ", "))
@@ -384,7 +384,7 @@ func (f *fileState) checkCompanions(results []*result) []*result {
 			results[0].notes = append(results[0].notes, fmt.Sprintf("companion %s is not one result object (%v): ignored", base, err))
 			continue
 		}
-		cf := &fileState{path: comp, file: base, opt: f.opt, warned: f.warned}
+		cf := &fileState{path: comp, file: base, opt: f.opt, warns: f.warns.About(comp)}
 		c, err := parseResult(cf, vals[0])
 		if err != nil {
 			results[0].notes = append(results[0].notes, fmt.Sprintf("companion %s: %v: ignored", base, err))

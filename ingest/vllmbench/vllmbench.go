@@ -194,7 +194,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 	if err != nil {
 		return err
 	}
-	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warned: map[string]bool{}}
+	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warns: ingest.NewNotes(path, opt).Once()}
 	var results []*result
 	for _, v := range vals {
 		r, err := parseResult(f, v)
@@ -207,7 +207,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 		return ingest.Errorf(path, "", "%s: no complete result object", cut)
 	}
 	if cut != "" {
-		f.warn(cut)
+		f.warns.WarnOnly(cut)
 	}
 	var extra []*result
 	if layout == pybench.Array {
@@ -225,16 +225,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 type fileState struct {
 	path, file string
 	opt        ingest.Options
-	warned     map[string]bool
-}
-
-// warn passes msg to opt.Warn once per file.
-func (f *fileState) warn(msg string) {
-	if f.opt.Warn == nil || f.warned[msg] {
-		return
-	}
-	f.warned[msg] = true
-	f.opt.Warn(f.path + ": " + msg)
+	warns      *ingest.Notes // warnings only, each once per file; the runs' notes are built apart
 }
 
 func has(list []string, s string) bool {
