@@ -96,6 +96,15 @@ func DefaultLabel(path string) string {
 
 var lifecycleName = regexp.MustCompile(`^(.*?)(?:per_request|summary|stage_\d+|adapter_.+)_(?:lifecycle|prometheus)_metrics$`)
 
+// LabelFor returns o.Label, or DefaultLabel(path) when it is empty: the
+// label of the run(s) an importer makes of path.
+func (o Options) LabelFor(path string) string {
+	if o.Label != "" {
+		return o.Label
+	}
+	return DefaultLabel(path)
+}
+
 // RunLabel is the run id of the i-th (0-based) run of a file labelled label.
 func RunLabel(label string, i int) string {
 	if i == 0 {

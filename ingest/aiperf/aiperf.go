@@ -64,6 +64,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -139,10 +140,7 @@ func (importer) Companions(path string) []string {
 // values positioned at the offending line ("profile_export.jsonl: line 7:
 // …"); a last line cut short is not an error (see importRaw).
 func (im importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
@@ -190,7 +188,7 @@ func sniff(path string, head []byte) inputKind {
 		return kindUnknown
 	}
 	top, meta := firstLineKeys(head)
-	if contains(top, "metadata") && (contains(top, "metrics") || containsAny(meta, aiperfMetadataKeys)) {
+	if slices.Contains(top, "metadata") && (slices.Contains(top, "metrics") || ingest.AnyKey(meta, aiperfMetadataKeys)) {
 		return kindRaw
 	}
 	if strings.HasSuffix(base, ".json") && bytes.Contains(head, []byte(`"aiperf_version"`)) {
@@ -225,7 +223,7 @@ func firstLineKeys(head []byte) (top, meta []string) {
 		if key == "metadata" {
 			meta, err = objectKeys(dec)
 		} else {
-			err = skipValue(dec)
+			err = ingest.SkipJSONValue(dec)
 		}
 		if err != nil {
 			return top, meta
@@ -241,7 +239,7 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 		return nil, err
 	}
 	if t != json.Delim('{') {
-		return nil, skipRest(dec, t)
+		return nil, ingest.SkipJSONRest(dec, t)
 	}
 	var keys []string
 	for dec.More() {
@@ -252,43 +250,12 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 		if k, ok := t.(string); ok {
 			keys = append(keys, k)
 		}
-		if err := skipValue(dec); err != nil {
+		if err := ingest.SkipJSONValue(dec); err != nil {
 			return keys, err
 		}
 	}
 	_, err = dec.Token()
 	return keys, err
-}
-
-// skipValue reads and discards one JSON value from dec.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	return skipRest(dec, t)
-}
-
-// skipRest discards the rest of a value whose first token was t.
-func skipRest(dec *json.Decoder, t json.Token) error {
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }
 
 // summaryPaths returns the JSON and CSV summaries that belong to the JSONL
@@ -318,24 +285,6 @@ func hasRawBeside(path string) bool {
 	for _, suf := range []string{summaryJSONSuffix, summaryCSVSuffix} {
 		if strings.HasSuffix(path, suf) {
 			return ingest.Exists(strings.TrimSuffix(path, suf) + ".jsonl")
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if contains(list, w) {
-			return true
 		}
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -418,7 +419,7 @@ func TestOldShape(t *testing.T) {
 	// The CSV beside the JSON is only checked against it; its values (made
 	// up for this fixture) do not reach Reported.
 	if len(run.SourceFiles) != 3 || run.SourceFiles[2].Role != "summary_csv" || reported(t, run, "request_latency", "avg") != 2024.665194 ||
-		!contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 1 of 12 values agree to 2 decimals; 11 differ (first request_latency/avg: CSV 1, JSON 2024.665194)") {
+		!slices.Contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 1 of 12 values agree to 2 decimals; 11 differ (first request_latency/avg: CSV 1, JSON 2024.665194)") {
 		t.Errorf("CSV beside the JSON: %+v, notes %q", run.SourceFiles, run.Notes)
 	}
 	if strings.Contains(run.ConfigJSON, "sk-abcdefghijklmnop") || !strings.Contains(strings.Join(run.Notes, "\n"), "redacted secrets in input_config.cli_command") {
@@ -439,7 +440,7 @@ func TestTruncated(t *testing.T) {
 	// The note belongs to the run (whose SourceFiles name the file); the
 	// warning, printed among others', names the file itself.
 	want := "line 3 is incomplete (file cut); complete records imported before it: 2"
-	if len(warnings) != 1 || warnings[0] != "testdata/truncated/profile_export.jsonl: "+want || !contains(c.Runs[0].Notes, want) {
+	if len(warnings) != 1 || warnings[0] != "testdata/truncated/profile_export.jsonl: "+want || !slices.Contains(c.Runs[0].Notes, want) {
 		t.Errorf("warnings %q, notes %q", warnings, c.Runs[0].Notes)
 	}
 }
@@ -465,7 +466,7 @@ func TestDamagedSummaryWarning(t *testing.T) {
 	}
 	c, warnings := importFile(t, filepath.Join(dir, "profile_export.jsonl"), "dmg")
 	want := sum + ": byte 9: unreadable summary: invalid character '@' looking for beginning of object key string"
-	if len(warnings) != 1 || warnings[0] != want || !contains(c.Runs[0].Notes, want) || len(c.Requests) != 20 {
+	if len(warnings) != 1 || warnings[0] != want || !slices.Contains(c.Runs[0].Notes, want) || len(c.Requests) != 20 {
 		t.Errorf("warnings %q, want [%q]; %d requests", warnings, want, len(c.Requests))
 	}
 }
@@ -569,7 +570,7 @@ func TestSummaryOnly(t *testing.T) {
 		t.Errorf("JSON + CSV summaries: Detect/Companions")
 	}
 	c, _ = importFile(t, jp, "pair")
-	if run := c.Runs[0]; len(run.SourceFiles) != 2 || !contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 432 of 432 values agree to 2 decimals") {
+	if run := c.Runs[0]; len(run.SourceFiles) != 2 || !slices.Contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 432 of 432 values agree to 2 decimals") {
 		t.Errorf("JSON + CSV summaries: %+v", run)
 	}
 	c, _ = importFile(t, "testdata/summary-only-json/profile_export_aiperf.json", "json")

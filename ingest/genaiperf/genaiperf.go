@@ -220,10 +220,7 @@ func (importer) Companions(path string) []string {
 // _genai_perf.csv is imported as a summary-only run; anything else as a raw
 // export with its companions (see the package documentation).
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	base := filepath.Base(path)
 	switch {
 	case strings.HasSuffix(base, summaryJSONSuffix):

@@ -2,6 +2,7 @@ package inferenceperf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -101,7 +102,7 @@ func summaryLayout(s *summaryFile) layout {
 		return layout{"v0.5", "benchmark_time_seconds without server-token sections (v0.5)"}
 	case len(order) >= 3 && order[0] == "mean" && order[1] == "min" && order[2] == "max":
 		return layout{"v0.4", "statistics in the order mean, min, max, percentiles (configurable percentiles, v0.4+) and no benchmark_time_seconds (before v0.5)"}
-	case containsAll(order, "p10", "p50", "p90") && !contains(order, "p0.1"):
+	case containsAll(order, "p10", "p50", "p90") && !slices.Contains(order, "p0.1"):
 		return layout{"v0.1", "statistics mean, min, p10, p50, p90, max only (v0.1.x)"}
 	case len(order) >= 3 && order[0] == "mean" && order[1] == "min" && order[len(order)-1] == "max":
 		return layout{"v0.2–v0.3", "statistics in the fixed order mean, min, p0.1 … p99.9, max and no benchmark_time_seconds (v0.2–v0.3)"}
@@ -111,7 +112,7 @@ func summaryLayout(s *summaryFile) layout {
 
 func containsAll(list []string, s ...string) bool {
 	for _, x := range s {
-		if !contains(list, x) {
+		if !slices.Contains(list, x) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -279,7 +280,7 @@ func sniffContent(head []byte) contentKind {
 	switch t {
 	case json.Delim('{'):
 		keys := objectKeys(dec, 4)
-		if contains(keys, "load_summary") && (contains(keys, "successes") || len(keys) == 1 || keys[len(keys)-1] == "load_summary") {
+		if slices.Contains(keys, "load_summary") && (slices.Contains(keys, "successes") || len(keys) == 1 || keys[len(keys)-1] == "load_summary") {
 			return contentSummary
 		}
 	case json.Delim('['):
@@ -287,7 +288,7 @@ func sniffContent(head []byte) contentKind {
 			return contentUnknown
 		}
 		keys := objectKeys(dec, 3)
-		if len(keys) >= 2 && keys[0] == "start_time" && keys[1] == "end_time" && (len(keys) == 2 || contains([]string{"request", "response", "info", "error"}, keys[2])) {
+		if len(keys) >= 2 && keys[0] == "start_time" && keys[1] == "end_time" && (len(keys) == 2 || slices.Contains([]string{"request", "response", "info", "error"}, keys[2])) {
 			return contentPerRequest
 		}
 	}
@@ -311,15 +312,6 @@ func objectKeys(dec *json.Decoder, max int) []string {
 		}
 	}
 	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Label is the run label of an inference-perf file when none is given: the

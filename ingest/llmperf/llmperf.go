@@ -64,8 +64,8 @@ package llmperf
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -128,10 +128,7 @@ func (importer) Companions(path string) []string {
 // offending element ("individual_responses.json: record 3: …"); an array
 // cut short is not an error (see importRows).
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
@@ -173,9 +170,9 @@ func sniff(path string, head []byte) inputKind {
 	}
 	switch head[0] {
 	case '[':
-		keys, empty := firstElementKeys(head)
-		if containsAny(keys, rowKeys) || (contains(keys, "error_code") && contains(keys, "error_msg")) ||
-			(named && (empty || contains(keys, "error_code"))) {
+		keys, _, empty := ingest.HeadKeys(head) // head starts with '['
+		if ingest.AnyKey(keys, rowKeys) || (slices.Contains(keys, "error_code") && slices.Contains(keys, "error_msg")) ||
+			(named && (empty || slices.Contains(keys, "error_code"))) {
 			return kindRows
 		}
 	case '{':
@@ -185,63 +182,6 @@ func sniff(path string, head []byte) inputKind {
 		}
 	}
 	return kindUnknown
-}
-
-// firstElementKeys returns the keys of the array's first object as far as
-// head goes, and whether the array is empty ("[]").
-func firstElementKeys(head []byte) (keys []string, empty bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return nil, false
-	}
-	t, err := dec.Token()
-	if err != nil {
-		return nil, false
-	}
-	if t == json.Delim(']') {
-		return nil, true
-	}
-	if t != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			break
-		}
-		keys = append(keys, k)
-		if skipValue(dec) != nil {
-			break
-		}
-	}
-	return keys, false
-}
-
-// skipValue reads and discards one JSON value from dec.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }
 
 // summaryPath is the summary's path for an individual-responses path
@@ -264,22 +204,4 @@ func rowsPath(path string) string {
 		return ""
 	}
 	return filepath.Join(dir, stem+rowsSuffix)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if contains(list, w) {
-			return true
-		}
-	}
-	return false
 }

@@ -486,10 +486,7 @@ func (im *Importer) ImportFile(path string, opt ingest.Options, sink formats.Sin
 }
 
 func (im *Importer) importParsed(path string, res *Result, src formats.SourceFile, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	warn := ingest.NewNotes(path, opt) // for the warnings (the run notes come from res)
 	if res.NoTiming != "" {
 		warn.WarnOnly(noRecordsPrefix(res.NoTiming) + res.NoTiming)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -69,7 +70,7 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 	for i, e := range v.Entries {
 		keys[i] = e.Key
 	}
-	if !has(keys, "backend") && !hasAny(keys, resultMarks) {
+	if !slices.Contains(keys, "backend") && !ingest.AnyKey(keys, resultMarks) {
 		fe := &ingest.FormatError{File: f.path, Where: v.Where, Msg: "not an SGLang bench_serving result (no backend, duration, completed or output_throughput key)"}
 		if v.Index == 0 {
 			fe.Err = ingest.ErrNotThisFormat
@@ -122,9 +123,9 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 // keySet names the era of a line's keys (package doc).
 func keySet(keys []string) string {
 	switch {
-	case has(keys, "server_info") || has(keys, "tag") || has(keys, "total_input_text_tokens"):
+	case slices.Contains(keys, "server_info") || slices.Contains(keys, "tag") || slices.Contains(keys, "total_input_text_tokens"):
 		return "late-2025 (server_info, tag, total_input_text_tokens)"
-	case has(keys, "mean_ttft_ms") || has(keys, "request_throughput"):
+	case slices.Contains(keys, "mean_ttft_ms") || slices.Contains(keys, "request_throughput"):
 		return "2025 (mean/median/std/p99 statistics, request_throughput)"
 	}
 	return "2024 (median_ttft_ms, median_itl_ms, mean/median_e2e_latency_ms only)"

@@ -102,6 +102,7 @@ package sglangbench
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -146,7 +147,7 @@ func (importer) Detect(path string, head []byte) bool {
 }
 
 func isResult(keys []string) bool {
-	return has(keys, "backend") && hasAny(keys, resultMarks) && (hasAny(keys, sglangKeys) || !hasAny(keys, vllmKeys))
+	return slices.Contains(keys, "backend") && ingest.AnyKey(keys, resultMarks) && (ingest.AnyKey(keys, sglangKeys) || !ingest.AnyKey(keys, vllmKeys))
 }
 
 // Companions implements ingest.Importer: bench_serving writes one file.
@@ -155,10 +156,7 @@ func (importer) Companions(string) []string { return nil }
 // Import implements ingest.Importer: one Run per line, with its requests
 // when the line holds --output-details arrays.
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	src, data, err := ingest.HashFile(path, "summary")
 	if err != nil {
 		return err
@@ -204,22 +202,4 @@ type fileState struct {
 	path, file string
 	opt        ingest.Options
 	warns      *ingest.Notes // warnings only, each once per file; the runs' notes are built apart
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if has(list, w) {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,12 +75,12 @@ type result struct {
 
 // parseResult classifies the members of one result object.
 func parseResult(f *fileState, v pybench.Value) (*result, error) {
-	r := &result{v: v, arrays: map[string]json.RawMessage{}, sweep: has(keysOf(v), "run_number")}
+	r := &result{v: v, arrays: map[string]json.RawMessage{}, sweep: slices.Contains(keysOf(v), "run_number")}
 	fail := func(key, format string, args ...any) error {
 		return ingest.Errorf(f.path, v.Where, "%s: "+format, append([]any{key}, args...)...)
 	}
 	keys := keysOf(v)
-	if !hasAny(keys, resultMarks) && !has(keys, "backend") {
+	if !ingest.AnyKey(keys, resultMarks) && !slices.Contains(keys, "backend") {
 		msg := &ingest.FormatError{File: f.path, Where: v.Where, Msg: "not a vLLM bench serve result (no backend, duration, completed or request_throughput key)"}
 		if v.Index == 0 {
 			msg.Err = ingest.ErrNotThisFormat

@@ -95,6 +95,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -145,7 +146,7 @@ func (importer) Detect(path string, head []byte) bool {
 }
 
 func isResult(keys []string) bool {
-	return has(keys, "backend") && hasAny(keys, vllmKeys) && hasAny(keys, resultMarks) && !hasAny(keys, sglangKeys)
+	return slices.Contains(keys, "backend") && ingest.AnyKey(keys, vllmKeys) && ingest.AnyKey(keys, resultMarks) && !ingest.AnyKey(keys, sglangKeys)
 }
 
 // Companions implements ingest.Importer: beside a sweep's summary.json (an
@@ -169,10 +170,7 @@ func (importer) Companions(path string) []string {
 // Import implements ingest.Importer: one Run per result object, with its
 // requests when the object holds per-request arrays.
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	src, data, err := ingest.HashFile(path, "summary")
 	if err != nil {
 		return err
@@ -226,22 +224,4 @@ type fileState struct {
 	path, file string
 	opt        ingest.Options
 	warns      *ingest.Notes // warnings only, each once per file; the runs' notes are built apart
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if has(list, w) {
-			return true
-		}
-	}
-	return false
 }

@@ -289,58 +289,8 @@ func (c *lineCounter) at(off int) int {
 // tools' files could also hold.
 func TopKeys(head []byte) (keys []string, inArray bool) {
 	head = bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
-	dec := json.NewDecoder(bytes.NewReader(NonFinite(head)))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, false
-	}
-	if t == json.Delim('[') {
-		inArray = true
-		if t, err = dec.Token(); err != nil {
-			return nil, true
-		}
-	}
-	if t != json.Delim('{') {
-		return nil, inArray
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			break
-		}
-		keys = append(keys, k)
-		if skipValue(dec) != nil {
-			break
-		}
-	}
+	keys, inArray, _ = ingest.HeadKeys(NonFinite(head))
 	return keys, inArray
-}
-
-// skipValue reads and discards one JSON value from dec.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }
 
 // Kind classifies a JSON value read as a number.
