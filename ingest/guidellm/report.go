@@ -20,10 +20,6 @@ var statuses = map[string]string{
 	"errored":    formats.StatusError,
 }
 
-// knownTop are the report's top-level keys (v0.3: benchmarks; v0.4–v0.6:
-// metadata, args, benchmarks; v0.7: metadata, config, benchmarks).
-var knownTop = map[string]bool{"benchmarks": true, "metadata": true, "args": true, "config": true}
-
 // knownBenchmark are a benchmark's keys in both shapes.
 var knownBenchmark = map[string]bool{
 	// both

@@ -33,7 +33,6 @@ type runPlan struct {
 	statuses map[string]int
 	errors   map[string]int
 	hasRaw   bool
-	notes    []string
 }
 
 // runImport is one Import call.
