@@ -3,8 +3,11 @@
 //
 // # Inputs
 //
-// An AIPerf run directory holds (research note genai-perf-aiperf.md, 1.3
-// and 1.4):
+// An AIPerf run directory holds (ai-dynamo/aiperf@db4f6397d11e:
+// aiperf/post_processors/record_export_results_processor.py and the record
+// schema common/models/record_models.py lines 61-135; the summaries from
+// aiperf/exporters/json_exporter.py lines 56-92 and
+// aiperf/exporters/csv_exporter.py lines 111-170):
 //
 //   - profile_export.jsonl, the per-record export: one JSON object per line,
 //     {"metadata": {...}, "metrics": {tag: {"value": v, "unit": u}}, "error":

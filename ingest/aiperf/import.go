@@ -20,7 +20,12 @@ import (
 const MaxLineBytes = 64 << 20
 
 // Notes that state AIPerf's definitions, added to every imported run with
-// records (sources: research note genai-perf-aiperf.md 1.3 and 2.2).
+// records (sources, ai-dynamo/aiperf@db4f6397d11e: the kept responses in
+// aiperf/parsers/openai_parsers.py lines 85-86 and 123-134; request_end_ns
+// in records/record_processor_service.py lines 117-152; TTFT in
+// aiperf/metrics/types/ttft_metric.py line 53; time_to_first_output_token
+// as AIPerf 0.8+ records carry it, e.g.
+// testdata/aiperf/llama32-3b-gguf-c1-mixed-timeouts).
 const (
 	noteEvents = "events rebuilt from time_to_first_token and inter_chunk_latency: one event per response AIPerf kept (non-empty content or reasoning; role-only, usage and [DONE] messages are not in the export), so message_count counts token-carrying messages only; text, bytes and per-message token counts are unknown"
 	noteEnd    = "stream_end_offset_ns = request_end_ns − request_start_ns: AIPerf's end is the last raw chunk (usage and [DONE] included) or the error time, not the latency end"

@@ -4,8 +4,9 @@
 //
 // # Inputs
 //
-// A GenAI-Perf artifact directory holds (research note
-// genai-perf-aiperf.md, sections 1.1 and 1.2):
+// A GenAI-Perf artifact directory holds
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a, the files and lines
+// named below):
 //
 //   - <stem>.json (default profile_export.json), perf_analyzer's raw export
 //     (src/profile_data_exporter.cc, perf_analyzer 263c5f6, lines 80-360):
@@ -52,7 +53,8 @@
 //     reads are fed to the SSE parser; each SSE
 //     message is one Event at the time of the read that completed it,
 //     classified by sse.Classify. perf_analyzer records network reads, not
-//     SSE events (research note section 5), so one read may hold several
+//     SSE events (src/profile_data_exporter.cc lines 152-163 record one
+//     timestamp per received response), so one read may hold several
 //     events (same OffsetNs) and an event may span reads.
 //   - Non-streaming: all the request's "response" reads together are one
 //     body, one Event arriving with the last read, classified by
@@ -62,14 +64,16 @@
 //   - Triton ({"text_output": …}): each read is one Event, KindContent with
 //     the text (KindEmpty when the text is empty).
 //
-// Token counts: a usage object (a usage-only chunk, a chunk with usage, or
-// a non-streaming body; the last one seen wins) gives OutputTokens
+// Token counts: a usage object (a usage-only chunk, a chunk with usage, or a
+// non-streaming body; the last one seen wins) gives OutputTokens
 // (completion_tokens), InputTokens (prompt_tokens) and ReasoningTokens
 // (completion_tokens_details.reasoning_tokens), source "server_usage".
 // Without one, a streamed request's OutputTokens is its token-message count
 // (source "chunk_count") and a non-streamed request's is null. GenAI-Perf
-// itself ignores server usage and re-tokenizes the text (research note 2.1);
-// its numbers are in Run.Reported.
+// itself ignores server usage and re-tokenizes the text
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py lines
+// 435-459); its numbers are in Run.Reported.
 //
 // Other request fields: SourceID is "sequence_id" (present only for
 // sequence models); ResponseID the first "id" of a chunk or body; MaxTokens
@@ -137,8 +141,9 @@ const Name = "genai-perf"
 
 // Suffixes of GenAI-Perf's summary files: <stem>_genai_perf.json and
 // <stem>_genai_perf.csv sit beside the raw export <stem>.json
-// (export_data/json_exporter.py and csv_exporter.py, perf_analyzer 263c5f6;
-// research note 1.2).
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/export_data/json_exporter.py lines 59-66 and
+// csv_exporter.py lines 73-82).
 const (
 	summaryJSONSuffix = "_genai_perf.json"
 	summaryCSVSuffix  = "_genai_perf.csv"

@@ -237,7 +237,9 @@ func TestCorpus(t *testing.T) {
 				sumLatencyMs += float64(*r.StreamEndOffsetNs) / 1e6
 			}
 			// GenAI-Perf's request_latency is last response - timestamp
-			// (research note 2.1), i.e. our stream end offset.
+			// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+			// genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py
+			// line 165), i.e. our stream end offset.
 			if tt.latencyAvg != 0 {
 				got := sumLatencyMs / float64(len(res.Requests))
 				if d := got - tt.latencyAvg; d > 1e-6 || d < -1e-6 {

@@ -6,8 +6,8 @@
 //
 // `guidellm benchmark --outputs json` writes one report, benchmarks.json
 // (`--outputs yaml`: the same object as benchmarks.yaml, keys sorted by
-// yaml.dump). Two shapes exist (research note guidellm-mlperf-metron.md,
-// 1.4):
+// yaml.dump). Two shapes exist (vllm-project/guidellm at tags v0.3.0
+// ad9513fd and v0.4.0 f6175cdd, and at ee7a77457ba6 for v0.7's "config"):
 //
 //   - v0.2–v0.3: {"benchmarks": [...]}; each benchmark has args, run_stats,
 //     worker, request_loader, metrics, request_totals, request_samples and

@@ -49,9 +49,11 @@ func (t timing) convention() string {
 	return ConventionToken
 }
 
-// What each timing means for the reported numbers (research note
-// guidellm-mlperf-metron.md 3.3; inference-perf apis/completion.py,
-// apis/chat.py, apis/streaming_parser.py, reportgen/base.py at each tag).
+// What each timing means for the reported numbers
+// (kubernetes-sigs/inference-perf apis/completion.py, apis/chat.py,
+// apis/streaming_parser.py and reportgen/base.py at tags v0.1.0 a097500c,
+// v0.2.0 1ccc48b6, v0.3.0 a85b31b5, v0.4.0 e3e690ba, v0.5.0 e250731 and
+// v0.6.1 a40897e; the changes in PRs #452, #410 and #566).
 func (t timing) note() string {
 	switch t {
 	case timingRead:

@@ -5,8 +5,9 @@
 // # Inputs
 //
 // One inference-perf run writes a directory of reports, every name
-// optionally carrying the run's report_file_prefix (reportgen/base.py
-// generate_reports; research note guidellm-mlperf-metron.md, 3.1):
+// optionally carrying the run's report_file_prefix
+// (kubernetes-sigs/inference-perf@7de5ef2ed6f7
+// inference_perf/reportgen/base.py, generate_reports):
 //
 //   - stage_N_lifecycle_metrics.json: the client-side summary of load stage
 //     N (summarize_requests over the stage's requests): load_summary

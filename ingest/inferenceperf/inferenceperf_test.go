@@ -99,10 +99,12 @@ func hasNote(run formats.Run, sub string) bool {
 	return false
 }
 
-// TestCorpus checks the three KubeCon-2025 runs (SOURCE.md; research note
-// guidellm-mlperf-metron.md 3.3 and 7): eight summary-only runs each, the
-// stages' load, the per-SSE-line convention, the Prometheus numbers kept
-// apart, and values read back from the files.
+// TestCorpus checks the three KubeCon-2025 runs (each SOURCE.md:
+// kubernetes-sigs/inference-perf@7ff8150698cd demos/kubecon-na-2025, made
+// by v0.2–v0.3 code that timed every SSE line, which inference-perf's PR
+// 452 fixed): eight summary-only runs each, the stages' load, the
+// per-SSE-line convention, the Prometheus numbers kept apart, and values
+// read back from the files.
 func TestCorpus(t *testing.T) {
 	want := map[string]struct {
 		rates      []float64 // load_summary.requested_rate of stages 0–6

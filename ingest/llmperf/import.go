@@ -9,8 +9,10 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
-// Notes that state LLMPerf's definitions (research note
-// llmperf-vllm-sglang.md 1.1, 2.1; ray-project/llmperf issue #35).
+// Notes that state LLMPerf's definitions (ray-project/llmperf@f1d6bed47e45
+// token_benchmark_ray.py, src/llmperf/common_metrics.py and
+// src/llmperf/ray_clients/openai_chat_completions_client.py;
+// ray-project/llmperf issue #35).
 const (
 	noteBOS      = "number_output_tokens counts the Llama-2 tokenizer's BOS token (LLMPerf encodes the generated text with hf-internal-testing/llama-tokenizer, which prepends BOS; llmperf issue #35): output_tokens = number_output_tokens − 1 for successful rows, reported_output_tokens keeps the raw count"
 	noteISL      = "input_tokens = number_input_tokens, the prompt length LLMPerf sampled as its target (Llama-2 tokenizer), not a count of the prompt sent"

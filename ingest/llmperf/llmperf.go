@@ -4,8 +4,9 @@
 //
 // # Inputs
 //
-// LLMPerf writes two files per run into --results-dir (research note
-// llmperf-vllm-sglang.md, 1.1): <stem>_individual_responses.json, a JSON
+// LLMPerf writes two files per run into --results-dir
+// (ray-project/llmperf@f1d6bed47e45 token_benchmark_ray.py; keys in
+// src/llmperf/common_metrics.py): <stem>_individual_responses.json, a JSON
 // array with one object per kept request, and <stem>_summary.json, a flat
 // object of configuration keys and results_* statistics (both
 // json.dump(indent=4)). The leaderboard repository renamed them
@@ -43,13 +44,15 @@
 //
 // # Versions
 //
-// The per-row throughput and ITL definitions changed twice (research 2.1);
+// The per-row throughput and ITL definitions changed twice
+// (token_benchmark_ray.py in ray-project/llmperf at 1eac866 "LLMPerfV2",
+// 2023-12-05; afd137ae21b4, 2024-04-07; f1d6bed47e45, 2024-12-09);
 // detectConvention names the version in Run.Convention: "llmperf@2023-12",
 // "llmperf@2024-04" or "llmperf@2024-12", with its evidence in a note. Only
 // the first two divide inter_token_latency_s by the token count, so only
 // they give last-token offsets: f1d6bed (2024-12) divides by the client's
-// SSE chunk count, which the file does not keep. (The research table also
-// names f1d6bed's final-sweep path, which divides by tokens; in f1d6bed that
+// SSE chunk count, which the file does not keep. (f1d6bed's final-sweep
+// path divides by tokens too; in f1d6bed that
 // sweep reads from a fresh launcher with nothing pending and appends a
 // dict's keys instead of the dict, so no row of a 2024-12 file comes from
 // it — token_benchmark_ray.py at f1d6bed, lines 147-164.)

@@ -71,7 +71,7 @@ func TestGoldenFixtures(t *testing.T) {
 }
 
 // TestCorpus checks counts, conventions and summary values per corpus run
-// (SOURCE.md and research note llmperf-vllm-sglang.md, section 3).
+// (each run's SOURCE.md; the expected values are the runs' own summaries).
 func TestCorpus(t *testing.T) {
 	want := map[string]struct {
 		rows, errs int

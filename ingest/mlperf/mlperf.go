@@ -18,7 +18,8 @@
 // companion; a detail log alone is imported on its own. Neither holds
 // per-sample times (only mlperf_log_trace.json does, when tracing is on,
 // and submissions omit it), so a run has no requests: "summary only:
-// nothing to recompute" (research note guidellm-mlperf-metron.md, 2.4).
+// nothing to recompute" (mlcommons/inference@b66003e10e2d loadgen/logging.cc;
+// the submissions in testdata/mlperf, see their SOURCE.md, carry no trace).
 //
 // # What a run becomes
 //

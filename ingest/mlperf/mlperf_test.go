@@ -96,7 +96,7 @@ func num(t *testing.T, run formats.Run, metric, stat string) float64 {
 func notes(run formats.Run) string { return strings.Join(run.Notes, "\n") }
 
 // TestCorpus checks each corpus run's key numbers against its SOURCE.md
-// and the research note (guidellm-mlperf-metron.md, 7).
+// (which quotes them from the run's own logs).
 func TestCorpus(t *testing.T) {
 	want := map[string]struct {
 		version, model, scenario string

@@ -4,8 +4,7 @@
 // formats rows ("server rows"): one formats.Request per server record with
 // the Server* columns set, StartNs and the client offsets null, and the
 // server's definitions in the run's notes. The definitions, clocks and
-// sources of every record kind are in README.md beside this file (research
-// note server-logs.md).
+// sources of every record kind are in README.md beside this file.
 //
 // # Inputs
 //

@@ -5,10 +5,10 @@
 //
 // # Inputs
 //
-// bench_serving appends one JSON line per run to its --output-file
-// (default "{backend}_{MMDD}_{num_prompts}_{in}_{out}.jsonl"), so a file
-// holds one run per line, RunLabel(label, i) for the i-th (research note
-// llmperf-vllm-sglang.md, 1.3). The lines are Python json.dumps output: a
+// bench_serving appends one JSON line per run to its --output-file (default
+// "{backend}_{MMDD}_{num_prompts}_{in}_{out}.jsonl"), so a file holds one run
+// per line, RunLabel(label, i) for the i-th (sgl-project/sglang@0033168f0f58
+// python/sglang/bench_serving.py). The lines are Python json.dumps output: a
 // float("inf") request rate is the bare token Infinity, and NaN may appear;
 // both parse (ingest/vllmbench/pybench, which SGLang shares with the vLLM
 // script it was adapted from).

@@ -47,7 +47,9 @@ var arrayKeys = map[string]bool{
 	"errors": true, "generated_texts": true, "latencies": true, "queue_times": true,
 }
 
-// typoGoodput is the old spelling of request_goodput (research 1.2).
+// typoGoodput is the old spelling of request_goodput, written by older
+// vllm-project/vllm benchmarks/benchmark_serving.py (commit not recorded;
+// testdata/vllm-bench/moguizhizi-qwen25vl72b-ascend-32req has it).
 const typoGoodput = "request_goodput:"
 
 // result is one result object, parsed.

@@ -4,15 +4,15 @@
 //
 // # Inputs
 //
-// A result file (research note llmperf-vllm-sglang.md, 1.2) is one JSON
-// object written by json.dump with --save-result; --append-result writes a
-// newline and another object into the same file, so a file holds one run
-// per object (RunLabel(label, i) for the i-th). `vllm bench sweep serve`
-// writes one such object per run as run=<n>.json (indented, with the
-// sweep's run_number and parameter keys added) and all of them as a JSON
-// array in summary.json; the array is read as one run per element and the
-// run=<n>.json files beside it are its companions, checked against their
-// elements. Python's bare NaN/Infinity tokens are accepted (ingest/vllmbench/pybench).
+// A result file (vllm-project/vllm@009e6d4a1cd6 vllm/benchmarks/serve.py) is
+// one JSON object written by json.dump with --save-result; --append-result
+// writes a newline and another object into the same file, so a file holds one
+// run per object (RunLabel(label, i) for the i-th). `vllm bench sweep serve`
+// writes one such object per run as run=<n>.json (indented, with the sweep's
+// run_number and parameter keys added) and all of them as a JSON array in
+// summary.json; the array is read as one run per element and the run=<n>.json
+// files beside it are its companions, checked against their elements.
+// Python's bare NaN/Infinity tokens are accepted (ingest/vllmbench/pybench).
 //
 // # Summary keys
 //

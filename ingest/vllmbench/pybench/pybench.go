@@ -13,8 +13,10 @@
 //     "p99.9_itl_ms", "median_e2e_latency_ms"),
 //   - index-aligned per-request arrays (ttfts, itls, output_lens, …).
 //
-// It is shared by ingest/vllmbench and ingest/sglangbench; research note
-// llmperf-vllm-sglang.md sections 1.2 and 1.3 describe both layouts.
+// It is shared by ingest/vllmbench and ingest/sglangbench. The layouts are
+// those of vllm-project/vllm@009e6d4a1cd6 vllm/benchmarks/serve.py and
+// sgl-project/sglang@0033168f0f58 python/sglang/bench_serving.py (2024 keys:
+// the same file at 50a613687fe1).
 package pybench
 
 import (
