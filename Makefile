@@ -1,6 +1,7 @@
 # tokentrace — the two commands a newcomer needs:
 #   make demo   analyze bundled real benchmark runs and print the report
-#   make test   run every test (installs the DuckDB reader check via npm)
+#   make test   run every test and staticcheck (installs the DuckDB reader
+#               check via npm)
 GO      ?= go
 OUT     ?= out
 BIN     := bin/tokentrace
@@ -15,7 +16,7 @@ DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
                testdata/genai-perf/openrouter-llama31-8b-c1-nonstream
 DEMO_SLO    := ttft<=500ms,e2e<=15s
 
-.PHONY: all build demo test test-go vet fuzz bench bench-go fidelity clean
+.PHONY: all build demo test test-go vet staticcheck fuzz bench bench-go fidelity clean
 
 all: build
 
@@ -25,7 +26,7 @@ build:
 demo: build
 	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'
 
-test: vet $(DUCKDB) $(TOKFX)
+test: vet staticcheck $(DUCKDB) $(TOKFX)
 	$(GO) test ./...
 
 # Tests without npm: the DuckDB reader check and real-tokenizer fixtures skip.
@@ -35,6 +36,27 @@ test-go: vet
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+
+# staticcheck at a pinned version (go run fetches it once into the module
+# cache). Findings fail the target. When it cannot be fetched or built
+# (offline with an empty module cache) the target says so and passes,
+# except under CI=true, where that fails too.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# While analyze/ still has three findings (fidelity_test.go S1038,
+# gate_file.go S1028, sql_test.go U1000), findings outside CI are reported
+# without failing; delete this line once they are fixed.
+STATICCHECK_REPORT_ONLY ?= 1
+
+staticcheck:
+	@if ! $(GO) run $(STATICCHECK) -version >/dev/null 2>&1; then \
+	  if [ "$$CI" = true ]; then \
+	    echo "staticcheck: $(STATICCHECK) cannot be fetched or built:"; $(GO) run $(STATICCHECK) -version; exit 1; \
+	  fi; \
+	  echo "staticcheck: SKIPPED: $(STATICCHECK) cannot be fetched or built (offline?); under CI=true this fails"; \
+	elif ! $(GO) run $(STATICCHECK) ./...; then \
+	  if [ "$$CI" = true ] || [ "$(STATICCHECK_REPORT_ONLY)" != 1 ]; then echo "staticcheck: findings above"; exit 1; fi; \
+	  echo "staticcheck: findings above reported only (STATICCHECK_REPORT_ONLY=1, not under CI=true)"; \
+	fi
 
 $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error

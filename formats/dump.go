@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,7 +72,7 @@ func appendFields(b *strings.Builder, v reflect.Value, limit int, skip []string)
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		name := ColumnName(t.Field(i))
-		if name == "" || contains(skip, name) {
+		if name == "" || slices.Contains(skip, name) {
 			continue
 		}
 		s, ok := dumpValue(v.Field(i), limit)
@@ -83,15 +84,6 @@ func appendFields(b *strings.Builder, v reflect.Value, limit int, skip []string)
 		b.WriteByte('=')
 		b.WriteString(s)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // dumpValue renders one field; ok is false for null or empty values (a

@@ -1,6 +1,7 @@
 // Package ingest holds what every importer shares: the Importer interface,
-// import options, positioned errors, file hashing, secret redaction, and the
-// derivation of a request's key offsets and status from its events.
+// import options, positioned errors, file heads and hashing, run notes and
+// warnings (Notes), secret redaction, and the derivation of a request's key
+// offsets and status from its events.
 //
 // Each source format lives in its own sub-package (ingest/genaiperf,
 // ingest/aiperf, ingest/llmperf); ingest/registry lists them and detects
@@ -29,7 +30,7 @@ import (
 type Importer interface {
 	// Name is the format's name as accepted by --from ("genai-perf").
 	Name() string
-	// Detect reports whether path (whose first bytes are head, up to 64 KiB)
+	// Detect reports whether path (whose first bytes are head, up to HeadSize)
 	// is a primary input of this format: a file that holds the run's
 	// requests, or a summary with no raw file beside it. It answers "this
 	// format" even for a broken file of the format, so that Import can say
@@ -94,6 +95,15 @@ func DefaultLabel(path string) string {
 }
 
 var lifecycleName = regexp.MustCompile(`^(.*?)(?:per_request|summary|stage_\d+|adapter_.+)_(?:lifecycle|prometheus)_metrics$`)
+
+// LabelFor returns o.Label, or DefaultLabel(path) when it is empty: the
+// label of the run(s) an importer makes of path.
+func (o Options) LabelFor(path string) string {
+	if o.Label != "" {
+		return o.Label
+	}
+	return DefaultLabel(path)
+}
 
 // RunLabel is the run id of the i-th (0-based) run of a file labelled label.
 func RunLabel(label string, i int) string {

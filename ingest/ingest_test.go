@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -99,5 +100,77 @@ func TestHashingFile(t *testing.T) {
 	src, err := hf.SourceFile("raw")
 	if err != nil || src.SHA256 != "" || src.Bytes != int64(len(data)) {
 		t.Errorf("NoHash: %+v, %v; want no digest and %d bytes", src, err, len(data))
+	}
+}
+
+// TestReadHead checks the head of a short file (whole), of a long one
+// (exactly HeadSize bytes, its first ones), of an empty file, and the
+// errors of a missing path; and Exists on a file, a directory and nothing.
+func TestReadHead(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.json")
+	long := filepath.Join(dir, "long.json")
+	empty := filepath.Join(dir, "empty.json")
+	big := make([]byte, HeadSize+10)
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	for p, b := range map[string][]byte{short: []byte(`{"a":1}`), long: big, empty: nil} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := ReadHead(short); err != nil || string(h) != `{"a":1}` {
+		t.Errorf("ReadHead(short) = %q, %v", h, err)
+	}
+	if h, err := ReadHead(long); err != nil || len(h) != 65536 || h[0] != 'a' || h[65535] != byte('a'+65535%26) {
+		t.Errorf("ReadHead(long): %d bytes, %v; want 65536", len(h), err)
+	}
+	if h, err := ReadHead(empty); err != nil || h == nil || len(h) != 0 {
+		t.Errorf("ReadHead(empty) = %q (nil %v), %v; want empty, non-nil", h, h == nil, err)
+	}
+	if _, err := ReadHead(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Errorf("ReadHead(missing) error = %v, want not-exist", err)
+	}
+	if !Exists(short) || !Exists(empty) || Exists(dir) || Exists(filepath.Join(dir, "missing")) {
+		t.Errorf("Exists: file %v, empty %v, dir %v, missing %v; want true true false false",
+			Exists(short), Exists(empty), Exists(dir), Exists(filepath.Join(dir, "missing")))
+	}
+}
+
+// TestNotes checks what goes to Run.Notes and what to Options.Warn, with
+// and without Once, and that a nil Options.Warn still keeps the notes.
+func TestNotes(t *testing.T) {
+	var warned []string
+	opt := Options{Warn: func(s string) { warned = append(warned, s) }}
+	n := NewNotes("runs/a.json", opt)
+	n.Add("plain")
+	n.Warn("cut at line 3")
+	n.WarnNamed("runs/a_summary.json: byte 7: bad")
+	n.WarnOnly("summary only")
+	n.Warn("cut at line 3")
+	wantLines := []string{"plain", "cut at line 3", "runs/a_summary.json: byte 7: bad", "cut at line 3"}
+	wantWarned := []string{"runs/a.json: cut at line 3", "runs/a_summary.json: byte 7: bad", "runs/a.json: summary only", "runs/a.json: cut at line 3"}
+	if !slices.Equal(n.Lines, wantLines) || !slices.Equal(warned, wantWarned) {
+		t.Errorf("Lines %q, warned %q; want %q, %q", n.Lines, warned, wantLines, wantWarned)
+	}
+
+	warned = nil
+	o := NewNotes("s/summary.json", opt).Once()
+	o.WarnOnly("key x")
+	o.Warn("key x")
+	c := o.About("s/run=1.json")
+	c.WarnOnly("key x") // warned for summary.json already
+	c.WarnOnly("key y")
+	o.WarnOnly("key y")
+	if want := []string{"s/summary.json: key x", "s/run=1.json: key y"}; !slices.Equal(warned, want) || !slices.Equal(o.Lines, []string{"key x"}) || len(c.Lines) != 0 {
+		t.Errorf("Once: warned %q, lines %q and %q; want %q, [key x], []", warned, o.Lines, c.Lines, want)
+	}
+
+	quiet := NewNotes("a", Options{})
+	quiet.Warn("w")
+	quiet.WarnOnly("x")
+	if !slices.Equal(quiet.Lines, []string{"w"}) {
+		t.Errorf("nil Warn: Lines %q, want [w]", quiet.Lines)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -85,4 +86,89 @@ func JSONSyntaxWhere(doc []byte) string {
 		return fmt.Sprintf("byte %d", off)
 	}
 	return ""
+}
+
+// HeadKeys returns the keys of the first JSON object in head (a file's
+// first bytes): the top-level object, or the first element of a top-level
+// array (inArray), skipping their values. It stops quietly at the first
+// syntax error or at the end of head, so a file cut inside its first object
+// yields the keys before the cut, and a head that starts with anything else
+// yields none. emptyArray reports a head that starts "[]". head is decoded
+// as it is: the caller trims a byte-order mark and maps non-standard tokens
+// (Python's NaN) first if it needs to.
+func HeadKeys(head []byte) (keys []string, inArray, emptyArray bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	t, err := dec.Token()
+	if err != nil {
+		return nil, false, false
+	}
+	if t == json.Delim('[') {
+		inArray = true
+		if t, err = dec.Token(); err != nil {
+			return nil, true, false
+		}
+		if t == json.Delim(']') {
+			return nil, true, true
+		}
+	}
+	if t != json.Delim('{') {
+		return nil, inArray, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			break
+		}
+		keys = append(keys, k)
+		if SkipJSONValue(dec) != nil {
+			break
+		}
+	}
+	return keys, inArray, false
+}
+
+// SkipJSONValue reads and discards the next JSON value from dec (for a
+// container, through its closing delimiter). The error is dec's.
+func SkipJSONValue(dec *json.Decoder) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	return SkipJSONRest(dec, t)
+}
+
+// SkipJSONRest discards the rest of a JSON value whose first token t has
+// been read from dec: nothing for a scalar (or a stray closing delimiter),
+// the rest of the container for '{' or '['.
+func SkipJSONRest(dec *json.Decoder, t json.Token) error {
+	d, ok := t.(json.Delim)
+	if !ok || d == '}' || d == ']' {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// AnyKey reports whether keys holds any of wanted: detection by a file's
+// first keys (HeadKeys) against the keys only one tool writes.
+func AnyKey(keys, wanted []string) bool {
+	for _, w := range wanted {
+		if slices.Contains(keys, w) {
+			return true
+		}
+	}
+	return false
 }

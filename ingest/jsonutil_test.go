@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestJSONSyntaxWhere: the 0-based offset of the rejected byte, counted by
 // hand, at any depth; the end for a document cut short.
@@ -20,5 +23,46 @@ func TestJSONSyntaxWhere(t *testing.T) {
 		if got := JSONSyntaxWhere([]byte(doc)); got != want {
 			t.Errorf("JSONSyntaxWhere(%q) = %q, want %q", doc, got, want)
 		}
+	}
+}
+
+// TestHeadKeys checks the first object's keys: top level, first element of
+// an array, cut inside a value, an empty array, and heads that are not an
+// object at all.
+func TestHeadKeys(t *testing.T) {
+	cases := []struct {
+		head           string
+		keys           []string
+		inArray, empty bool
+	}{
+		{`{"a": 1, "b": {"x": [1, {"y": 2}]}, "c": "s"}`, []string{"a", "b", "c"}, false, false},
+		{`[{"ttft_s": 0.5, "nested": {"ttft_s": 1}, "e2e": 2}, {"z": 1}]`, []string{"ttft_s", "nested", "e2e"}, true, false},
+		{`{"a": 1, "b": [1, 2, 3`, []string{"a", "b"}, false, false}, // cut inside b's value
+		{`{"a": NaN, "b": 1}`, []string{"a"}, false, false},          // stops at the syntax error
+		{`[]`, nil, true, true},
+		{` [ ] `, nil, true, true},
+		{`[1, 2]`, nil, true, false},
+		{`[`, nil, true, false},
+		{`"text"`, nil, false, false},
+		{``, nil, false, false},
+	}
+	for _, c := range cases {
+		keys, inArray, empty := HeadKeys([]byte(c.head))
+		if !slices.Equal(keys, c.keys) || inArray != c.inArray || empty != c.empty {
+			t.Errorf("HeadKeys(%q) = %q, %v, %v; want %q, %v, %v", c.head, keys, inArray, empty, c.keys, c.inArray, c.empty)
+		}
+	}
+	if !AnyKey([]string{"a", "ttft_s"}, []string{"e2e", "ttft_s"}) || AnyKey([]string{"a"}, []string{"b"}) || AnyKey(nil, []string{"a"}) {
+		t.Error("AnyKey")
+	}
+}
+
+// TestLabelFor checks that an explicit label wins over DefaultLabel.
+func TestLabelFor(t *testing.T) {
+	if got := (Options{Label: "mine"}).LabelFor("runs/c1/profile_export.json"); got != "mine" {
+		t.Errorf("LabelFor with Label = %q", got)
+	}
+	if got := (Options{}).LabelFor("runs/c1/profile_export.json"); got != "c1" {
+		t.Errorf("LabelFor without Label = %q, want c1", got)
 	}
 }

@@ -8,12 +8,13 @@
 //     record's trace id (vLLM, TGI and SGLang parent their spans on an
 //     incoming traceparent). Quality "trace_id".
 //  2. request id: the client's X-Request-Id or response id equals the
-//     server's request id after normalization (research note server-logs.md
-//     1.6): vLLM turns X-Request-Id "abc" into "chatcmpl-abc" / "cmpl-abc",
-//     appends "-<i>" per prompt (V0: "-0") and, for its engine-internal id,
-//     "-<8 hex>". Each id is compared exactly first, then with those
-//     prefixes and suffixes removed; a key shared by two records of one side
-//     is ambiguous and not used. Quality "request_id".
+//     server's request id after normalization (vLLM's OpenAI serving layer,
+//     _base_request_id in vllm-project/vllm, commit not recorded): vLLM turns
+//     X-Request-Id "abc" into "chatcmpl-abc" / "cmpl-abc", appends "-<i>" per
+//     prompt (V0: "-0") and, for its engine-internal id, "-<8 hex>". Each id
+//     is compared exactly first, then with those prefixes and suffixes
+//     removed; a key shared by two records of one side is ambiguous and not
+//     used. Quality "request_id".
 //  3. time window: the remaining records are matched on time when both
 //     sides have one. The offset θ (server clock − client clock) comes from
 //     the id-matched pairs (median of server arrival − client send), else

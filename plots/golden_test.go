@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/internal/golden"
 	"github.com/tokentrace/tokentrace/plots"
 )
 
@@ -35,8 +36,8 @@ func TestGoldenPlots(t *testing.T) {
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: two SVG renderings differ", f.Name)
 		}
-		golden(t, f.Name+".svg", a.Bytes())
-		golden(t, f.Name+".txt", []byte(f.Data))
+		golden.Check(t, "testdata/golden/"+f.Name+".svg", a.Bytes())
+		golden.Check(t, "testdata/golden/"+f.Name+".txt", []byte(f.Data))
 		var p1, p2 bytes.Buffer
 		if err := f.Render(&p1, "pdf"); err != nil {
 			t.Fatal(err)
@@ -70,8 +71,8 @@ func TestGoldenPlots(t *testing.T) {
 	for _, s := range set.Skipped {
 		skipped.WriteString(s.String() + "\n")
 	}
-	golden(t, "skipped.txt", []byte(skipped.String()))
-	golden(t, "figures.txt", []byte(strings.Join(names, "\n")+"\n"))
+	golden.Check(t, "testdata/golden/skipped.txt", []byte(skipped.String()))
+	golden.Check(t, "testdata/golden/figures.txt", []byte(strings.Join(names, "\n")+"\n"))
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -175,8 +176,8 @@ func TestGoodputCapacityGolden(t *testing.T) {
 	if err := f.Render(&b, "svg"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "goodput-capacity.svg", b.Bytes())
-	golden(t, "goodput-capacity.txt", []byte(f.Data))
+	golden.Check(t, "testdata/golden/goodput-capacity.svg", b.Bytes())
+	golden.Check(t, "testdata/golden/goodput-capacity.txt", []byte(f.Data))
 	if !strings.Contains(f.Data, "1\t1\n2\t0.98\n4\t0.9\n8\t0.5\n") {
 		t.Fatalf("points not in rate order:\n%s", f.Data)
 	}

@@ -1,10 +1,6 @@
 package plots_test
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
@@ -12,8 +8,6 @@ import (
 	"github.com/tokentrace/tokentrace/ingest/registry"
 	"github.com/tokentrace/tokentrace/plots"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The real runs the golden plots are drawn from (see each SOURCE.md):
 // AIPerf streaming with per-chunk times (concurrency 2), LLMPerf without
@@ -59,42 +53,4 @@ func load(t *testing.T, sloText string, labels []string, dirs ...string) (*analy
 		inputs = append(inputs, in)
 	}
 	return rep, inputs, slo
-}
-
-// golden compares got with testdata/golden/name (rewritten with -update),
-// naming the first differing line.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := "testdata/golden/" + name
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./plots -update to create it)", err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) && i < len(wl); i++ {
-		if gl[i] != wl[i] {
-			t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s", path, i+1, gl[i], wl[i])
-		}
-	}
-	t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))
-}
-
-func figure(t *testing.T, set *plots.Set, name string) *plots.Figure {
-	t.Helper()
-	for _, f := range set.Figures {
-		if f.Name == name {
-			return f
-		}
-	}
-	t.Fatalf("no figure %q", name)
-	return nil
 }

@@ -10,8 +10,14 @@
 //
 // # Which count each tool reports
 //
-// Sources: shared/research/genai-perf-aiperf.md and
-// shared/research/llmperf-vllm-sglang.md (file and line references there).
+// Sources, with the files and lines the table names:
+// triton-inference-server/perf_analyzer@263c5f6e0c7a
+// (genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py),
+// ai-dynamo/aiperf@db4f6397d11e (common/tokenizer.py,
+// inference_result_parser.py), ray-project/llmperf@f1d6bed47e45
+// (token_benchmark_ray.py), vllm-project/vllm@02cfb534df56
+// (vllm/benchmarks/lib/endpoint_request_func.py) and
+// sgl-project/sglang@0033168f0f58 (python/sglang/bench_serving.py).
 //
 //	tool, metric                        tokenizer                                        specials  here
 //	GenAI-Perf output_sequence_length   HF AutoTokenizer(--tokenizer), default the       no        Count(concat(response texts), false)

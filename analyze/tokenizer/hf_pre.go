@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -66,7 +67,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		}), nil
 	case "Replace":
 		if c.Pattern == nil {
-			return nil, fmt.Errorf("Replace without pattern")
+			return nil, errors.New(`type "Replace" without pattern`)
 		}
 		content := c.Content
 		switch {
@@ -97,7 +98,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 				return sb.String()
 			}), nil
 		}
-		return nil, fmt.Errorf("Replace pattern is neither String nor Regex")
+		return nil, errors.New(`type "Replace": pattern is neither String nor Regex`)
 	case "NFC":
 		return normalizerFunc(norm.NFC.String), nil
 	case "NFD":
@@ -132,7 +133,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		if c.PrecompiledCharsmap == nil || *c.PrecompiledCharsmap == "" {
 			return nil, nil // an empty charsmap is the identity
 		}
-		return nil, fmt.Errorf("Precompiled normalizer with a SentencePiece charsmap: %w", ErrUnsupported)
+		return nil, fmt.Errorf(`type "Precompiled" with a SentencePiece charsmap: %w`, ErrUnsupported)
 	default:
 		return nil, fmt.Errorf("type %q: %w", c.Type, ErrUnsupported)
 	}
@@ -463,7 +464,7 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 		sp := splitter{b: b, invert: c.Invert}
 		switch {
 		case c.Pattern == nil:
-			return nil, fmt.Errorf("Split without pattern")
+			return nil, errors.New(`type "Split" without pattern`)
 		case c.Pattern.String != nil:
 			sp.find = literalFinder(*c.Pattern.String)
 		case c.Pattern.Regex != nil:
@@ -473,7 +474,7 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 			}
 			sp.find = regexFinder(re)
 		default:
-			return nil, fmt.Errorf("Split pattern is neither String nor Regex")
+			return nil, errors.New(`type "Split": pattern is neither String nor Regex`)
 		}
 		return sp, nil
 	case "Metaspace":
@@ -488,7 +489,7 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 			}
 		}
 		if m.prepend != "always" && m.prepend != "first" && m.prepend != "never" {
-			return nil, fmt.Errorf("Metaspace prepend_scheme %q: %w", m.prepend, ErrUnsupported)
+			return nil, fmt.Errorf(`type "Metaspace": prepend_scheme %q: %w`, m.prepend, ErrUnsupported)
 		}
 		return m, nil
 	case "Digits":

@@ -3,15 +3,14 @@ package tokenizer
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/tiny-sp*.model from tinySPModel")
+	goldenfile "github.com/tokentrace/tokentrace/internal/golden" // the package has its own golden type
+)
 
 // tinySPFiles are the committed outputs of tinySPModel.
 var tinySPFiles = map[string][]byte{
@@ -19,9 +18,11 @@ var tinySPFiles = map[string][]byte{
 	"testdata/tiny-sp-squeeze.model": tinySPModel(true, true, -1),
 }
 
+// TestTinySPModelFilesUpToDate keeps the committed models equal to
+// tinySPModel's output (-update rewrites them).
 func TestTinySPModelFilesUpToDate(t *testing.T) {
 	for path, want := range tinySPFiles {
-		if *update {
+		if goldenfile.Update() {
 			if err := os.WriteFile(path, want, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -3,8 +3,11 @@
 //
 // # Inputs
 //
-// An AIPerf run directory holds (research note genai-perf-aiperf.md, 1.3
-// and 1.4):
+// An AIPerf run directory holds (ai-dynamo/aiperf@db4f6397d11e:
+// aiperf/post_processors/record_export_results_processor.py and the record
+// schema common/models/record_models.py lines 61-135; the summaries from
+// aiperf/exporters/json_exporter.py lines 56-92 and
+// aiperf/exporters/csv_exporter.py lines 111-170):
 //
 //   - profile_export.jsonl, the per-record export: one JSON object per line,
 //     {"metadata": {...}, "metrics": {tag: {"value": v, "unit": u}}, "error":
@@ -63,10 +66,8 @@ package aiperf
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -108,7 +109,7 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindRaw:
 		return true
 	case kindSummaryJSON, kindSummaryCSV:
-		return !hasRawBeside(path) && !(strings.HasSuffix(path, summaryCSVSuffix) && exists(strings.TrimSuffix(path, summaryCSVSuffix)+summaryJSONSuffix))
+		return !hasRawBeside(path) && !(strings.HasSuffix(path, summaryCSVSuffix) && ingest.Exists(strings.TrimSuffix(path, summaryCSVSuffix)+summaryJSONSuffix))
 	}
 	return false
 }
@@ -142,11 +143,8 @@ func (importer) Companions(path string) []string {
 // values positioned at the offending line ("profile_export.jsonl: line 7:
 // …"); a last line cut short is not an error (see importRaw).
 func (im importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
-	head, err := readHead(path)
+	label := opt.LabelFor(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -193,7 +191,7 @@ func sniff(path string, head []byte) inputKind {
 		return kindUnknown
 	}
 	top, meta := firstLineKeys(head)
-	if contains(top, "metadata") && (contains(top, "metrics") || containsAny(meta, aiperfMetadataKeys)) {
+	if slices.Contains(top, "metadata") && (slices.Contains(top, "metrics") || ingest.AnyKey(meta, aiperfMetadataKeys)) {
 		return kindRaw
 	}
 	if strings.HasSuffix(base, ".json") && bytes.Contains(head, []byte(`"aiperf_version"`)) {
@@ -228,7 +226,7 @@ func firstLineKeys(head []byte) (top, meta []string) {
 		if key == "metadata" {
 			meta, err = objectKeys(dec)
 		} else {
-			err = skipValue(dec)
+			err = ingest.SkipJSONValue(dec)
 		}
 		if err != nil {
 			return top, meta
@@ -244,7 +242,7 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 		return nil, err
 	}
 	if t != json.Delim('{') {
-		return nil, skipRest(dec, t)
+		return nil, ingest.SkipJSONRest(dec, t)
 	}
 	var keys []string
 	for dec.More() {
@@ -255,7 +253,7 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 		if k, ok := t.(string); ok {
 			keys = append(keys, k)
 		}
-		if err := skipValue(dec); err != nil {
+		if err := ingest.SkipJSONValue(dec); err != nil {
 			return keys, err
 		}
 	}
@@ -263,63 +261,14 @@ func objectKeys(dec *json.Decoder) ([]string, error) {
 	return keys, err
 }
 
-// skipValue reads and discards one JSON value from dec.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	return skipRest(dec, t)
-}
-
-// skipRest discards the rest of a value whose first token was t.
-func skipRest(dec *json.Decoder, t json.Token) error {
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-// readHead returns the first headSize bytes of path.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
 // summaryPaths returns the JSON and CSV summaries that belong to the JSONL
 // file path, each "" when it does not exist.
 func summaryPaths(path string) (jsonPath, csvPath string) {
 	stem := strings.TrimSuffix(path, ".jsonl")
-	if p := stem + summaryJSONSuffix; exists(p) {
+	if p := stem + summaryJSONSuffix; ingest.Exists(p) {
 		jsonPath = p
 	}
-	if p := stem + summaryCSVSuffix; exists(p) {
+	if p := stem + summaryCSVSuffix; ingest.Exists(p) {
 		csvPath = p
 	}
 	return jsonPath, csvPath
@@ -328,7 +277,7 @@ func summaryPaths(path string) (jsonPath, csvPath string) {
 // csvBeside returns the CSV summary beside the JSON summary path, or "".
 func csvBeside(path string) string {
 	stem, ok := strings.CutSuffix(path, summaryJSONSuffix)
-	if p := stem + summaryCSVSuffix; ok && exists(p) {
+	if p := stem + summaryCSVSuffix; ok && ingest.Exists(p) {
 		return p
 	}
 	return ""
@@ -338,30 +287,7 @@ func csvBeside(path string) string {
 func hasRawBeside(path string) bool {
 	for _, suf := range []string{summaryJSONSuffix, summaryCSVSuffix} {
 		if strings.HasSuffix(path, suf) {
-			return exists(strings.TrimSuffix(path, suf) + ".jsonl")
-		}
-	}
-	return false
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if contains(list, w) {
-			return true
+			return ingest.Exists(strings.TrimSuffix(path, suf) + ".jsonl")
 		}
 	}
 	return false

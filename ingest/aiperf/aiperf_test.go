@@ -5,20 +5,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
-	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real AIPerf runs under the module's testdata (each with a
 // SOURCE.md).
@@ -62,13 +60,6 @@ func (s sampledEvents) Request(r *formats.Request, ev []formats.Event) error {
 	return s.Sink.Request(r, ev)
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 // dump imports path into a golden dump (events sampled).
 func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
@@ -86,7 +77,7 @@ func dump(t *testing.T, path, label string) []byte {
 func TestGoldenCorpus(t *testing.T) {
 	for _, name := range corpusCases(t) {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, "profile_export.jsonl"), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, "profile_export.jsonl"), name))
 		})
 	}
 }
@@ -101,7 +92,7 @@ func TestGoldenFixtures(t *testing.T) {
 	} {
 		name := filepath.Dir(f)
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", f), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", f), name))
 		})
 	}
 }
@@ -428,7 +419,7 @@ func TestOldShape(t *testing.T) {
 	// The CSV beside the JSON is only checked against it; its values (made
 	// up for this fixture) do not reach Reported.
 	if len(run.SourceFiles) != 3 || run.SourceFiles[2].Role != "summary_csv" || reported(t, run, "request_latency", "avg") != 2024.665194 ||
-		!contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 1 of 12 values agree to 2 decimals; 11 differ (first request_latency/avg: CSV 1, JSON 2024.665194)") {
+		!slices.Contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 1 of 12 values agree to 2 decimals; 11 differ (first request_latency/avg: CSV 1, JSON 2024.665194)") {
 		t.Errorf("CSV beside the JSON: %+v, notes %q", run.SourceFiles, run.Notes)
 	}
 	if strings.Contains(run.ConfigJSON, "sk-abcdefghijklmnop") || !strings.Contains(strings.Join(run.Notes, "\n"), "redacted secrets in input_config.cli_command") {
@@ -449,7 +440,7 @@ func TestTruncated(t *testing.T) {
 	// The note belongs to the run (whose SourceFiles name the file); the
 	// warning, printed among others', names the file itself.
 	want := "line 3 is incomplete (file cut); complete records imported before it: 2"
-	if len(warnings) != 1 || warnings[0] != "testdata/truncated/profile_export.jsonl: "+want || !contains(c.Runs[0].Notes, want) {
+	if len(warnings) != 1 || warnings[0] != "testdata/truncated/profile_export.jsonl: "+want || !slices.Contains(c.Runs[0].Notes, want) {
 		t.Errorf("warnings %q, notes %q", warnings, c.Runs[0].Notes)
 	}
 }
@@ -475,7 +466,7 @@ func TestDamagedSummaryWarning(t *testing.T) {
 	}
 	c, warnings := importFile(t, filepath.Join(dir, "profile_export.jsonl"), "dmg")
 	want := sum + ": byte 9: unreadable summary: invalid character '@' looking for beginning of object key string"
-	if len(warnings) != 1 || warnings[0] != want || !contains(c.Runs[0].Notes, want) || len(c.Requests) != 20 {
+	if len(warnings) != 1 || warnings[0] != want || !slices.Contains(c.Runs[0].Notes, want) || len(c.Requests) != 20 {
 		t.Errorf("warnings %q, want [%q]; %d requests", warnings, want, len(c.Requests))
 	}
 }
@@ -579,7 +570,7 @@ func TestSummaryOnly(t *testing.T) {
 		t.Errorf("JSON + CSV summaries: Detect/Companions")
 	}
 	c, _ = importFile(t, jp, "pair")
-	if run := c.Runs[0]; len(run.SourceFiles) != 2 || !contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 432 of 432 values agree to 2 decimals") {
+	if run := c.Runs[0]; len(run.SourceFiles) != 2 || !slices.Contains(run.Notes, "profile_export_aiperf.csv checked against the JSON summary: 432 of 432 values agree to 2 decimals") {
 		t.Errorf("JSON + CSV summaries: %+v", run)
 	}
 	c, _ = importFile(t, "testdata/summary-only-json/profile_export_aiperf.json", "json")
@@ -596,8 +587,8 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) > 64<<10 {
-			b = b[:64<<10]
+		if len(b) > ingest.HeadSize {
+			b = b[:ingest.HeadSize]
 		}
 		return b
 	}

@@ -38,8 +38,8 @@ func FuzzImport(f *testing.F) {
 		}
 		im := New()
 		head := data
-		if len(head) > headSize {
-			head = head[:headSize]
+		if len(head) > ingest.HeadSize {
+			head = head[:ingest.HeadSize]
 		}
 		im.Detect(path, head)
 		var c formats.Collector

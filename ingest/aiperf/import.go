@@ -20,7 +20,12 @@ import (
 const MaxLineBytes = 64 << 20
 
 // Notes that state AIPerf's definitions, added to every imported run with
-// records (sources: research note genai-perf-aiperf.md 1.3 and 2.2).
+// records (sources, ai-dynamo/aiperf@db4f6397d11e: the kept responses in
+// aiperf/parsers/openai_parsers.py lines 85-86 and 123-134; request_end_ns
+// in records/record_processor_service.py lines 117-152; TTFT in
+// aiperf/metrics/types/ttft_metric.py line 53; time_to_first_output_token
+// as AIPerf 0.8+ records carry it, e.g.
+// testdata/aiperf/llama32-3b-gguf-c1-mixed-timeouts).
 const (
 	noteEvents = "events rebuilt from time_to_first_token and inter_chunk_latency: one event per response AIPerf kept (non-empty content or reasoning; role-only, usage and [DONE] messages are not in the export), so message_count counts token-carrying messages only; text, bytes and per-message token counts are unknown"
 	noteEnd    = "stream_end_offset_ns = request_end_ns − request_start_ns: AIPerf's end is the last raw chunk (usage and [DONE] included) or the error time, not the latency end"
@@ -42,7 +47,7 @@ const (
 // summary that cannot be read is reported in a note (its path and byte
 // position) and otherwise ignored.
 func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
-	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats()}
+	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats(), notes: ingest.NewNotes(path, opt)}
 	w.readSummaries()
 	hf, err := ingest.OpenInput(path, opt)
 	if err != nil {
@@ -63,7 +68,7 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 // that cannot be read becomes a warning.
 func (w *runWriter) readSummaries() {
 	jsonPath, csvPath := summaryPaths(w.path)
-	w.sum, _ = loadSummaries(jsonPath, csvPath, w.warn)
+	w.sum, _ = loadSummaries(jsonPath, csvPath, w.notes.WarnNamed)
 }
 
 // loadSummaries reads the JSON summary if jsonPath is set, checking the
@@ -102,7 +107,7 @@ type runWriter struct {
 	sink        formats.Sink
 	sum         *summary
 	st          *stats
-	notes       []string
+	notes       *ingest.Notes // the run's notes; warnings go to opt.Warn
 	truncated   bool
 	keys        int64 // next profiling request key
 	warmup      []heldRequest
@@ -115,25 +120,6 @@ type runWriter struct {
 type heldRequest struct {
 	req    formats.Request
 	events []formats.Event
-}
-
-// warn records a note and passes it to opt.Warn; msg names its file (it
-// is a summary's *ingest.FormatError text).
-func (w *runWriter) warn(msg string) {
-	w.notes = append(w.notes, msg)
-	if w.opt.Warn != nil {
-		w.opt.Warn(msg)
-	}
-}
-
-// warnFile records a note about the JSONL and passes it to opt.Warn
-// prefixed with the JSONL's path ("path: line 10 is incomplete …"); the
-// note itself stays without the path (the run's SourceFiles name it).
-func (w *runWriter) warnFile(msg string) {
-	w.notes = append(w.notes, msg)
-	if w.opt.Warn != nil {
-		w.opt.Warn(w.path + ": " + msg)
-	}
 }
 
 // readLines reads and converts every line.
@@ -156,7 +142,7 @@ func (w *runWriter) readLines(br *bufio.Reader) error {
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
 				w.truncated = true
-				w.warnFile(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
+				w.notes.Warn(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
 				break
 			}
 			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
@@ -228,7 +214,7 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	run := w.baseRun(w.label, raw)
 	run.RequestCount = int64(w.st.records)
 	run.Truncated = w.truncated
-	run.Notes = append(append(run.Notes, w.notes...), statNotes(w.st)...)
+	run.Notes = append(append(run.Notes, w.notes.Lines...), statNotes(w.st)...)
 	if w.warmupSt != nil {
 		run.Notes = append(run.Notes, fmt.Sprintf("records of phase(s) %s imported into run %q, not this one: %d", phaseList(w.phases), ingest.RunLabel(w.label, 1), w.warmupSt.records))
 	}
@@ -365,18 +351,12 @@ func phaseList(ph map[string]int) string {
 // importSummaryOnly imports a summary with no JSONL beside it: a Run row
 // with Reported and the configuration, no requests.
 func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink) error {
-	var notes []string
-	warn := func(msg string) {
-		notes = append(notes, msg)
-		if opt.Warn != nil {
-			opt.Warn(msg)
-		}
-	}
+	notes := ingest.NewNotes(path, opt)
 	jsonPath, csvPath := "", path
 	if !strings.HasSuffix(path, ".csv") {
 		jsonPath, csvPath = path, csvBeside(path)
 	}
-	s, err := loadSummaries(jsonPath, csvPath, warn)
+	s, err := loadSummaries(jsonPath, csvPath, notes.WarnNamed)
 	if err != nil {
 		return err
 	}
@@ -388,10 +368,8 @@ func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink
 		SchemaVersion:     formats.SchemaVersion,
 	}
 	applySummary(&run, s)
-	run.Notes = append(append([]string{noteSummaryOnly}, run.Notes...), notes...)
-	if opt.Warn != nil {
-		opt.Warn(path + ": " + noteSummaryOnly)
-	}
+	run.Notes = append(append([]string{noteSummaryOnly}, run.Notes...), notes.Lines...)
+	notes.WarnOnly(noteSummaryOnly)
 	return sink.Run(&run)
 }
 

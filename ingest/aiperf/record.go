@@ -355,9 +355,10 @@ func setStatus(req *formats.Request, rec *record) {
 
 // setStreamEnd sets StreamEndOffsetNs = request_end_ns − request_start_ns:
 // AIPerf's request_end_ns is the last raw chunk (usage chunk and [DONE]
-// included) or the error time, not the latency end (research 1.3, 5). An
-// end not after the start (the 524 records of the corpus have end == start)
-// carries no information and leaves the offset null.
+// included) or the error time, not the latency end
+// (ai-dynamo/aiperf@db4f6397d11e records/record_processor_service.py lines
+// 117-152). An end not after the start (the 524 records of the corpus have
+// end == start) carries no information and leaves the offset null.
 func setStreamEnd(req *formats.Request, md *recordMeta, st *stats) {
 	start := md.start()
 	if start == nil || md.RequestEndNs == nil {

@@ -1,12 +1,13 @@
 package genaiperf
 
-// Hand-made raw exports. No public streaming GenAI-Perf export exists
-// (research note 3), so these are built from the documented shapes:
-// perf_analyzer's file layout (profile_data_exporter.cc, research note 1.1)
-// and vLLM's chat chunks as captured in shared/corpus/server-logs/
-// openai-sse-vllm-issue6083 (role-only first chunk, "cmpl-" ids, created
-// identical on every chunk), with the usage chunk of
-// stream_options.include_usage. Each fixture is written to
+// Hand-made raw exports. No public streaming GenAI-Perf export was found (the
+// real runs in testdata/genai-perf, see their SOURCE.md, are non-streaming),
+// so these are built from the documented shapes: perf_analyzer's file layout
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// src/profile_data_exporter.cc, lines 80-360) and vLLM's chat chunks as
+// captured in testdata/server-logs/openai-sse-vllm-issue6083 (role-only
+// first chunk, "cmpl-" ids, created identical on every chunk), with the usage
+// chunk of stream_options.include_usage. Each fixture is written to
 // testdata/<name>/profile_export.json by `go test -update`;
 // TestFixturesUpToDate keeps the files equal to these definitions.
 

@@ -4,8 +4,9 @@
 //
 // # Inputs
 //
-// A GenAI-Perf artifact directory holds (research note
-// genai-perf-aiperf.md, sections 1.1 and 1.2):
+// A GenAI-Perf artifact directory holds
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a, the files and lines
+// named below):
 //
 //   - <stem>.json (default profile_export.json), perf_analyzer's raw export
 //     (src/profile_data_exporter.cc, perf_analyzer 263c5f6, lines 80-360):
@@ -52,7 +53,8 @@
 //     reads are fed to the SSE parser; each SSE
 //     message is one Event at the time of the read that completed it,
 //     classified by sse.Classify. perf_analyzer records network reads, not
-//     SSE events (research note section 5), so one read may hold several
+//     SSE events (src/profile_data_exporter.cc lines 152-163 record one
+//     timestamp per received response), so one read may hold several
 //     events (same OffsetNs) and an event may span reads.
 //   - Non-streaming: all the request's "response" reads together are one
 //     body, one Event arriving with the last read, classified by
@@ -62,14 +64,16 @@
 //   - Triton ({"text_output": …}): each read is one Event, KindContent with
 //     the text (KindEmpty when the text is empty).
 //
-// Token counts: a usage object (a usage-only chunk, a chunk with usage, or
-// a non-streaming body; the last one seen wins) gives OutputTokens
+// Token counts: a usage object (a usage-only chunk, a chunk with usage, or a
+// non-streaming body; the last one seen wins) gives OutputTokens
 // (completion_tokens), InputTokens (prompt_tokens) and ReasoningTokens
 // (completion_tokens_details.reasoning_tokens), source "server_usage".
 // Without one, a streamed request's OutputTokens is its token-message count
 // (source "chunk_count") and a non-streamed request's is null. GenAI-Perf
-// itself ignores server usage and re-tokenizes the text (research note 2.1);
-// its numbers are in Run.Reported.
+// itself ignores server usage and re-tokenizes the text
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py lines
+// 435-459); its numbers are in Run.Reported.
 //
 // Other request fields: SourceID is "sequence_id" (present only for
 // sequence models); ResponseID the first "id" of a chunk or body; MaxTokens
@@ -124,7 +128,6 @@ package genaiperf
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -138,8 +141,9 @@ const Name = "genai-perf"
 
 // Suffixes of GenAI-Perf's summary files: <stem>_genai_perf.json and
 // <stem>_genai_perf.csv sit beside the raw export <stem>.json
-// (export_data/json_exporter.py and csv_exporter.py, perf_analyzer 263c5f6;
-// research note 1.2).
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/export_data/json_exporter.py lines 59-66 and
+// csv_exporter.py lines 73-82).
 const (
 	summaryJSONSuffix = "_genai_perf.json"
 	summaryCSVSuffix  = "_genai_perf.csv"
@@ -169,10 +173,10 @@ func (importer) Detect(path string, head []byte) bool {
 	base := filepath.Base(path)
 	switch {
 	case strings.HasSuffix(base, summaryJSONSuffix):
-		return !exists(rawBeside(path, summaryJSONSuffix))
+		return !ingest.Exists(rawBeside(path, summaryJSONSuffix))
 	case strings.HasSuffix(base, summaryCSVSuffix):
 		stem := strings.TrimSuffix(path, summaryCSVSuffix)
-		return !exists(stem+".json") && !exists(stem+summaryJSONSuffix)
+		return !ingest.Exists(stem+".json") && !ingest.Exists(stem+summaryJSONSuffix)
 	}
 	return detectRaw(base, head)
 }
@@ -210,7 +214,7 @@ func (importer) Companions(path string) []string {
 	}
 	var out []string
 	for _, c := range cands {
-		if exists(c) {
+		if ingest.Exists(c) {
 			out = append(out, c)
 		}
 	}
@@ -221,17 +225,14 @@ func (importer) Companions(path string) []string {
 // _genai_perf.csv is imported as a summary-only run; anything else as a raw
 // export with its companions (see the package documentation).
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	base := filepath.Base(path)
 	switch {
 	case strings.HasSuffix(base, summaryJSONSuffix):
 		return importSummaryOnly(path, "", label, opt, sink)
 	case strings.HasSuffix(base, summaryCSVSuffix):
 		js := strings.TrimSuffix(path, summaryCSVSuffix) + summaryJSONSuffix
-		if exists(js) {
+		if ingest.Exists(js) {
 			return importSummaryOnly(js, path, label, opt, sink)
 		}
 		return importSummaryOnly("", path, label, opt, sink)
@@ -242,9 +243,4 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 // rawBeside returns <stem>.json for a summary path <stem><suffix>.
 func rawBeside(path, suffix string) string {
 	return strings.TrimSuffix(path, suffix) + ".json"
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

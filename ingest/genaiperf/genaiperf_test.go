@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +11,8 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the hand-made fixtures and the golden dumps in testdata/")
 
 // corpusDir holds the real GenAI-Perf runs (see each SOURCE.md).
 const corpusDir = "../../testdata/genai-perf"
@@ -55,8 +53,8 @@ func primaryInputs(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(head) > 64<<10 {
-			head = head[:64<<10]
+		if len(head) > ingest.HeadSize {
+			head = head[:ingest.HeadSize]
 		}
 		if New().Detect(p, head) {
 			out = append(out, p)
@@ -103,7 +101,7 @@ func TestFixturesUpToDate(t *testing.T) {
 	for _, f := range fixtures {
 		path := filepath.Join("testdata", f.name, "profile_export.json")
 		want := f.encode()
-		if *update {
+		if golden.Update() {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -119,49 +117,18 @@ func TestFixturesUpToDate(t *testing.T) {
 	}
 }
 
-// TestGolden compares each case's dump with testdata/<case>.golden.
+// TestGolden compares each case's dump with testdata/<case>.golden (-update
+// rewrites the dumps and the hand-made fixtures).
 func TestGolden(t *testing.T) {
-	if *update {
+	if golden.Update() {
 		TestFixturesUpToDate(t)
 	}
 	for _, c := range cases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			got := importCase(t, c.dir, ingest.Options{}).dump
-			golden := filepath.Join("testdata", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if got != string(want) {
-				_ = os.WriteFile(golden+".got", []byte(got), 0o644)
-				t.Errorf("dump differs from %s (got written to %s.got):\n%s", golden, golden, firstDiff(string(want), got))
-			}
+			golden.Check(t, filepath.Join("testdata", c.name+".golden"), []byte(got))
 		})
 	}
-}
-
-// firstDiff shows the first differing line of two dumps.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + itoa(i+1) + ":\nwant " + wl + "\n got " + gl
-		}
-	}
-	return ""
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
@@ -270,7 +237,9 @@ func TestCorpus(t *testing.T) {
 				sumLatencyMs += float64(*r.StreamEndOffsetNs) / 1e6
 			}
 			// GenAI-Perf's request_latency is last response - timestamp
-			// (research note 2.1), i.e. our stream end offset.
+			// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+			// genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py
+			// line 165), i.e. our stream end offset.
 			if tt.latencyAvg != 0 {
 				got := sumLatencyMs / float64(len(res.Requests))
 				if d := got - tt.latencyAvg; d > 1e-6 || d < -1e-6 {

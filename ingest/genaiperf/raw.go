@@ -409,7 +409,7 @@ func (r *rawReader) positioned(err error) error {
 func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw formats.SourceFile, truncated bool, fileNotes *notes) error {
 	target := r.summaryTarget(sum, fileNotes)
 	files := append([]formats.SourceFile{raw}, sum.files...)
-	warned := map[string]bool{}
+	fileWarn := ingest.NewNotes(r.path, opt).Once() // for the warnings: each run's notes are built below
 	for i, x := range r.exps {
 		run := r.baseRun(label, i, x, sum)
 		run.SourceFiles = files
@@ -431,15 +431,10 @@ func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw
 			all.add(false, "summary statistics belong to run %s", ingest.RunLabel(label, target))
 		}
 		run.Notes = all.lines()
-		if opt.Warn != nil {
-			// A remark about the whole file is in every run's notes but
-			// warned once; remarks about requests name their experiment.
-			for _, w := range all.warnings() {
-				if !warned[w] {
-					warned[w] = true
-					opt.Warn(r.path + ": " + w)
-				}
-			}
+		// A remark about the whole file is in every run's notes but
+		// warned once; remarks about requests name their experiment.
+		for _, w := range all.warnings() {
+			fileWarn.WarnOnly(w)
 		}
 		if err := r.sink.Run(&run); err != nil {
 			return err

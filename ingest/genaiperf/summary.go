@@ -48,10 +48,9 @@ func importSummaryOnly(jsonPath, csvPath, label string, opt ingest.Options, sink
 		filepath.Base(firstNonEmpty(jsonPath, csvPath)))
 	n.merge(&sum.notes)
 	run.Notes = n.lines()
-	if opt.Warn != nil {
-		for _, w := range n.warnings() {
-			opt.Warn(firstNonEmpty(jsonPath, csvPath) + ": " + w)
-		}
+	warn := ingest.NewNotes(firstNonEmpty(jsonPath, csvPath), opt)
+	for _, w := range n.warnings() {
+		warn.WarnOnly(w)
 	}
 	return sink.Run(&run)
 }
@@ -142,9 +141,12 @@ func readSummaries(jsonPath, csvPath string, strict bool) (*summary, error) {
 
 // parseJSON reads a JSON summary: every top-level key whose value is an
 // object with a "unit" key is a metric, and each of its other keys a
-// statistic, in file order (json_exporter.py; metrics/statistics.py lines
-// 58-135 in the research note). "input_config" is the configuration echo;
-// other keys (telemetry_stats, sessions) are noted and skipped.
+// statistic, in file order
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/export_data/json_exporter.py lines 68-75 and
+// genai-perf/genai_perf/metrics/statistics.py lines 58-135). "input_config"
+// is the configuration echo; other keys (telemetry_stats, sessions) are noted
+// and skipped.
 func (s *summary) parseJSON(path string, b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := expectDelim(dec, '{'); err != nil {
@@ -283,7 +285,9 @@ func (c *inputConfig) loadMode() (mode string, value *float64) {
 
 // checkGoodput notes GenAI-Perf's invalid-SLO sentinel: request_goodput is
 // -1 when a --goodput constraint name is not a known metric
-// (goodput_calculator.py line 40, research note 2.1; perf_analyzer PR 32).
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/goodput_calculator/goodput_calculator.py line 40;
+// triton-inference-server/perf_analyzer PR 32).
 // The value is kept as reported.
 func (s *summary) checkGoodput() {
 	for _, r := range s.reported {
@@ -294,17 +298,18 @@ func (s *summary) checkGoodput() {
 	}
 }
 
-// parseCSV reads a CSV summary (export_data/csv_exporter.py, perf_analyzer
-// 263c5f6; research note 1.2): sections each led by a header row whose
-// first field is "Metric". A "Metric,avg,min,max,p99,…" section (2024:
-// p25…p99; 2025: also p10, p5, p1) has one row per request metric; a
-// "Metric,Value" section one row per system metric, whose value is the
-// JSON summary's "avg" and is imported under Stat "avg". Sections with a
-// "GPU" column (telemetry) are skipped. Labels are GenAI-Perf's metric
-// names title-cased with a " (unit)" suffix; they are turned back into
-// names ("Request Latency (ms)" → request_latency, unit "ms"). Values are
-// formatted with thousands separators ("2,235.71"); "N/A" and other
-// non-numbers are kept as Text. Lines may end in CRLF.
+// parseCSV reads a CSV summary
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/export_data/csv_exporter.py lines 44-121): sections
+// each led by a header row whose first field is "Metric". A
+// "Metric,avg,min,max,p99,…" section (2024: p25…p99; 2025: also p10, p5, p1)
+// has one row per request metric; a "Metric,Value" section one row per system
+// metric, whose value is the JSON summary's "avg" and is imported under Stat
+// "avg". Sections with a "GPU" column (telemetry) are skipped. Labels are
+// GenAI-Perf's metric names title-cased with a " (unit)" suffix; they are
+// turned back into names ("Request Latency (ms)" → request_latency, unit
+// "ms"). Values are formatted with thousands separators ("2,235.71"); "N/A"
+// and other non-numbers are kept as Text. Lines may end in CRLF.
 func (s *summary) parseCSV(path string, b []byte) error {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
@@ -360,9 +365,11 @@ func (s *summary) addCSVRow(file string, header, rec []string) {
 	}
 }
 
-// knownUnits are the units of GenAI-Perf's metrics (metrics/llm_metrics.py
-// and metrics/metrics.py, research note 1.2), used when a CSV label has no
-// unit or the 2024 system-row wording "(per sec)".
+// knownUnits are the units of GenAI-Perf's metrics
+// (triton-inference-server/perf_analyzer@263c5f6e0c7a
+// genai-perf/genai_perf/metrics/llm_metrics.py lines 37-61 and
+// metrics/metrics.py lines 42-55), used when a CSV label has no unit or the
+// 2024 system-row wording "(per sec)".
 var knownUnits = map[string]string{
 	"time_to_first_token":                 "ms",
 	"time_to_second_token":                "ms",

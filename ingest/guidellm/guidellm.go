@@ -6,8 +6,8 @@
 //
 // `guidellm benchmark --outputs json` writes one report, benchmarks.json
 // (`--outputs yaml`: the same object as benchmarks.yaml, keys sorted by
-// yaml.dump). Two shapes exist (research note guidellm-mlperf-metron.md,
-// 1.4):
+// yaml.dump). Two shapes exist (vllm-project/guidellm at tags v0.3.0
+// ad9513fd and v0.4.0 f6175cdd, and at ee7a77457ba6 for v0.7's "config"):
 //
 //   - v0.2–v0.3: {"benchmarks": [...]}; each benchmark has args, run_stats,
 //     worker, request_loader, metrics, request_totals, request_samples and
@@ -86,9 +86,6 @@ package guidellm
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -152,7 +149,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	if label == "" {
 		label = defaultLabel(path)
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -241,7 +238,7 @@ func isYAML(path string) bool {
 func yamlTwin(path string) string {
 	stem := strings.TrimSuffix(path, filepath.Ext(path))
 	for _, ext := range []string{".yaml", ".yml"} {
-		if exists(stem + ext) {
+		if ingest.Exists(stem + ext) {
 			return stem + ext
 		}
 	}
@@ -263,25 +260,4 @@ func defaultLabel(path string) string {
 		return dir
 	}
 	return "benchmarks"
-}
-
-const headSize = 64 << 10
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

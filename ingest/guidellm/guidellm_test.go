@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"math"
 	"os"
@@ -15,9 +14,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real guidellm run under the module's testdata (SOURCE.md).
 const corpus = "../../testdata/guidellm"
@@ -33,13 +31,6 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 		t.Fatalf("Import(%s): %v", path, err)
 	}
 	return &c, warnings
-}
-
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 func dump(t *testing.T, path, label string) []byte {
@@ -58,7 +49,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGolden(t, tc.name, dump(t, tc.path, tc.name))
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), dump(t, tc.path, tc.name))
 		})
 	}
 }
@@ -417,7 +408,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), headSize)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

@@ -20,10 +20,6 @@ var statuses = map[string]string{
 	"errored":    formats.StatusError,
 }
 
-// knownTop are the report's top-level keys (v0.3: benchmarks; v0.4–v0.6:
-// metadata, args, benchmarks; v0.7: metadata, config, benchmarks).
-var knownTop = map[string]bool{"benchmarks": true, "metadata": true, "args": true, "config": true}
-
 // knownBenchmark are a benchmark's keys in both shapes.
 var knownBenchmark = map[string]bool{
 	// both
@@ -393,8 +389,9 @@ func (d *decoder) cutDescription() string {
 // finish sends the Run rows, in benchmark order, once the whole report
 // (and its metadata, wherever it was) is known.
 func (d *decoder) finish(sources []formats.SourceFile, extraNotes []string) error {
-	if d.cut != "" && d.opt.Warn != nil {
-		d.opt.Warn(d.file + ": " + d.cut)
+	warn := ingest.NewNotes(d.file, d.opt) // for the warnings: d.run builds the notes
+	if d.cut != "" {
+		warn.WarnOnly(d.cut)
 	}
 	for _, b := range d.runs {
 		if b.empty() && !b.complete {
@@ -403,9 +400,7 @@ func (d *decoder) finish(sources []formats.SourceFile, extraNotes []string) erro
 		run, warnings := d.run(b, sources)
 		run.Notes = append(run.Notes, extraNotes...)
 		for _, w := range warnings {
-			if d.opt.Warn != nil {
-				d.opt.Warn(fmt.Sprintf("%s: %s: %s", d.file, b.where(), w))
-			}
+			warn.WarnOnly(b.where() + ": " + w)
 		}
 		if err := d.sink.Run(&run); err != nil {
 			return err

@@ -37,20 +37,19 @@ func keySet(keys ...string) map[string]bool {
 
 // requestStats counts what the notes of a run report about its records.
 type requestStats struct {
-	byStatus      map[string]int // formats status → rows
-	empty         int            // successful records without a token
-	placeholder   int            // v0.3 first/last_token_time −1.0 read as missing
-	noStart       int            // records without a start time
-	startResolve  int            // v0.4+ records started at resolve_start
-	endResolve    int            // v0.4+ records ended at resolve_end
-	chunkCount    int            // v0.6+ output_tokens = token_iterations fallback
-	failedCounts  int            // v0.3 failed records whose output_tokens were kept aside
-	unknown       map[string]int // unknown record keys
-	unknownLists  []string       // unknown request-list keys
-	outsideWindow int            // v0.4+ records outside the measurement window
-	ttfo          int            // records whose first content time came from time_to_first_output_token_ms
-	multiIter     int            // v0.4+ records with more than one token iteration
-	spans         []span         // v0.4+ (start, end) of each record, for the window check
+	byStatus     map[string]int // formats status → rows
+	empty        int            // successful records without a token
+	placeholder  int            // v0.3 first/last_token_time −1.0 read as missing
+	noStart      int            // records without a start time
+	startResolve int            // v0.4+ records started at resolve_start
+	endResolve   int            // v0.4+ records ended at resolve_end
+	chunkCount   int            // v0.6+ output_tokens = token_iterations fallback
+	failedCounts int            // v0.3 failed records whose output_tokens were kept aside
+	unknown      map[string]int // unknown record keys
+	unknownLists []string       // unknown request-list keys
+	ttfo         int            // records whose first content time came from time_to_first_output_token_ms
+	multiIter    int            // v0.4+ records with more than one token iteration
+	spans        []span         // v0.4+ (start, end) of each record, for the window check
 }
 
 type span struct{ start, end *float64 }

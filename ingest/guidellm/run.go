@@ -14,8 +14,11 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
-// Notes that state guidellm's definitions (research note
-// guidellm-mlperf-metron.md 1.1–1.3).
+// Notes that state guidellm's definitions (vllm-project/guidellm:
+// src/guidellm/benchmark/benchmark.py, class GenerativeTextResponseStats, at
+// tag v0.3.0 ad9513fd; src/guidellm/schemas/request_stats.py at tag v0.4.0
+// f6175cdd, the change coming with commit 31e26308; weights and percentiles
+// in objects/statistics.py at v0.3.0 and schemas/statistics.py at v0.4.0).
 const (
 	noteNoEvents = "guidellm keeps only the first and last token times per request (from v0.4 also its token-iteration count, imported as token_message_count): no events, no second-token time; inter-token gaps are not invented (guidellm spreads iterations evenly itself, for its rate metrics only)"
 	noteCounts   = "output_tokens and prompt_tokens are guidellm's counts (source tool_reported): the server's usage when it sent one, else the requested count; the file does not say which"

@@ -2,6 +2,7 @@ package inferenceperf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,9 +47,11 @@ func (t timing) convention() string {
 	return ConventionToken
 }
 
-// What each timing means for the reported numbers (research note
-// guidellm-mlperf-metron.md 3.3; inference-perf apis/completion.py,
-// apis/chat.py, apis/streaming_parser.py, reportgen/base.py at each tag).
+// What each timing means for the reported numbers
+// (kubernetes-sigs/inference-perf apis/completion.py, apis/chat.py,
+// apis/streaming_parser.py and reportgen/base.py at tags v0.1.0 a097500c,
+// v0.2.0 1ccc48b6, v0.3.0 a85b31b5, v0.4.0 e3e690ba, v0.5.0 e250731 and
+// v0.6.1 a40897e; the changes in PRs #452, #410 and #566).
 func (t timing) note() string {
 	switch t {
 	case timingRead:
@@ -99,7 +102,7 @@ func summaryLayout(s *summaryFile) layout {
 		return layout{"v0.5", "benchmark_time_seconds without server-token sections (v0.5)"}
 	case len(order) >= 3 && order[0] == "mean" && order[1] == "min" && order[2] == "max":
 		return layout{"v0.4", "statistics in the order mean, min, max, percentiles (configurable percentiles, v0.4+) and no benchmark_time_seconds (before v0.5)"}
-	case containsAll(order, "p10", "p50", "p90") && !contains(order, "p0.1"):
+	case containsAll(order, "p10", "p50", "p90") && !slices.Contains(order, "p0.1"):
 		return layout{"v0.1", "statistics mean, min, p10, p50, p90, max only (v0.1.x)"}
 	case len(order) >= 3 && order[0] == "mean" && order[1] == "min" && order[len(order)-1] == "max":
 		return layout{"v0.2–v0.3", "statistics in the fixed order mean, min, p0.1 … p99.9, max and no benchmark_time_seconds (v0.2–v0.3)"}
@@ -109,7 +112,7 @@ func summaryLayout(s *summaryFile) layout {
 
 func containsAll(list []string, s ...string) bool {
 	for _, x := range s {
-		if !contains(list, x) {
+		if !slices.Contains(list, x) {
 			return false
 		}
 	}

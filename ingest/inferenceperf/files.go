@@ -3,11 +3,10 @@ package inferenceperf
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -281,7 +280,7 @@ func sniffContent(head []byte) contentKind {
 	switch t {
 	case json.Delim('{'):
 		keys := objectKeys(dec, 4)
-		if contains(keys, "load_summary") && (contains(keys, "successes") || len(keys) == 1 || keys[len(keys)-1] == "load_summary") {
+		if slices.Contains(keys, "load_summary") && (slices.Contains(keys, "successes") || len(keys) == 1 || keys[len(keys)-1] == "load_summary") {
 			return contentSummary
 		}
 	case json.Delim('['):
@@ -289,7 +288,7 @@ func sniffContent(head []byte) contentKind {
 			return contentUnknown
 		}
 		keys := objectKeys(dec, 3)
-		if len(keys) >= 2 && keys[0] == "start_time" && keys[1] == "end_time" && (len(keys) == 2 || contains([]string{"request", "response", "info", "error"}, keys[2])) {
+		if len(keys) >= 2 && keys[0] == "start_time" && keys[1] == "end_time" && (len(keys) == 2 || slices.Contains([]string{"request", "response", "info", "error"}, keys[2])) {
 			return contentPerRequest
 		}
 	}
@@ -313,33 +312,6 @@ func objectKeys(dec *json.Decoder, max int) []string {
 		}
 	}
 	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-// readHead returns the first headSize bytes of path.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
 }
 
 // Label is the run label of an inference-perf file when none is given: the

@@ -69,7 +69,7 @@ func FuzzImport(f *testing.F) {
 		dir := t.TempDir()
 		path := fuzzLayouts[int(kind)%len(fuzzLayouts)](dir, data)
 		im := New()
-		im.Detect(path, data[:min(len(data), headSize)])
+		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
 		im.Companions(path)
 		_ = im.Import(path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
 	})

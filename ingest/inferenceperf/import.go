@@ -33,7 +33,6 @@ type runPlan struct {
 	statuses map[string]int
 	errors   map[string]int
 	hasRaw   bool
-	notes    []string
 }
 
 // runImport is one Import call.
@@ -58,15 +57,6 @@ type runImport struct {
 	raw *rawFile
 }
 
-// warn passes msg, a remark about the file at path, to opt.Warn prefixed
-// with the path (the notes name files by base name; a warning, printed
-// among other runs', needs the directory too).
-func (im *runImport) warn(path, msg string) {
-	if im.opt.Warn != nil {
-		im.opt.Warn(path + ": " + msg)
-	}
-}
-
 func (im *runImport) run() error {
 	if err := im.readReports(); err != nil {
 		return err
@@ -78,10 +68,10 @@ func (im *runImport) run() error {
 		}
 		im.raw = raw
 		if raw.cut != "" {
-			im.warn(im.g.perRequest, raw.cut)
+			ingest.NewNotes(im.g.perRequest, im.opt).WarnOnly(raw.cut)
 		}
 		if len(raw.unknown) > 0 {
-			im.warn(im.g.perRequest, "unknown keys ignored: "+countList(raw.unknown))
+			ingest.NewNotes(im.g.perRequest, im.opt).WarnOnly("unknown keys ignored: " + countList(raw.unknown))
 		}
 	}
 	im.planRuns()
@@ -109,10 +99,10 @@ func (im *runImport) readReports() error {
 		if err == nil {
 			if s.cut != "" {
 				// s.cut starts with the base name ("x.json is cut after …")
-				im.warn(path, strings.TrimPrefix(s.cut, filepath.Base(path)+" is "))
+				ingest.NewNotes(path, im.opt).WarnOnly(strings.TrimPrefix(s.cut, filepath.Base(path)+" is "))
 			}
 			if len(s.unknown) > 0 {
-				im.warn(path, "keys inference-perf does not write (imported): "+strings.Join(s.unknown, ", "))
+				ingest.NewNotes(path, im.opt).WarnOnly("keys inference-perf does not write (imported): " + strings.Join(s.unknown, ", "))
 			}
 		}
 		return s
@@ -264,7 +254,7 @@ func (im *runImport) assignToStages() bool {
 		}
 	}
 	raw.assignNote = "requests not routed to stages (" + why + "): they are all in run " + im.label
-	im.warn(im.g.perRequest, raw.assignNote)
+	ingest.NewNotes(im.g.perRequest, im.opt).WarnOnly(raw.assignNote)
 	return false
 }
 

@@ -5,8 +5,9 @@
 // # Inputs
 //
 // One inference-perf run writes a directory of reports, every name
-// optionally carrying the run's report_file_prefix (reportgen/base.py
-// generate_reports; research note guidellm-mlperf-metron.md, 3.1):
+// optionally carrying the run's report_file_prefix
+// (kubernetes-sigs/inference-perf@7de5ef2ed6f7
+// inference_perf/reportgen/base.py, generate_reports):
 //
 //   - stage_N_lifecycle_metrics.json: the client-side summary of load stage
 //     N (summarize_requests over the stage's requests): load_summary
@@ -179,7 +180,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	}
 	g, named := groupOf(path)
 	if !named {
-		head, err := readHead(path)
+		head, err := ingest.ReadHead(path)
 		if err != nil {
 			return err
 		}

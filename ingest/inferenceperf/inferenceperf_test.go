@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,9 +13,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real inference-perf runs under the module's testdata (each
 // with a SOURCE.md).
@@ -50,13 +48,6 @@ func importErr(path string) error {
 	return New().Import(path, ingest.Options{}, &formats.Collector{})
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 func dump(t *testing.T, path string) []byte {
 	t.Helper()
 	return testkit.Dump(t, New(), path, ingest.Options{})
@@ -68,7 +59,7 @@ func dump(t *testing.T, path string) []byte {
 func TestGoldenCorpus(t *testing.T) {
 	for _, name := range corpusCases(t) {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, "summary_lifecycle_metrics.json")))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, "summary_lifecycle_metrics.json")))
 		})
 	}
 }
@@ -82,7 +73,7 @@ func TestGoldenFixtures(t *testing.T) {
 	} {
 		name := filepath.Dir(f)
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", f)))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", f)))
 		})
 	}
 }
@@ -108,10 +99,12 @@ func hasNote(run formats.Run, sub string) bool {
 	return false
 }
 
-// TestCorpus checks the three KubeCon-2025 runs (SOURCE.md; research note
-// guidellm-mlperf-metron.md 3.3 and 7): eight summary-only runs each, the
-// stages' load, the per-SSE-line convention, the Prometheus numbers kept
-// apart, and values read back from the files.
+// TestCorpus checks the three KubeCon-2025 runs (each SOURCE.md:
+// kubernetes-sigs/inference-perf@7ff8150698cd demos/kubecon-na-2025, made
+// by v0.2–v0.3 code that timed every SSE line, which inference-perf's PR
+// 452 fixed): eight summary-only runs each, the stages' load, the
+// per-SSE-line convention, the Prometheus numbers kept apart, and values
+// read back from the files.
 func TestCorpus(t *testing.T) {
 	want := map[string]struct {
 		rates      []float64 // load_summary.requested_rate of stages 0–6
@@ -681,7 +674,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), headSize)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

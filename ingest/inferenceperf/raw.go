@@ -201,7 +201,7 @@ func (im *runImport) emitRuns() error {
 		if without == 1 {
 			what = "1 run"
 		}
-		im.warn(im.g.primary(), "summary only: nothing to recompute ("+what+" without requests)")
+		ingest.NewNotes(im.g.primary(), im.opt).WarnOnly("summary only: nothing to recompute (" + what + " without requests)")
 	}
 	for _, p := range im.plans {
 		run := im.runRow(p)

@@ -252,7 +252,6 @@ type walker struct {
 	path        []string
 	depth       int
 	droppedLast string
-	inLatency   bool
 }
 
 // where names the current position: the key path, or "top level".

@@ -49,7 +49,7 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		im := New()
-		im.Detect(path, data[:min(len(data), headSize)])
+		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
 		_ = im.Import(path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
 	})
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
-// Notes that state LLMPerf's definitions (research note
-// llmperf-vllm-sglang.md 1.1, 2.1; ray-project/llmperf issue #35).
+// Notes that state LLMPerf's definitions (ray-project/llmperf@f1d6bed47e45
+// token_benchmark_ray.py, src/llmperf/common_metrics.py and
+// src/llmperf/ray_clients/openai_chat_completions_client.py;
+// ray-project/llmperf issue #35).
 const (
 	noteBOS      = "number_output_tokens counts the Llama-2 tokenizer's BOS token (LLMPerf encodes the generated text with hf-internal-testing/llama-tokenizer, which prepends BOS; llmperf issue #35): output_tokens = number_output_tokens − 1 for successful rows, reported_output_tokens keeps the raw count"
 	noteISL      = "input_tokens = number_input_tokens, the prompt length LLMPerf sampled as its target (Llama-2 tokenizer), not a count of the prompt sent"
@@ -27,18 +29,12 @@ const (
 // prefixed with the path). A companion summary that cannot be read is
 // reported in a note (its path and byte position) and otherwise ignored.
 func importRows(path, label string, opt ingest.Options, sink formats.Sink) error {
-	var notes []string
-	warn := func(msg string) {
-		notes = append(notes, msg)
-		if opt.Warn != nil {
-			opt.Warn(msg)
-		}
-	}
+	notes := ingest.NewNotes(path, opt)
 	var sum *summary
-	if sp := summaryPath(path); sp != "" && exists(sp) {
+	if sp := summaryPath(path); sp != "" && ingest.Exists(sp) {
 		s, err := readSummary(sp)
 		if err != nil {
-			warn(err.Error())
+			notes.WarnNamed(err.Error())
 		} else {
 			sum = s
 		}
@@ -53,11 +49,7 @@ func importRows(path, label string, opt ingest.Options, sink formats.Sink) error
 		return err
 	}
 	if cut != "" {
-		// the note names the record; the warning names the file too
-		notes = append(notes, cut)
-		if opt.Warn != nil {
-			opt.Warn(path + ": " + cut)
-		}
+		notes.Warn(cut) // the note names the record; the warning names the file too
 	}
 	src, err := hf.SourceFile("raw")
 	if err != nil {
@@ -80,7 +72,7 @@ func importRows(path, label string, opt ingest.Options, sink formats.Sink) error
 	run.Convention = conv.name
 	run.RequestCount = int64(len(rows))
 	run.Truncated = cut != ""
-	run.Notes = append(append(run.Notes, notes...), rowNotes(rows, conv, &lt)...)
+	run.Notes = append(append(run.Notes, notes.Lines...), rowNotes(rows, conv, &lt)...)
 	return sink.Run(&run)
 }
 
@@ -220,8 +212,6 @@ func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink
 	conv := detectConvention(nil, s.timestamp)
 	run.Convention = conv.name
 	run.Notes = append([]string{"summary only: nothing to recompute", "convention " + conv.name + ": " + conv.evidence}, run.Notes...)
-	if opt.Warn != nil {
-		opt.Warn(path + ": summary only: nothing to recompute")
-	}
+	ingest.NewNotes(path, opt).WarnOnly("summary only: nothing to recompute")
 	return sink.Run(&run)
 }

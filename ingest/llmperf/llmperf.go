@@ -4,8 +4,9 @@
 //
 // # Inputs
 //
-// LLMPerf writes two files per run into --results-dir (research note
-// llmperf-vllm-sglang.md, 1.1): <stem>_individual_responses.json, a JSON
+// LLMPerf writes two files per run into --results-dir
+// (ray-project/llmperf@f1d6bed47e45 token_benchmark_ray.py; keys in
+// src/llmperf/common_metrics.py): <stem>_individual_responses.json, a JSON
 // array with one object per kept request, and <stem>_summary.json, a flat
 // object of configuration keys and results_* statistics (both
 // json.dump(indent=4)). The leaderboard repository renamed them
@@ -43,13 +44,15 @@
 //
 // # Versions
 //
-// The per-row throughput and ITL definitions changed twice (research 2.1);
+// The per-row throughput and ITL definitions changed twice
+// (token_benchmark_ray.py in ray-project/llmperf at 1eac866 "LLMPerfV2",
+// 2023-12-05; afd137ae21b4, 2024-04-07; f1d6bed47e45, 2024-12-09);
 // detectConvention names the version in Run.Convention: "llmperf@2023-12",
 // "llmperf@2024-04" or "llmperf@2024-12", with its evidence in a note. Only
 // the first two divide inter_token_latency_s by the token count, so only
 // they give last-token offsets: f1d6bed (2024-12) divides by the client's
-// SSE chunk count, which the file does not keep. (The research table also
-// names f1d6bed's final-sweep path, which divides by tokens; in f1d6bed that
+// SSE chunk count, which the file does not keep. (f1d6bed's final-sweep
+// path divides by tokens too; in f1d6bed that
 // sweep reads from a fresh launcher with nothing pending and appends a
 // dict's keys instead of the dict, so no row of a 2024-12 file comes from
 // it — token_benchmark_ray.py at f1d6bed, lines 147-164.)
@@ -64,11 +67,8 @@ package llmperf
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -109,7 +109,7 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindRows:
 		return true
 	case kindSummary:
-		return rowsPath(path) == "" || !exists(rowsPath(path))
+		return rowsPath(path) == "" || !ingest.Exists(rowsPath(path))
 	}
 	return false
 }
@@ -119,7 +119,7 @@ func (importer) Detect(path string, head []byte) bool {
 // <stem>_summary.json beside <stem>_individual_responses.json — when it
 // exists.
 func (importer) Companions(path string) []string {
-	if s := summaryPath(path); s != "" && exists(s) {
+	if s := summaryPath(path); s != "" && ingest.Exists(s) {
 		return []string{s}
 	}
 	return nil
@@ -131,11 +131,8 @@ func (importer) Companions(path string) []string {
 // offending element ("individual_responses.json: record 3: …"); an array
 // cut short is not an error (see importRows).
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
-	head, err := readHead(path)
+	label := opt.LabelFor(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -176,9 +173,9 @@ func sniff(path string, head []byte) inputKind {
 	}
 	switch head[0] {
 	case '[':
-		keys, empty := firstElementKeys(head)
-		if containsAny(keys, rowKeys) || (contains(keys, "error_code") && contains(keys, "error_msg")) ||
-			(named && (empty || contains(keys, "error_code"))) {
+		keys, _, empty := ingest.HeadKeys(head) // head starts with '['
+		if ingest.AnyKey(keys, rowKeys) || (slices.Contains(keys, "error_code") && slices.Contains(keys, "error_msg")) ||
+			(named && (empty || slices.Contains(keys, "error_code"))) {
 			return kindRows
 		}
 	case '{':
@@ -188,63 +185,6 @@ func sniff(path string, head []byte) inputKind {
 		}
 	}
 	return kindUnknown
-}
-
-// firstElementKeys returns the keys of the array's first object as far as
-// head goes, and whether the array is empty ("[]").
-func firstElementKeys(head []byte) (keys []string, empty bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return nil, false
-	}
-	t, err := dec.Token()
-	if err != nil {
-		return nil, false
-	}
-	if t == json.Delim(']') {
-		return nil, true
-	}
-	if t != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			break
-		}
-		keys = append(keys, k)
-		if skipValue(dec) != nil {
-			break
-		}
-	}
-	return keys, false
-}
-
-// skipValue reads and discards one JSON value from dec.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }
 
 // summaryPath is the summary's path for an individual-responses path
@@ -267,45 +207,4 @@ func rowsPath(path string) string {
 		return ""
 	}
 	return filepath.Join(dir, stem+rowsSuffix)
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-// readHead returns the first headSize bytes of path.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if contains(list, w) {
-			return true
-		}
-	}
-	return false
 }

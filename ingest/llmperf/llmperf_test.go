@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real LLMPerf runs under the module's testdata (each with a
 // SOURCE.md).
@@ -46,13 +44,6 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	return &c, warnings
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
 	return testkit.Dump(t, New(), path, ingest.Options{Label: label})
@@ -61,7 +52,7 @@ func dump(t *testing.T, path, label string) []byte {
 func TestGoldenCorpus(t *testing.T) {
 	for _, name := range corpusCases(t) {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, "individual_responses.json"), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, "individual_responses.json"), name))
 		})
 	}
 }
@@ -74,13 +65,13 @@ func TestGoldenFixtures(t *testing.T) {
 	} {
 		name := filepath.Dir(f)
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", f), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", f), name))
 		})
 	}
 }
 
 // TestCorpus checks counts, conventions and summary values per corpus run
-// (SOURCE.md and research note llmperf-vllm-sglang.md, section 3).
+// (each run's SOURCE.md; the expected values are the runs' own summaries).
 func TestCorpus(t *testing.T) {
 	want := map[string]struct {
 		rows, errs int
@@ -438,7 +429,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), 64<<10)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

@@ -177,7 +177,8 @@ type lastTokenStats struct {
 // lastToken recovers the arrival of the last content chunk, t_last − st.
 // LLMPerf's client sums the content-chunk gaps into inter_token_latency_s
 // (= t_last − st, TTFT included) and the benchmark divides that sum by the
-// Llama-2 token count N_tok (1eac866 … 03872a4; research 2.1), so
+// Llama-2 token count N_tok (ray-project/llmperf token_benchmark_ray.py
+// from 1eac866 to 03872a48f7df), so
 // t_last = ITL·N_tok. Candidates:
 //
 //   - ITL·number_output_tokens, when divideByTokens (the version divides by

@@ -542,14 +542,11 @@ func (r *runBuilder) build(path string) formats.Run {
 		notes = append(notes, s)
 		r.warnings = append(r.warnings, s)
 	}
-	for _, m := range r.messages {
-		notes = append(notes, m)
-	}
+	notes = append(notes, r.messages...)
 	run.Notes = append(notes, r.notes...)
-	if r.opt.Warn != nil {
-		for _, w := range r.warnings {
-			r.opt.Warn(path + ": " + w)
-		}
+	warn := ingest.NewNotes(path, r.opt) // for the warnings: the notes are built above
+	for _, w := range r.warnings {
+		warn.WarnOnly(w)
 	}
 	return run
 }

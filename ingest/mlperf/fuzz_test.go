@@ -51,7 +51,7 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		im := New()
-		im.Detect(path, data[:min(len(data), headSize)])
+		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
 		im.Companions(path)
 		_ = im.Import(path, ingest.Options{Label: "fuzz", Warn: func(string) {}}, &formats.Collector{})
 	})

@@ -18,7 +18,8 @@
 // companion; a detail log alone is imported on its own. Neither holds
 // per-sample times (only mlperf_log_trace.json does, when tracing is on,
 // and submissions omit it), so a run has no requests: "summary only:
-// nothing to recompute" (research note guidellm-mlperf-metron.md, 2.4).
+// nothing to recompute" (mlcommons/inference@b66003e10e2d loadgen/logging.cc;
+// the submissions in testdata/mlperf, see their SOURCE.md, carry no trace).
 //
 // # What a run becomes
 //
@@ -70,9 +71,6 @@ package mlperf
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -132,7 +130,7 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindSummary:
 		return true
 	case kindDetail:
-		return !exists(filepath.Join(filepath.Dir(path), summaryFile))
+		return !ingest.Exists(filepath.Join(filepath.Dir(path), summaryFile))
 	}
 	return false
 }
@@ -142,7 +140,7 @@ func (importer) Companions(path string) []string {
 	if filepath.Base(path) == detailFile {
 		return nil
 	}
-	if d := filepath.Join(filepath.Dir(path), detailFile); exists(d) {
+	if d := filepath.Join(filepath.Dir(path), detailFile); ingest.Exists(d) {
 		return []string{d}
 	}
 	return nil
@@ -154,7 +152,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	if label == "" {
 		label = defaultLabel(path)
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return err
 	}
@@ -167,7 +165,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 		if err := r.readSummary(path); err != nil {
 			return err
 		}
-		if d := filepath.Join(filepath.Dir(path), detailFile); filepath.Base(path) == summaryFile && exists(d) {
+		if d := filepath.Join(filepath.Dir(path), detailFile); filepath.Base(path) == summaryFile && ingest.Exists(d) {
 			if err := r.readDetail(d); err != nil {
 				return err
 			}
@@ -204,25 +202,4 @@ func defaultLabel(path string) string {
 		return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return base
-}
-
-const headSize = 64 << 10
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
-}
-
-func exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

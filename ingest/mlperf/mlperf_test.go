@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real LoadGen runs under the module's testdata (each with a
 // SOURCE.md).
@@ -48,11 +46,6 @@ func importFile(t *testing.T, path, label string) (formats.Run, []string) {
 	return c.Runs[0], warnings
 }
 
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
 	return testkit.Dump(t, New(), path, ingest.Options{Label: label})
@@ -61,7 +54,7 @@ func dump(t *testing.T, path, label string) []byte {
 func TestGoldenCorpus(t *testing.T) {
 	for _, name := range corpusCases(t) {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, summaryFile), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, summaryFile), name))
 		})
 	}
 }
@@ -75,7 +68,7 @@ func TestGoldenFixtures(t *testing.T) {
 	} {
 		name := filepath.Dir(f)
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", f), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", f), name))
 		})
 	}
 }
@@ -103,7 +96,7 @@ func num(t *testing.T, run formats.Run, metric, stat string) float64 {
 func notes(run formats.Run) string { return strings.Join(run.Notes, "\n") }
 
 // TestCorpus checks each corpus run's key numbers against its SOURCE.md
-// and the research note (guidellm-mlperf-metron.md, 7).
+// (which quotes them from the run's own logs).
 func TestCorpus(t *testing.T) {
 	want := map[string]struct {
 		version, model, scenario string
@@ -338,7 +331,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), headSize)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

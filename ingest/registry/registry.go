@@ -7,7 +7,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,9 +26,6 @@ import (
 	"github.com/tokentrace/tokentrace/ingest/sglangbench"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
 )
-
-// HeadSize is how many leading bytes of a file Detect sees.
-const HeadSize = 64 << 10
 
 // importers lists every importer, in detection order, with what it knows
 // of its tool (nil for server logs, which have no reported statistics to
@@ -289,30 +285,16 @@ func within(path, dir string) bool {
 
 // detectWith reports whether im recognizes path.
 func detectWith(path string, im ingest.Importer) (bool, error) {
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return false, err
 	}
 	return im.Detect(path, head), nil
 }
 
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	head := make([]byte, HeadSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return head[:n], nil
-}
-
 // detect returns the importer that recognizes path, or nil.
 func detect(path string) (ingest.Importer, error) {
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return nil, err
 	}

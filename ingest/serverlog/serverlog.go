@@ -4,8 +4,7 @@
 // formats rows ("server rows"): one formats.Request per server record with
 // the Server* columns set, StartNs and the client offsets null, and the
 // server's definitions in the run's notes. The definitions, clocks and
-// sources of every record kind are in README.md beside this file (research
-// note server-logs.md).
+// sources of every record kind are in README.md beside this file.
 //
 // # Inputs
 //
@@ -250,8 +249,8 @@ var reFullDate = regexp.MustCompile(`(20\d\d)[-/](\d\d)[-/](\d\d)`)
 
 // parse reads path into a textState.
 func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(64 << 10)
+	br := bufio.NewReaderSize(r, ingest.HeadSize)
+	head, err := br.Peek(ingest.HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, err
 	}
@@ -486,22 +485,15 @@ func (im *Importer) ImportFile(path string, opt ingest.Options, sink formats.Sin
 }
 
 func (im *Importer) importParsed(path string, res *Result, src formats.SourceFile, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
-	warn := func(msg string) {
-		if opt.Warn != nil {
-			opt.Warn(path + ": " + msg)
-		}
-	}
+	label := opt.LabelFor(path)
+	warn := ingest.NewNotes(path, opt) // for the warnings (the run notes come from res)
 	if res.NoTiming != "" {
-		warn(noRecordsPrefix(res.NoTiming) + res.NoTiming)
+		warn.WarnOnly(noRecordsPrefix(res.NoTiming) + res.NoTiming)
 	} else if res.Unknown > 0 {
-		warn(fmt.Sprintf("%d unknown lines skipped (first: line %d): they match no server's record shape", res.Unknown, res.FirstUnknown))
+		warn.WarnOnly(fmt.Sprintf("%d unknown lines skipped (first: line %d): they match no server's record shape", res.Unknown, res.FirstUnknown))
 	}
 	if res.Truncated && !strings.HasPrefix(res.NoTiming, "cut ") {
-		warn("cut record: " + res.Cut + "; every complete record before it was imported")
+		warn.WarnOnly("cut record: " + res.Cut + "; every complete record before it was imported")
 	}
 	serverLabel := label
 	if len(res.Clients) > 0 {

@@ -1,7 +1,6 @@
 package serverlog
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,9 +8,8 @@ import (
 
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // corpusFiles are the server-log corpus samples (testdata/server-logs, real
 // public samples with SOURCE.md), each with its golden dump.
@@ -45,15 +43,15 @@ func TestCorpusGolden(t *testing.T) {
 	for _, p := range corpusFiles(t) {
 		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
 			head, _ := os.ReadFile(p)
-			if len(head) > 64<<10 {
-				head = head[:64<<10]
+			if len(head) > ingest.HeadSize {
+				head = head[:ingest.HeadSize]
 			}
 			im := &Importer{Year: 2026}
 			if !im.Detect(p, head) {
 				t.Fatalf("Detect(%s) = false", p)
 			}
 			got := testkit.Dump(t, im, p, ingest.Options{Label: "s"})
-			testkit.Golden(t, goldenName(p), got, *update)
+			golden.Check(t, goldenName(p), got)
 		})
 	}
 }

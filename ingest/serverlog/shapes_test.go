@@ -60,9 +60,10 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
-// TGI --json-output Success event (tracing-subscriber JSON: flattened
-// event, span = current span, spans = outermost first; router/src/server.rs
-// field names). No real JSON record was found (research 2.1): the shape is
+// TGI --json-output Success event (tracing-subscriber JSON: flattened event,
+// span = current span, spans = outermost first; field names from
+// huggingface/text-generation-inference@db931fcf42da router/src/server.rs
+// and router/src/logging.rs). No real JSON record was found: the shape is
 // built from the documented fields; the OTLP HTTP span carries trace_id.
 func TestTGIJSONSuccess(t *testing.T) {
 	line := `{"timestamp":"2026-03-01T10:00:01.500000Z","level":"INFO","message":"Success","target":"text_generation_router::server","filename":"router/src/server.rs","line_number":402,` +
@@ -85,8 +86,11 @@ func TestTGIJSONSuccess(t *testing.T) {
 }
 
 // SGLang --log-requests-format json (request_logger.py) and the metrics
-// export file (request_metrics_exporter.py), shapes from the research note
-// 3.1/3.2; plus a text Finish record with its out={meta_info} part.
+// export file (request_metrics_exporter.py), shapes from
+// sgl-project/sglang@01bb91204cf6 python/sglang/srt/utils/request_logger.py
+// and sgl-project/sglang@d6645396ff69
+// python/sglang/srt/managers/request_metrics_exporter.py; plus a text Finish
+// record with its out={meta_info} part.
 func TestSGLangShapes(t *testing.T) {
 	js := `{"timestamp": "2026-03-01T10:00:00.100", "event": "request.received", "rid": "r1", "obj": {"rid": "r1"}}` + "\n" +
 		`{"timestamp": "2026-03-01T10:00:02.000", "event": "request.finished", "rid": "r1", "obj": {"rid": "r1", "received_time": 1772359200.1, "received_time_perf": 1000.5}, "out": {"meta_info": {"id": "r1", "prompt_tokens": 12, "completion_tokens": 34, "cached_tokens": 0, "e2e_latency": 1.9, "queue_time": 0.25, "finish_reason": {"type": "stop"}}}}` + "\n"
@@ -233,8 +237,9 @@ func TestTritonCut(t *testing.T) {
 	}
 }
 
-// TGI TEXT Success with the OTLP HTTP span prefix (trace_id, the join
-// key) and its RFC 3339 µs timestamp (router/src/server.rs; research 2.1).
+// TGI TEXT Success with the OTLP HTTP span prefix (trace_id, the join key)
+// and its RFC 3339 µs timestamp
+// (huggingface/text-generation-inference@db931fcf42da router/src/server.rs).
 func TestTGITextWithTraceID(t *testing.T) {
 	line := `2026-03-01T10:00:02.000000Z  INFO HTTP request{otel.name=POST /generate http.client_ip= http.flavor=1.1 http.host=localhost:3000 http.method=POST http.route=/generate http.scheme=HTTP http.target=/generate http.user_agent=curl/8.5.0 otel.kind=server trace_id=4bf92f3577b34da6a3ce929d0e0e4736}:generate{parameters=GenerateParameters { best_of: None, temperature: None, max_new_tokens: Some(20), stop: [], seed: None } total_time="986.532642ms" validation_time="681.374µs" queue_time="188.125µs" inference_time="985.66325ms" time_per_token="49.283162ms" seed="None"}: text_generation_router::server: router/src/server.rs:622: Success` + "\n"
 	reqs, _ := importText(t, "tgi.log", line)

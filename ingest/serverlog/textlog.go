@@ -105,7 +105,6 @@ var (
 	reTraceID  = regexp.MustCompile(`\btrace_id=([0-9a-f]{32})\b`)
 
 	reSGReceived = regexp.MustCompile(`\breceived_time=([0-9.eE+-]+)`)
-	reSGPerf     = regexp.MustCompile(`\breceived_time_perf=([0-9.eE+-]+)`)
 	reSGRid      = regexp.MustCompile(`\brid='([^']*)'`)
 	reSGFinish   = regexp.MustCompile(`'finish_reason': \{'type': '([^']*)'`)
 	reSGMeta     = regexp.MustCompile(`'(e2e_latency|prompt_tokens|completion_tokens|cached_tokens|queue_time|prefill_latency|prefill_delay|id)': ('[^']*'|[0-9.eE+-]+)`)

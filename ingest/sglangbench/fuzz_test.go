@@ -27,7 +27,7 @@ func FuzzImport(f *testing.F) {
 	}
 	f.Add([]byte(`{"backend": "sglang", "duration": -Infinity, "ttfts": [1e308, NaN, 0.1], "itls": [[1e308, 1e308, 1e308], null, [NaN, NaN]], "output_lens": [1, 1e300, -1], "server_info": {"decode": [{"version": 1}], "prefill": []}}` + "\n" + `{"backend": 5, "completed": "x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		New().Detect("r.jsonl", data[:min(len(data), 64<<10)])
+		New().Detect("r.jsonl", data[:min(len(data), ingest.HeadSize)])
 		_ = importData("/nonexistent/r.jsonl", "fuzz", formats.SourceFile{Path: "r.jsonl"}, data, ingest.Options{}, &formats.Collector{})
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -69,7 +70,7 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 	for i, e := range v.Entries {
 		keys[i] = e.Key
 	}
-	if !has(keys, "backend") && !hasAny(keys, resultMarks) {
+	if !slices.Contains(keys, "backend") && !ingest.AnyKey(keys, resultMarks) {
 		fe := &ingest.FormatError{File: f.path, Where: v.Where, Msg: "not an SGLang bench_serving result (no backend, duration, completed or output_throughput key)"}
 		if v.Index == 0 {
 			fe.Err = ingest.ErrNotThisFormat
@@ -122,9 +123,9 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 // keySet names the era of a line's keys (package doc).
 func keySet(keys []string) string {
 	switch {
-	case has(keys, "server_info") || has(keys, "tag") || has(keys, "total_input_text_tokens"):
+	case slices.Contains(keys, "server_info") || slices.Contains(keys, "tag") || slices.Contains(keys, "total_input_text_tokens"):
 		return "late-2025 (server_info, tag, total_input_text_tokens)"
-	case has(keys, "mean_ttft_ms") || has(keys, "request_throughput"):
+	case slices.Contains(keys, "mean_ttft_ms") || slices.Contains(keys, "request_throughput"):
 		return "2025 (mean/median/std/p99 statistics, request_throughput)"
 	}
 	return "2024 (median_ttft_ms, median_itl_ms, mean/median_e2e_latency_ms only)"
@@ -291,7 +292,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	if d == nil {
 		src.Role = "summary"
 		notes = append([]string{"summary only: nothing to recompute"}, notes...)
-		f.warn("summary only: nothing to recompute")
+		f.warns.WarnOnly("summary only: nothing to recompute")
 		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
 			notes = append(notes, n)
 		}
@@ -326,10 +327,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 func (r *result) unknownNotes(f *fileState) []string {
 	var notes []string
 	for _, k := range r.unknownNum {
-		f.warn(fmt.Sprintf("key %q is not one SGLang bench_serving writes: imported into reported", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one SGLang bench_serving writes: imported into reported", k))
 	}
 	for _, k := range r.unknownCfg {
-		f.warn(fmt.Sprintf("key %q is not one SGLang bench_serving writes: kept in config_json", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one SGLang bench_serving writes: kept in config_json", k))
 	}
 	if len(r.unknownNum) > 0 {
 		notes = append(notes, "keys SGLang does not write, numeric, imported into reported (Stat \"value\"): "+strings.Join(r.unknownNum, ", "))

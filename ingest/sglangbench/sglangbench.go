@@ -5,10 +5,10 @@
 //
 // # Inputs
 //
-// bench_serving appends one JSON line per run to its --output-file
-// (default "{backend}_{MMDD}_{num_prompts}_{in}_{out}.jsonl"), so a file
-// holds one run per line, RunLabel(label, i) for the i-th (research note
-// llmperf-vllm-sglang.md, 1.3). The lines are Python json.dumps output: a
+// bench_serving appends one JSON line per run to its --output-file (default
+// "{backend}_{MMDD}_{num_prompts}_{in}_{out}.jsonl"), so a file holds one run
+// per line, RunLabel(label, i) for the i-th (sgl-project/sglang@0033168f0f58
+// python/sglang/bench_serving.py). The lines are Python json.dumps output: a
 // float("inf") request rate is the bare token Infinity, and NaN may appear;
 // both parse (ingest/vllmbench/pybench, which SGLang shares with the vLLM
 // script it was adapted from).
@@ -102,6 +102,7 @@ package sglangbench
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -146,7 +147,7 @@ func (importer) Detect(path string, head []byte) bool {
 }
 
 func isResult(keys []string) bool {
-	return has(keys, "backend") && hasAny(keys, resultMarks) && (hasAny(keys, sglangKeys) || !hasAny(keys, vllmKeys))
+	return slices.Contains(keys, "backend") && ingest.AnyKey(keys, resultMarks) && (ingest.AnyKey(keys, sglangKeys) || !ingest.AnyKey(keys, vllmKeys))
 }
 
 // Companions implements ingest.Importer: bench_serving writes one file.
@@ -155,10 +156,7 @@ func (importer) Companions(string) []string { return nil }
 // Import implements ingest.Importer: one Run per line, with its requests
 // when the line holds --output-details arrays.
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	src, data, err := ingest.HashFile(path, "summary")
 	if err != nil {
 		return err
@@ -176,7 +174,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 	if err != nil {
 		return err
 	}
-	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warned: map[string]bool{}}
+	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warns: ingest.NewNotes(path, opt).Once()}
 	var results []*result
 	for _, v := range vals {
 		r, err := parseResult(f, v)
@@ -189,7 +187,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 		return ingest.Errorf(path, "", "%s: no complete result line", cut)
 	}
 	if cut != "" {
-		f.warn(cut)
+		f.warns.WarnOnly(cut)
 	}
 	for i, r := range results {
 		if err := r.emit(f, ingest.RunLabel(label, i), src, cut, sink); err != nil {
@@ -203,32 +201,5 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 type fileState struct {
 	path, file string
 	opt        ingest.Options
-	warned     map[string]bool
-}
-
-// warn passes msg to opt.Warn once per file.
-func (f *fileState) warn(msg string) {
-	if f.opt.Warn == nil || f.warned[msg] {
-		return
-	}
-	f.warned[msg] = true
-	f.opt.Warn(f.path + ": " + msg)
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if has(list, w) {
-			return true
-		}
-	}
-	return false
+	warns      *ingest.Notes // warnings only, each once per file; the runs' notes are built apart
 }

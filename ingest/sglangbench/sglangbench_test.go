@@ -3,7 +3,6 @@ package sglangbench
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,9 +12,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real SGLang result files under the module's testdata (each
 // directory with a SOURCE.md).
@@ -44,13 +42,6 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	return &c, warnings
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
 	return testkit.Dump(t, New(), path, ingest.Options{Label: label})
@@ -63,7 +54,7 @@ func TestGoldenCorpus(t *testing.T) {
 	}
 	for name, file := range corpusFiles {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, file), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, file), name))
 		})
 	}
 }
@@ -71,7 +62,7 @@ func TestGoldenCorpus(t *testing.T) {
 func TestGoldenFixtures(t *testing.T) {
 	for name, file := range fixtures {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", name, file), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", name, file), name))
 		})
 	}
 }
@@ -264,7 +255,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), 64<<10)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

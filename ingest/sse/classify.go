@@ -73,10 +73,12 @@ type APIError struct {
 //   - an "event:" value containing "error" (case-insensitive): KindError,
 //     Error.Message = Data (or the JSON error's message). GenAI-Perf's test
 //     is looser — a response that starts with "event:" and contains "error"
-//     anywhere (genai_perf/utils.py sse_error_occurred, perf_analyzer
-//     263c5f6 lines 65-66; llm_profile_data_parser.py 340-346 in the
-//     research note's numbering) — so "event: message" with "error" in its
-//     text is an error there and not here;
+//     anywhere (triton-inference-server/perf_analyzer@263c5f6e0c7a:
+//     sse_error_occurred, genai-perf/genai_perf/utils.py lines 65-66, and
+//     its use in
+//     genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py
+//     lines 340-346) — so "event: message" with "error" in its text is an
+//     error there and not here;
 //   - no data line (comments, a bare event or id): KindOther;
 //   - Data is "[DONE]" (spaces trimmed): KindDone;
 //   - otherwise the rules of ClassifyJSON, with Data as the JSON.

@@ -11,7 +11,7 @@ import (
 func i64(v int64) *int64 { return &v }
 
 // vLLM chat chunks as in the openai-sse-vllm-issue6083 capture
-// (shared/corpus/server-logs), plus the documented usage chunk.
+// (testdata/server-logs), plus the documented usage chunk.
 const (
 	vllmRole    = `{"id":"cmpl-8403","object":"chat.completion.chunk","created":1719969577,"model":"Qwen-v","choices":[{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null}]}`
 	vllmContent = `{"id":"cmpl-8403","object":"chat.completion.chunk","created":1719969577,"model":"Qwen-v","choices":[{"index":0,"delta":{"content":"我是"},"logprobs":null,"finish_reason":null}]}`

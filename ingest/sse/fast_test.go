@@ -51,9 +51,9 @@ func TestClassifyFastAgrees(t *testing.T) {
 		}
 	}
 	// A real vLLM stream: every message takes the fast path and agrees.
-	b, err := os.ReadFile("../../../shared/corpus/server-logs/openai-sse-vllm-issue6083/stream-capture.txt")
+	b, err := os.ReadFile("../../testdata/server-logs/openai-sse-vllm-issue6083/stream-capture.txt")
 	if err != nil {
-		t.Skip("shared corpus not present")
+		t.Fatal(err)
 	}
 	n := 0
 	for _, m := range Parse([]Read{{Data: string(b)}}) {

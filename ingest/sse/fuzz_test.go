@@ -21,9 +21,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n"), uint64(1))
 	f.Add([]byte("\n      \n\r\n: keep\r\n\r\nevent: error\rdata: e\r\r"), uint64(2))
 	f.Add([]byte("data: a\r\n\r\ndata: b"), uint64(3))
-	if b, err := os.ReadFile("../../../shared/corpus/server-logs/openai-sse-vllm-issue6083/stream-capture.txt"); err == nil {
-		f.Add(b, uint64(4))
+	b, err := os.ReadFile("../../testdata/server-logs/openai-sse-vllm-issue6083/stream-capture.txt")
+	if err != nil {
+		f.Fatal(err)
 	}
+	f.Add(b, uint64(4))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint64) {
 		whole := Parse([]Read{{Data: string(data), TimeNs: 7}})
 		split := splitReads(string(data), cut)

@@ -43,7 +43,7 @@ func FuzzImport(f *testing.F) {
 		if name != "sweep" {
 			// in memory: the file system would make each run a hundred
 			// times slower
-			im.Detect(name, data[:min(len(data), headSize)])
+			im.Detect(name, data[:min(len(data), ingest.HeadSize)])
 			_ = importData(filepath.Join("/nonexistent", name), "fuzz", formats.SourceFile{Path: name}, data, ingest.Options{}, &formats.Collector{})
 			return
 		}
@@ -54,7 +54,7 @@ func FuzzImport(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		im.Detect(path, data[:min(len(data), headSize)])
+		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
 		im.Companions(path)
 		_ = im.Import(path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
 	})

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,9 @@ var arrayKeys = map[string]bool{
 	"errors": true, "generated_texts": true, "latencies": true, "queue_times": true,
 }
 
-// typoGoodput is the old spelling of request_goodput (research 1.2).
+// typoGoodput is the old spelling of request_goodput, written by older
+// vllm-project/vllm benchmarks/benchmark_serving.py (commit not recorded;
+// testdata/vllm-bench/moguizhizi-qwen25vl72b-ascend-32req has it).
 const typoGoodput = "request_goodput:"
 
 // result is one result object, parsed.
@@ -74,12 +77,12 @@ type result struct {
 
 // parseResult classifies the members of one result object.
 func parseResult(f *fileState, v pybench.Value) (*result, error) {
-	r := &result{v: v, arrays: map[string]json.RawMessage{}, sweep: has(keysOf(v), "run_number")}
+	r := &result{v: v, arrays: map[string]json.RawMessage{}, sweep: slices.Contains(keysOf(v), "run_number")}
 	fail := func(key, format string, args ...any) error {
 		return ingest.Errorf(f.path, v.Where, "%s: "+format, append([]any{key}, args...)...)
 	}
 	keys := keysOf(v)
-	if !hasAny(keys, resultMarks) && !has(keys, "backend") {
+	if !ingest.AnyKey(keys, resultMarks) && !slices.Contains(keys, "backend") {
 		msg := &ingest.FormatError{File: f.path, Where: v.Where, Msg: "not a vLLM bench serve result (no backend, duration, completed or request_throughput key)"}
 		if v.Index == 0 {
 			msg.Err = ingest.ErrNotThisFormat
@@ -300,7 +303,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 			msg = `the goodput key has its old spelling "request_goodput:" (benchmark_serving.py's typo, trailing colon); it is null (no --goodput given), so nothing is imported`
 		}
 		notes = append(notes, msg)
-		f.warn(msg)
+		f.warns.WarnOnly(msg)
 	}
 	if len(redacted) > 0 {
 		notes = append(notes, "redacted from config_json: "+strings.Join(redacted, ", "))
@@ -308,7 +311,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	if d == nil {
 		src.Role = "summary"
 		notes = append([]string{"summary only: nothing to recompute"}, notes...)
-		f.warn("summary only: nothing to recompute")
+		f.warns.WarnOnly("summary only: nothing to recompute")
 		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
 			notes = append(notes, n)
 		}
@@ -345,10 +348,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 func (r *result) unknownNotes(f *fileState) []string {
 	var notes []string
 	for _, k := range r.unknownNum {
-		f.warn(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): imported into reported", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): imported into reported", k))
 	}
 	for _, k := range r.unknownCfg {
-		f.warn(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): kept in config_json", k))
+		f.warns.WarnOnly(fmt.Sprintf("key %q is not one vLLM writes (a --metadata key, a sweep parameter or a modified script's): kept in config_json", k))
 	}
 	if len(r.unknownNum) > 0 {
 		notes = append(notes, "keys vLLM does not write, numeric, imported into reported (Stat \"value\"): "+strings.Join(r.unknownNum, ", "))
@@ -384,7 +387,7 @@ func (f *fileState) checkCompanions(results []*result) []*result {
 			results[0].notes = append(results[0].notes, fmt.Sprintf("companion %s is not one result object (%v): ignored", base, err))
 			continue
 		}
-		cf := &fileState{path: comp, file: base, opt: f.opt, warned: f.warned}
+		cf := &fileState{path: comp, file: base, opt: f.opt, warns: f.warns.About(comp)}
 		c, err := parseResult(cf, vals[0])
 		if err != nil {
 			results[0].notes = append(results[0].notes, fmt.Sprintf("companion %s: %v: ignored", base, err))

@@ -4,15 +4,15 @@
 //
 // # Inputs
 //
-// A result file (research note llmperf-vllm-sglang.md, 1.2) is one JSON
-// object written by json.dump with --save-result; --append-result writes a
-// newline and another object into the same file, so a file holds one run
-// per object (RunLabel(label, i) for the i-th). `vllm bench sweep serve`
-// writes one such object per run as run=<n>.json (indented, with the
-// sweep's run_number and parameter keys added) and all of them as a JSON
-// array in summary.json; the array is read as one run per element and the
-// run=<n>.json files beside it are its companions, checked against their
-// elements. Python's bare NaN/Infinity tokens are accepted (ingest/vllmbench/pybench).
+// A result file (vllm-project/vllm@009e6d4a1cd6 vllm/benchmarks/serve.py) is
+// one JSON object written by json.dump with --save-result; --append-result
+// writes a newline and another object into the same file, so a file holds one
+// run per object (RunLabel(label, i) for the i-th). `vllm bench sweep serve`
+// writes one such object per run as run=<n>.json (indented, with the sweep's
+// run_number and parameter keys added) and all of them as a JSON array in
+// summary.json; the array is read as one run per element and the run=<n>.json
+// files beside it are its companions, checked against their elements.
+// Python's bare NaN/Infinity tokens are accepted (ingest/vllmbench/pybench).
 //
 // # Summary keys
 //
@@ -94,8 +94,8 @@ package vllmbench
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -146,7 +146,7 @@ func (importer) Detect(path string, head []byte) bool {
 }
 
 func isResult(keys []string) bool {
-	return has(keys, "backend") && hasAny(keys, vllmKeys) && hasAny(keys, resultMarks) && !hasAny(keys, sglangKeys)
+	return slices.Contains(keys, "backend") && ingest.AnyKey(keys, vllmKeys) && ingest.AnyKey(keys, resultMarks) && !ingest.AnyKey(keys, sglangKeys)
 }
 
 // Companions implements ingest.Importer: beside a sweep's summary.json (an
@@ -155,7 +155,7 @@ func (importer) Companions(path string) []string {
 	if filepath.Base(path) != "summary.json" {
 		return nil
 	}
-	head, err := readHead(path)
+	head, err := ingest.ReadHead(path)
 	if err != nil {
 		return nil
 	}
@@ -170,10 +170,7 @@ func (importer) Companions(path string) []string {
 // Import implements ingest.Importer: one Run per result object, with its
 // requests when the object holds per-request arrays.
 func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	label := opt.Label
-	if label == "" {
-		label = ingest.DefaultLabel(path)
-	}
+	label := opt.LabelFor(path)
 	src, data, err := ingest.HashFile(path, "summary")
 	if err != nil {
 		return err
@@ -195,7 +192,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 	if err != nil {
 		return err
 	}
-	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warned: map[string]bool{}}
+	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warns: ingest.NewNotes(path, opt).Once()}
 	var results []*result
 	for _, v := range vals {
 		r, err := parseResult(f, v)
@@ -208,7 +205,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 		return ingest.Errorf(path, "", "%s: no complete result object", cut)
 	}
 	if cut != "" {
-		f.warn(cut)
+		f.warns.WarnOnly(cut)
 	}
 	var extra []*result
 	if layout == pybench.Array {
@@ -226,53 +223,5 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 type fileState struct {
 	path, file string
 	opt        ingest.Options
-	warned     map[string]bool
-}
-
-// warn passes msg to opt.Warn once per file.
-func (f *fileState) warn(msg string) {
-	if f.opt.Warn == nil || f.warned[msg] {
-		return
-	}
-	f.warned[msg] = true
-	f.opt.Warn(f.path + ": " + msg)
-}
-
-// headSize is how much of a file readHead reads (the Detect contract's 64 KiB).
-const headSize = 64 << 10
-
-func readHead(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	buf := make([]byte, headSize)
-	n := 0
-	for n < len(buf) {
-		m, err := fh.Read(buf[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
-	}
-	return buf[:n], nil
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(list, wanted []string) bool {
-	for _, w := range wanted {
-		if has(list, w) {
-			return true
-		}
-	}
-	return false
+	warns      *ingest.Notes // warnings only, each once per file; the runs' notes are built apart
 }

@@ -3,7 +3,6 @@ package vllmbench
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,9 +12,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // corpus is the real vLLM result files under the module's testdata (each
 // directory with a SOURCE.md).
@@ -47,13 +45,6 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	return &c, warnings
 }
 
-// checkGolden compares got with testdata/name.golden (or rewrites it under
-// -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
 	return testkit.Dump(t, New(), path, ingest.Options{Label: label})
@@ -66,7 +57,7 @@ func TestGoldenCorpus(t *testing.T) {
 	}
 	for name, file := range corpusFiles {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join(corpus, name, file), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join(corpus, name, file), name))
 		})
 	}
 }
@@ -74,7 +65,7 @@ func TestGoldenCorpus(t *testing.T) {
 func TestGoldenFixtures(t *testing.T) {
 	for name, file := range fixtures {
 		t.Run(name, func(t *testing.T) {
-			checkGolden(t, name, dump(t, filepath.Join("testdata", name, file), name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), dump(t, filepath.Join("testdata", name, file), name))
 		})
 	}
 }
@@ -338,7 +329,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:min(len(b), headSize)]
+		return b[:min(len(b), ingest.HeadSize)]
 	}
 	for _, tc := range []struct {
 		path string

@@ -13,8 +13,10 @@
 //     "p99.9_itl_ms", "median_e2e_latency_ms"),
 //   - index-aligned per-request arrays (ttfts, itls, output_lens, …).
 //
-// It is shared by ingest/vllmbench and ingest/sglangbench; research note
-// llmperf-vllm-sglang.md sections 1.2 and 1.3 describe both layouts.
+// It is shared by ingest/vllmbench and ingest/sglangbench. The layouts are
+// those of vllm-project/vllm@009e6d4a1cd6 vllm/benchmarks/serve.py and
+// sgl-project/sglang@0033168f0f58 python/sglang/bench_serving.py (2024 keys:
+// the same file at 50a613687fe1).
 package pybench
 
 import (
@@ -289,58 +291,8 @@ func (c *lineCounter) at(off int) int {
 // tools' files could also hold.
 func TopKeys(head []byte) (keys []string, inArray bool) {
 	head = bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
-	dec := json.NewDecoder(bytes.NewReader(NonFinite(head)))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, false
-	}
-	if t == json.Delim('[') {
-		inArray = true
-		if t, err = dec.Token(); err != nil {
-			return nil, true
-		}
-	}
-	if t != json.Delim('{') {
-		return nil, inArray
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			break
-		}
-		keys = append(keys, k)
-		if skipValue(dec) != nil {
-			break
-		}
-	}
+	keys, inArray, _ = ingest.HeadKeys(NonFinite(head))
 	return keys, inArray
-}
-
-// skipValue reads and discards one JSON value from dec.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }
 
 // Kind classifies a JSON value read as a number.
