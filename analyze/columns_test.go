@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
+	"github.com/tokentrace/tokentrace/internal/golden"
 	"github.com/tokentrace/tokentrace/synth"
 )
 
@@ -126,7 +126,7 @@ func checkColumnsSameReport(t *testing.T, dir string) (withTokenizer string) {
 			full := s.mk()
 			want := reportOf(t, dir, allColumns{full}, full, s.opt)
 			if projected != want {
-				t.Fatalf("report from the selected columns differs from the full read:\n%s", firstDiff(projected, want))
+				t.Fatalf("report from the selected columns differs from the full read:\n%s", golden.FirstDiff([]byte(want), []byte(projected)))
 			}
 			if s.wantText {
 				withTokenizer = want
@@ -134,16 +134,6 @@ func checkColumnsSameReport(t *testing.T, dir string) (withTokenizer string) {
 		})
 	}
 	return withTokenizer
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return "line " + strconv.Itoa(i+1) + ":\n got " + al[i] + "\nwant " + bl[i]
-		}
-	}
-	return "lengths differ"
 }
 
 // TestEventColumnsCorpus: the real corpus runs of every importer (client

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
 
 // TestConventionsDoc checks that CONVENTIONS.md's table is the one the code
@@ -23,7 +24,7 @@ func TestConventionsDoc(t *testing.T) {
 	}
 	want := convention.Table(tools.Profiles())
 	got := strings.TrimSpace(s[i+len(convention.TableBegin) : j])
-	if *update {
+	if golden.Update() {
 		s = s[:i+len(convention.TableBegin)] + "\n" + want + s[j:]
 		if err := os.WriteFile("CONVENTIONS.md", []byte(s), 0o644); err != nil {
 			t.Fatal(err)

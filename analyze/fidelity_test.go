@@ -1,7 +1,6 @@
 package analyze_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -144,7 +143,7 @@ func TestFidelity(t *testing.T) {
 	sort.Strings(tools)
 	for _, k := range tools {
 		c := perTool[k]
-		t.Log(fmt.Sprintf("fidelity %-10s reproduced %4d / %4d reported statistics (%d not reproducible from the files)", k, c[0], c[1], c[2]))
+		t.Logf("fidelity %-10s reproduced %4d / %4d reported statistics (%d not reproducible from the files)", k, c[0], c[1], c[2])
 	}
 }
 

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -141,5 +140,5 @@ func stringsOf(file, key string, n *yaml.Node) ([]lineText, error) {
 		}
 		return out, nil
 	}
-	return nil, errors.New(fmt.Sprintf("%s:%d: %s: want a string or a list of strings", file, n.Line, key))
+	return nil, fmt.Errorf("%s:%d: %s: want a string or a list of strings", file, n.Line, key)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/ingest/registry"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
 
 // TestMetricsDoc checks that REPORT.md's metric table is the one the Table
@@ -22,7 +23,7 @@ func TestMetricsDoc(t *testing.T) {
 		t.Fatal("REPORT.md lacks the metric table markers")
 	}
 	want := MetricsTable()
-	if *update {
+	if golden.Update() {
 		s = s[:i+len(MetricsBegin)] + "\n" + want + s[j:]
 		if err := os.WriteFile("REPORT.md", []byte(s), 0o644); err != nil {
 			t.Fatal(err)

@@ -2,8 +2,6 @@ package analyze
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,27 +10,12 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/genaiperf"
 	"github.com/tokentrace/tokentrace/ingest/llmperf"
+	"github.com/tokentrace/tokentrace/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		_ = os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./analyze -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from golden; see %s.got", name, path)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestReconcileClassicExample is the brief's example: TTFT 500 ms, 100

@@ -25,16 +25,15 @@ import (
 
 const duckdbCheck = "../tools/duckdb-check"
 
-// sqlExclusions are the report values the SQL does not reproduce, with the
-// reason; every other value of every run is compared.
-var sqlExclusions = map[string]string{
-	"throughput (reported)":         "sources without request start times (LLMPerf) show the tool's own throughput copied from its summary; nothing to recompute (SQL gives NULL)",
-	"p*_ci95":                       "distribution-free confidence intervals of percentiles (binomial order statistics, analyze/ci.go) are not expressed in SQL",
-	"pooled":                        "the pooled report (--pool) is not expressed in SQL",
-	"e2e_by_osl, ttft_by_isl, fits": "length-conditioned buckets and least-squares fits are not expressed in SQL",
-	"tokenizer":                     "re-tokenized output counts need a tokenizer; the Go analyzer here has none, as the SQL has none (SQL uses stored 'tokenizer:' counts only)",
-	"goodput strict bounds":         "the SQL goodput macro takes <= bounds only",
-}
+// What the SQL does not reproduce, and why; every other value of every run
+// is compared:
+//
+//   - throughput (reported): sources without request start times (LLMPerf) show the tool's own throughput copied from its summary; nothing to recompute (SQL gives NULL).
+//   - p*_ci95: distribution-free confidence intervals of percentiles (binomial order statistics, analyze/ci.go) are not expressed in SQL.
+//   - pooled: the pooled report (--pool) is not expressed in SQL.
+//   - e2e_by_osl, ttft_by_isl, fits: length-conditioned buckets and least-squares fits are not expressed in SQL.
+//   - tokenizer: re-tokenized output counts need a tokenizer; the Go analyzer here has none, as the SQL has none (SQL uses stored 'tokenizer:' counts only).
+//   - goodput strict bounds: the SQL goodput macro takes <= bounds only.
 
 // requireDuckDB skips when node or the DuckDB package is missing, unless
 // CI=true (where .ci/run installs them and their absence is a failure).

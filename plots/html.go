@@ -59,8 +59,8 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 		Tail        string
 		// TTFTP99 and E2EP99 head the overview table.
 		TTFTP99, E2EP99 float64
-		Figures     []figure
-		Skipped     []Skip
+		Figures         []figure
+		Skipped         []Skip
 	}
 	page := struct {
 		Version  string

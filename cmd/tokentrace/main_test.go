@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/tokentrace/tokentrace/internal/golden"
+)
 
 // run executes the CLI in-process and returns stdout.
 func run(t *testing.T, args ...string) (string, error) {
@@ -33,22 +32,9 @@ var demoInputs = []string{
 	"../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream",
 }
 
-func golden(t *testing.T, name, got string) {
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/tokentrace -update)", err)
-	}
-	if got != string(want) {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from golden; see %s.got", name, path)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // TestAnalyzeEndToEnd is the main job: real runs of three tools in,
@@ -115,12 +101,12 @@ func TestDemoReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "demo-report.txt", out)
+	checkGolden(t, "demo-report.txt", out)
 	md, err := run(t, append(args, "--format", "markdown")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "demo-report.md", md)
+	checkGolden(t, "demo-report.md", md)
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -177,7 +163,7 @@ func TestReconcileCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "reconcile-anyscale.txt", out)
+	checkGolden(t, "reconcile-anyscale.txt", out)
 	js, err := run(t, "reconcile", "../../testdata/aiperf/qwen3vl30b-local-agent-c2", "--format", "json", "--stat", "mean")
 	if err != nil {
 		t.Fatal(err)

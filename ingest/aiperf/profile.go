@@ -97,8 +97,10 @@ var Tool = convention.Tool{
 		"output_token_throughput", "request_count", "error_request_count",
 		"request_goodput", "goodput", "benchmark_duration",
 	},
+	// ai-dynamo/aiperf@0fec57a67268 src/aiperf/common/models/metric_dicts.py:
+	// list metrics are aggregated in bounded memory.
 	Differences: []convention.Difference{{
 		Metric: "inter_chunk_latency", StatPrefix: "p", MinVersion: "0.10",
-		Reason: "AIPerf 0.10+ estimates percentiles of list metrics (inter_chunk_latency) with an approximate t-digest (per the research notes; mean, min, max and sum agree exactly); tokentrace's are exact",
+		Reason: "AIPerf 0.10+ estimates percentiles of list metrics (inter_chunk_latency) with an approximate t-digest (its bounded-memory aggregator for list metrics; mean, min, max and sum agree exactly); tokentrace's are exact",
 	}},
 }
