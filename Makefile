@@ -71,7 +71,7 @@ fuzz:
 # Per tool: how many of the statistics each corpus run's own summary reports
 # are reproduced by recomputing under that tool's convention.
 fidelity:
-	@$(GO) test ./analyze -run '^TestFidelity$$' -count=1 -v | grep -E 'fidelity |reproduced|^(ok|FAIL|---)' | sed 's/^ *fidelity_test.go:[0-9]*: //'
+	@$(GO) test ./analyze/reproduce -run '^TestFidelity$$' -count=1 -v | grep -E 'fidelity |reproduced|^(ok|FAIL|---)' | sed 's/^ *fidelity_test.go:[0-9]*: //'
 
 # tokentrace report/analyze against DuckDB and a Python parser on generated
 # ~250 MB and ~1 GB GenAI-Perf runs (data under out/bench, reused); prints

@@ -42,6 +42,10 @@ type Options struct {
 	// and headline statistics. Nil: no reproduction, and throughput is
 	// undefined where the tables cannot give it.
 	Tools *convention.Set
+	// Reproduce recomputes the statistics the run's tool reported, when
+	// the report's convention is that tool's (package reproduce's
+	// Reproducer); nil: no reproduction section.
+	Reproduce func(rd *RunData) *Reproduction
 	// Percentiles are the probabilities (0 < p < 1, ascending) every
 	// metric's summary holds (report --percentiles); nil:
 	// stats.DefaultPercentiles (P50, P90, P95, P99).
@@ -285,7 +289,7 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	withDuration := 0
 	var timed []RequestMetrics // requests of runs with a duration: the throughput numerators
 	for _, acc := range a.runs {
-		if d, _ := duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
+		if d, _ := Duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
 			durations += d
 			withDuration++
 			timed = append(timed, acc.per[ci].reqs...)
@@ -300,7 +304,7 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 	}
 	// Pooled throughput: Σ over runs of their own durations (runs of a
 	// sweep are sequential and their clocks need not agree).
-	rr.Throughput = throughput(a.convs[ci], timed, durations)
+	rr.Throughput = ComputeThroughput(a.convs[ci], timed, durations)
 	if rr.Goodput != nil {
 		// good requests per second: the good requests of the runs with a
 		// duration, over the sum of those durations (as throughput)
@@ -359,8 +363,8 @@ func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 		for _, acc := range a.runs {
 			reqs := acc.per[ci].reqs
 			st := isStreaming(acc.run, reqs)
-			s := samplesOf(a.convs[ci], reqs, acc.per[ci].gaps(), st)
-			v := stats.SortedCopy(s.values[x])
+			s := Sample(a.convs[ci], reqs, acc.per[ci].gaps(), st)
+			v := stats.SortedCopy(s.Values[x])
 			if len(v) == 0 {
 				continue
 			}
@@ -407,13 +411,13 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	}
 	rr.notes = run.Notes
 	if t := opt.Tools.Tool(run.Tool); t != nil {
-		rr.headline = t.Headline
+		rr.Headline = t.Headline
 	}
 	streaming := isStreaming(run, reqs)
 	if rr.Streaming == nil && len(reqs) > 0 { // a summary-only run of unknown kind stays unknown (null)
 		rr.Streaming = &streaming
 	}
-	s := samplesOf(c, reqs, itl, streaming)
+	s := Sample(c, reqs, itl, streaming)
 	for i := range reqs {
 		m := &reqs[i]
 		rr.Requests.Total++
@@ -443,8 +447,8 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 		if !x.Report {
 			continue
 		}
-		sum := s.summary(x, c, opt.Percentiles)
-		if x.WithReasoning && !s.anyReasoning {
+		sum := s.Summary(x, c, opt.Percentiles)
+		if x.WithReasoning && !s.AnyReasoning {
 			// without reasoning it is TTFT under another name
 			sum = stats.Summarize(nil, opt.Percentiles, stats.Method(c.Percentile), c.StdDDOF)
 		}
@@ -452,10 +456,10 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	}
 
 	// Throughput.
-	dur, hasStarts := duration(c, reqs)
+	dur, hasStarts := Duration(c, reqs)
 	switch {
 	case hasStarts && c.Duration != convention.DurationNotRecorded:
-		rr.Throughput = throughput(c, reqs, dur)
+		rr.Throughput = ComputeThroughput(c, reqs, dur)
 	default:
 		rr.Throughput = reportedThroughput(run, opt.Tools.Tool(run.Tool))
 		switch {
@@ -491,7 +495,9 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	rr.TTFTISLFit = fit(s.pairISL, s.pairTTFT)
 
 	if c.Tool != "" && c.Tool == run.Tool {
-		rr.Reproduction = reproduce(c, opt.Tools, run, reqs, s)
+		if opt.Reproduce != nil {
+			rr.Reproduction = opt.Reproduce(runData(run, c, streaming, reqs, itl, s))
+		}
 	}
 	rr.Warnings = append(rr.Warnings, a.warnings(c, run, acc, rr, streaming, s)...)
 	return rr, nil
@@ -499,7 +505,7 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 
 // implausible describes negative latencies among the samples ("" if none):
 // a sign of clock trouble or a broken file, never of a fast server.
-func implausible(s *samples) string {
+func implausible(s *Samples) string {
 	var neg, long []string
 	for _, x := range Table {
 		if !x.Report || x.Unit != "ms" || x.WithReasoning {
@@ -507,7 +513,7 @@ func implausible(s *samples) string {
 		}
 		q := x.Name
 		n, l := 0, 0
-		for _, v := range s.values[x] {
+		for _, v := range s.Values[x] {
 			switch {
 			case v < 0:
 				n++
@@ -581,10 +587,12 @@ func isStreaming(run *formats.Run, reqs []RequestMetrics) bool {
 	return false
 }
 
-// duration is the run's span in seconds by the convention's rule; hasStarts
-// is false when no request has a start time. DurationNotRecorded gives the
-// canonical span (for goodput per second) — callers check the rule.
-func duration(c convention.Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
+// Duration is the run's span in seconds by the convention's duration rule
+// over the requests' metrics; hasStarts is false when no request has a
+// start time, and d is NaN without a start or an end. DurationNotRecorded
+// gives the canonical span (for goodput per second): callers check the
+// rule.
+func Duration(c convention.Convention, reqs []RequestMetrics) (d float64, hasStarts bool) {
 	var first, last int64
 	haveFirst, haveLast := false, false
 	for i := range reqs {
@@ -630,7 +638,10 @@ func duration(c convention.Convention, reqs []RequestMetrics) (d float64, hasSta
 	return float64(last-first) / 1e9, true
 }
 
-func throughput(c convention.Convention, reqs []RequestMetrics, dur float64) Throughput {
+// ComputeThroughput is the run's throughput over dur seconds under c:
+// requests per second (c.ThroughputRequests), output and total tokens per
+// second of the counted requests (output undefined when none has a count).
+func ComputeThroughput(c convention.Convention, reqs []RequestMetrics, dur float64) Throughput {
 	var done, all, outTok, inTok float64
 	haveOut, haveIn := false, false
 	for i := range reqs {
@@ -684,7 +695,7 @@ func goodput(slo SLO, run *formats.Run, reqs []RequestMetrics, streaming bool, d
 	}
 	g := &Goodput{SLO: slo.Text, Total: len(reqs)}
 	for _, c := range slo.Constraints {
-		g.boundsTPOT = g.boundsTPOT || c.Metric == TPOT
+		g.BoundsTPOT = g.BoundsTPOT || c.Metric == TPOT
 	}
 	g.Good, g.TPOTVacuous = countGood(slo, reqs)
 	g.Fraction = F(div(float64(g.Good), float64(g.Total)))
@@ -859,7 +870,7 @@ func reportedThroughput(run *formats.Run, tool *convention.Tool) Throughput {
 	return t
 }
 
-func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runAcc, rr *RunReport, streaming bool, s *samples) []Warning {
+func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runAcc, rr *RunReport, streaming bool, s *Samples) []Warning {
 	var w []Warning
 	if run.Truncated {
 		w = append(w, Warning{Code: "truncated_input", Message: "an input file was cut short; every complete request was imported (see the run's notes)"})
@@ -888,8 +899,8 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 			w = append(w, Warning{Code: "itl_per_message", Metric: ITL.Key, Message: msg})
 		}
 	}
-	if missing := s.counted - rr.Metrics.Of(E2E).N; s.counted > 0 && missing > 0 {
-		w = append(w, Warning{Code: "e2e_unavailable", Metric: E2E.Key, Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.counted)})
+	if missing := s.Counted - rr.Metrics.Of(E2E).N; s.Counted > 0 && missing > 0 {
+		w = append(w, Warning{Code: "e2e_unavailable", Metric: E2E.Key, Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.Counted)})
 	}
 	if bad := implausible(s); bad != "" {
 		w = append(w, Warning{Code: "implausible_values", Message: bad})

@@ -50,7 +50,7 @@ func TestSameContent(t *testing.T) {
 // timestamp far from its responses: TTFT of 3.5e12 ms) are named with
 // their counts; ordinary ones give no warning.
 func TestImplausible(t *testing.T) {
-	s := &samples{values: map[*Metric][]float64{
+	s := &Samples{Values: map[*Metric][]float64{
 		TTFT: {120, -3, 3.5e12},
 		E2E:  {900, 3.5e12},
 		ITL:  {-0.5, 12},
@@ -59,7 +59,7 @@ func TestImplausible(t *testing.T) {
 	if got := implausible(s); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	ok := &samples{values: map[*Metric][]float64{TTFT: {0, 120, 86_400_000}, E2E: {5000}}}
+	ok := &Samples{Values: map[*Metric][]float64{TTFT: {0, 120, 86_400_000}, E2E: {5000}}}
 	if got := implausible(ok); got != "" {
 		t.Errorf("plausible values flagged: %q", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -24,7 +25,7 @@ func analyzeDir(t *testing.T, dir string) (*analyze.Report, []formats.Run) {
 	if err := registry.Import(jobs, nil, ingest.Options{}, formats.Tee(a, runsOnly{col})); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,20 +217,20 @@ func TestCompletedFiltersAndRunRules(t *testing.T) {
 		return out
 	}
 	// first start (D, −0.5 s) → last token of a completed request (B: 1.4 s).
-	d, _ := duration(Canonical, metrics(Canonical))
+	d, _ := Duration(Canonical, metrics(Canonical))
 	near(t, "first_start_to_last_response", d, 1.9)
 	// completed requests only: A's start (0) → B's last token (1.4 s).
 	cs := with(Canonical, func(c *convention.Convention) { c.Duration = convention.DurationCompletedSpan })
-	d, _ = duration(cs, metrics(cs))
+	d, _ = Duration(cs, metrics(cs))
 	near(t, "completed_span", d, 1.4)
 	// every request: D's start (−0.5 s) → D's stream end (1.5 s).
 	as := with(Canonical, func(c *convention.Convention) { c.Duration = convention.DurationAllSpan })
-	d, _ = duration(as, metrics(as))
+	d, _ = Duration(as, metrics(as))
 	near(t, "all_requests_span", d, 2.0)
 	// throughput over 2 s: completed (2) vs all requests (4).
-	tp := throughput(Canonical, metrics(Canonical), 2)
+	tp := ComputeThroughput(Canonical, metrics(Canonical), 2)
 	near(t, "completed req/s", float64(tp.RequestsPerS), 1)
-	tp = throughput(with(Canonical, func(c *convention.Convention) { c.ThroughputRequests = convention.ThroughputAllRequests }), metrics(Canonical), 2)
+	tp = ComputeThroughput(with(Canonical, func(c *convention.Convention) { c.ThroughputRequests = convention.ThroughputAllRequests }), metrics(Canonical), 2)
 	near(t, "all req/s", float64(tp.RequestsPerS), 2)
 }
 

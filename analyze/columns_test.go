@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/render"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -66,7 +68,7 @@ func reportOf(t *testing.T, dir string, sink formats.Sink, a *analyze.Analyzer, 
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := analyze.WriteJSON(&b, rep); err != nil {
+	if err := render.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -96,15 +98,15 @@ func checkColumnsSameReport(t *testing.T, dir string) (withTokenizer string) {
 		mk       func() *analyze.Analyzer
 		wantText bool
 	}{
-		{"canonical", analyze.Options{Tools: tools, Pool: true}, func() *analyze.Analyzer { return analyze.NewAnalyzer(analyze.Canonical) }, false},
-		{"tool conventions", analyze.Options{Tools: tools, Convention: toolConv},
+		{"canonical", analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Pool: true}, func() *analyze.Analyzer { return analyze.NewAnalyzer(analyze.Canonical) }, false},
+		{"tool conventions", analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: toolConv},
 			func() *analyze.Analyzer { return analyze.NewAnalyzer(tools.Profiles()...) }, false},
-		{"tool conventions, tokenizer", analyze.Options{Tools: tools, Convention: toolConv}, func() *analyze.Analyzer {
+		{"tool conventions, tokenizer", analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: toolConv}, func() *analyze.Analyzer {
 			a := analyze.NewAnalyzer(tools.Profiles()...)
 			a.SetTokenizer(byteTokens{})
 			return a
 		}, true},
-		{"recorded tokenizer unavailable", analyze.Options{Tools: tools, Convention: toolConv}, func() *analyze.Analyzer {
+		{"recorded tokenizer unavailable", analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: toolConv}, func() *analyze.Analyzer {
 			a := analyze.NewAnalyzer(tools.Profiles()...)
 			a.SetTokenizerOpener(func(string) (analyze.TokenCounter, error) { return nil, os.ErrNotExist })
 			return a

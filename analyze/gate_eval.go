@@ -316,8 +316,8 @@ func measureOf(g Gate, s *subject) measure {
 		if len(g.Conds) > 0 {
 			itl = nil
 		}
-		smp := samplesOf(s.c, reqs, itl, s.streaming)
-		vals, anyReasoning = smp.values[g.Metric], smp.anyReasoning
+		smp := Sample(s.c, reqs, itl, s.streaming)
+		vals, anyReasoning = smp.Values[g.Metric], smp.AnyReasoning
 		if g.Metric.WithReasoning && !anyReasoning {
 			// as in the report: TTFO is reported only where some request
 			// produced reasoning; otherwise it is TTFT under another name
@@ -454,13 +454,13 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		if r.CI95 != nil && !g.Bound.Baseline {
 			lo, hi := float64(r.CI95[0]), float64(r.CI95[1])
 			if !math.IsNaN(lo) && !math.IsNaN(hi) && (g.upper() && hi > bound || !g.upper() && lo < bound) {
-				r.Warnings = append(r.Warnings, Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", fmtVal(F(lo), g.Unit()), fmtVal(F(hi), g.Unit()), fmtVal(F(bound), g.Unit()))})
+				r.Warnings = append(r.Warnings, Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", FormatValue(lo, g.Unit()), FormatValue(hi, g.Unit()), FormatValue(bound, g.Unit()))})
 			}
 		}
 		return r
 	}
 	if !g.Bound.Baseline {
-		r.Reason = fmt.Sprintf("%s is not %s %s", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()))
+		r.Reason = fmt.Sprintf("%s is not %s %s", FormatValue(cur.value, g.Unit()), g.Op, FormatValue(bound, g.Unit()))
 		return r
 	}
 	// An observed regression: fail only when it is more than noise. A
@@ -475,11 +475,11 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	}
 	r.Baseline.Test, r.Baseline.Significant, r.Baseline.PValue = test, sig, F(p)
 	if sig {
-		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()), fmtVal(F(bm.value), g.Unit()), fmtNum(alpha), test)
+		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", FormatValue(cur.value, g.Unit()), g.Op, FormatValue(bound, g.Unit()), FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
 		return r
 	}
 	r.Status = "pass"
-	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", fmtVal(F(cur.value), g.Unit()), g.Op, fmtVal(F(bound), g.Unit()), fmtVal(F(bm.value), g.Unit()), fmtNum(alpha), test)
+	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", FormatValue(cur.value, g.Unit()), g.Op, FormatValue(bound, g.Unit()), FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
 	return r
 }
 
@@ -716,7 +716,7 @@ func capacityGate(g Gate, rep *Report) (GateResult, *Capacity) {
 	case holds(float64(c.RateRPS), g.Op, g.Bound.Value):
 		r.Status = "pass"
 	default:
-		r.Reason = fmt.Sprintf("capacity %s is not %s %s", fmtVal(c.RateRPS, "req/s"), g.Op, fmtVal(F(g.Bound.Value), "req/s"))
+		r.Reason = fmt.Sprintf("capacity %s is not %s %s", FormatValue(float64(c.RateRPS), "req/s"), g.Op, FormatValue(g.Bound.Value, "req/s"))
 	}
 	return r, &c
 }

@@ -1,12 +1,10 @@
 package analyze
 
 import (
-	"math"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/tokentrace/tokentrace/ingest/registry"
 	"github.com/tokentrace/tokentrace/internal/golden"
 )
 
@@ -78,41 +76,5 @@ func TestMetricTable(t *testing.T) {
 	}
 	if LookupMetric("nope") != nil {
 		t.Error("unknown name found")
-	}
-}
-
-// TestToolMappingsNameMetrics: every importer's reported-metric mapping
-// names a metric of the Table or a reproduction scalar, so a misspelt
-// quantity fails here, not as "not reproducible" in a user's report.
-func TestToolMappingsNameMetrics(t *testing.T) {
-	scalars := map[string]bool{}
-	for _, s := range reproductionScalars {
-		scalars[s.name] = true
-	}
-	for _, tool := range registry.Tools() {
-		for _, c := range tool.Profiles {
-			for name, rm := range tool.Metrics(c) {
-				q := rm.Quantity
-				switch {
-				case rm.Reason != "":
-				case strings.HasPrefix(q, "scalar:"):
-					s := strings.TrimPrefix(q, "scalar:")
-					s = strings.TrimPrefix(s, "reported_duration:")
-					if rest, ok := strings.CutPrefix(s, "sum:"); ok {
-						for _, part := range strings.Split(rest, "+") {
-							if LookupMetric(part) == nil {
-								t.Errorf("%s %s: %s sums unknown metric %q", c.Name, name, q, part)
-							}
-						}
-					} else if !scalars[s] {
-						t.Errorf("%s %s: unknown scalar %q", c.Name, name, q)
-					}
-				case LookupMetric(q) == nil:
-					t.Errorf("%s %s: unknown metric %q", c.Name, name, q)
-				case rm.Scale == 0 || math.IsNaN(rm.Scale):
-					t.Errorf("%s %s: scale %v", c.Name, name, rm.Scale)
-				}
-			}
-		}
 	}
 }

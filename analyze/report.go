@@ -58,12 +58,14 @@ type RunReport struct {
 	BetweenRuns map[string]Spread `json:"between_runs,omitempty"`
 	Warnings    []Warning         `json:"warnings"`
 
+	// Headline are the tool's reported metrics the text report shows
+	// (convention.Tool.Headline; not in the JSON).
+	Headline []string `json:"-"`
+
 	// configuredRate is the run's configured request rate (0: none);
-	// notes are the run's import notes (truncation points); headline the
-	// tool's reported metrics the text report shows (convention.Tool).
+	// notes are the run's import notes (truncation points).
 	configuredRate float64
 	notes          []string
-	headline       []string
 }
 
 // Spread is the distribution over runs of one per-run statistic (here
@@ -196,9 +198,9 @@ type Goodput struct {
 	Fraction     F      `json:"fraction"`
 	RequestsPerS F      `json:"requests_per_s"`
 	TPOTVacuous  int    `json:"tpot_vacuous"`
-	// boundsTPOT: the SLO constrains TPOT (the text report then says how
+	// BoundsTPOT: the SLO constrains TPOT (the text report then says how
 	// many requests met it vacuously).
-	boundsTPOT bool
+	BoundsTPOT bool
 }
 
 // Bucket is one length bucket [Min, Max) of a conditional distribution;
@@ -277,4 +279,34 @@ func (f F) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+// ReproTolerance is the relative difference within which a recomputed
+// statistic reproduces the tool's (absolute 1e-9 when the tool's is 0).
+const ReproTolerance = 1e-6
+
+// Reproduction compares every statistic a tool reported for a run with the
+// same statistic recomputed from the tables under the tool's convention.
+type Reproduction struct {
+	Convention string `json:"convention"`
+	Reproduced int    `json:"reproduced"`
+	Differs    int    `json:"differs"`
+	// NotReproducible counts statistics the tables cannot recompute; each
+	// says why.
+	NotReproducible int              `json:"not_reproducible"`
+	Total           int              `json:"total"`
+	Items           []ReproducedStat `json:"items"`
+}
+
+// ReproducedStat is one reported statistic and its recomputation.
+type ReproducedStat struct {
+	Metric     string `json:"metric"`
+	Stat       string `json:"stat"`
+	Unit       string `json:"unit,omitempty"`
+	Reported   F      `json:"reported"`
+	Recomputed F      `json:"recomputed"`
+	RelDiff    F      `json:"rel_diff"`
+	// Status is "reproduced", "differs" or "not_reproducible".
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
 }

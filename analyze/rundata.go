@@ -30,6 +30,11 @@ type RunData struct {
 	// (Values[ITL] is the pooled ITL of a streaming run; streaming-only
 	// metrics are absent for non-streaming runs).
 	Values map[*Metric][]float64
+	// Weights are the values' weights under a weighted percentile method
+	// (absent otherwise); Counted is the number of requests in the
+	// convention's completed set.
+	Weights map[*Metric][]float64
+	Counted int
 	// PairOSL and PairE2E are the counted requests' (OSL, E2E) pairs the
 	// report's e2e_by_osl buckets and fit use (NaN where undefined).
 	PairOSL, PairE2E []float64
@@ -54,9 +59,32 @@ func (a *Analyzer) RunData(runID, convention string) (*RunData, error) {
 	c := a.convs[ci]
 	reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
 	streaming := isStreaming(acc.run, reqs)
-	s := samplesOf(c, reqs, itl, streaming)
+	return runData(acc.run, c, streaming, reqs, itl, Sample(c, reqs, itl, streaming)), nil
+}
+
+// runData assembles a RunData from what a report computed.
+func runData(run *formats.Run, c convention.Convention, streaming bool, reqs []RequestMetrics, itl []float64, s *Samples) *RunData {
 	return &RunData{
-		Run: acc.run, Convention: c, Streaming: streaming, Requests: reqs, ITL: itl,
-		Values: s.values, PairOSL: s.pairOSL, PairE2E: s.pairE2E,
-	}, nil
+		Run: run, Convention: c, Streaming: streaming, Requests: reqs, ITL: itl,
+		Values: s.Values, Weights: s.Weights, Counted: s.Counted, PairOSL: s.pairOSL, PairE2E: s.pairE2E,
+	}
+}
+
+// RunRow returns the Run row of the run with id runID (nil when it never
+// arrived).
+func (a *Analyzer) RunRow(runID string) *formats.Run {
+	if acc := a.byID[runID]; acc != nil {
+		return acc.run
+	}
+	return nil
+}
+
+// RunIDs are the ids of the runs the Analyzer saw, in order of first
+// appearance.
+func (a *Analyzer) RunIDs() []string {
+	out := make([]string, len(a.runs))
+	for i, acc := range a.runs {
+		out[i] = acc.id
+	}
+	return out
 }

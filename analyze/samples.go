@@ -8,33 +8,36 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 )
 
-// samples are a run's per-metric values under one convention: one value
-// per counted request for each per-request metric of the Table, the pooled
-// ITL gaps, and the weights of weighted conventions (nil except where the
-// convention weights samples by tokens).
-type samples struct {
-	values  map[*Metric][]float64
-	weights map[*Metric][]float64
+// Samples are a run's per-metric values under one convention (Sample):
+// one value per counted request for each per-request metric of the Table,
+// the pooled ITL gaps, and the weights of weighted conventions (nil except
+// where the convention weights samples by tokens). Values are in each
+// metric's unit; the slices are shared with the Analyzer (do not modify).
+type Samples struct {
+	Values  map[*Metric][]float64
+	Weights map[*Metric][]float64
+	// Counted is the number of requests in the convention's completed
+	// set; AnyReasoning is true when one of them produced reasoning.
+	Counted      int
+	AnyReasoning bool
 
 	pairOSL, pairE2E, pairISL, pairTTFT []float64
 
-	anyReasoning bool
-	tokensKnown  bool
-	noEvents     bool
-	sumN         float64
-	sumMsgs      float64
-	counted      int
-	tokErr       string
+	tokensKnown bool
+	noEvents    bool
+	sumN        float64
+	sumMsgs     float64
+	tokErr      string
 }
 
-// samplesOf collects, for every per-request metric of the Table, its
+// Sample collects, for every per-request metric of the Table, its
 // values over the convention's counted requests (over failed and
 // cancelled ones for FailedRequests metrics; streaming-only metrics over
 // streaming requests only), and the pooled ITL: itl as given, or each
 // request's mean gap under ITLPerRequestMean conventions. NaN and infinite
 // values are left out.
-func samplesOf(c convention.Convention, reqs []RequestMetrics, itl []float64, streaming bool) *samples {
-	s := &samples{values: map[*Metric][]float64{}, weights: map[*Metric][]float64{}, tokensKnown: true, noEvents: true}
+func Sample(c convention.Convention, reqs []RequestMetrics, itl []float64, streaming bool) *Samples {
+	s := &Samples{Values: map[*Metric][]float64{}, Weights: map[*Metric][]float64{}, tokensKnown: true, noEvents: true}
 	weighted := c.Percentile == convention.PercentileWeightedNearestRank
 	perRequestITL := c.ITL == convention.ITLPerRequestMean
 	add := func(x *Metric, m *RequestMetrics) {
@@ -42,9 +45,9 @@ func samplesOf(c convention.Convention, reqs []RequestMetrics, itl []float64, st
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return
 		}
-		s.values[x] = append(s.values[x], v)
+		s.Values[x] = append(s.Values[x], v)
 		if weighted && x.Weight != nil {
-			s.weights[x] = append(s.weights[x], x.Weight(m))
+			s.Weights[x] = append(s.Weights[x], x.Weight(m))
 		}
 	}
 	for i := range reqs {
@@ -62,9 +65,9 @@ func samplesOf(c convention.Convention, reqs []RequestMetrics, itl []float64, st
 			}
 			continue
 		}
-		s.counted++
+		s.Counted++
 		if m.HasReasoning {
-			s.anyReasoning = true
+			s.AnyReasoning = true
 		}
 		if !m.TokensPerMessageKnown {
 			s.tokensKnown = false
@@ -91,7 +94,7 @@ func samplesOf(c convention.Convention, reqs []RequestMetrics, itl []float64, st
 		}
 	}
 	if streaming && !perRequestITL {
-		s.values[ITL] = itl
+		s.Values[ITL] = itl
 	}
 	if s.noEvents {
 		s.tokensKnown = false
@@ -99,11 +102,12 @@ func samplesOf(c convention.Convention, reqs []RequestMetrics, itl []float64, st
 	return s
 }
 
-// summary summarizes metric x under c at the percentiles ps (weighted
-// when c's percentile method is weighted and x has weights).
-func (s *samples) summary(x *Metric, c convention.Convention, ps []float64) stats.Summary {
-	if w := s.weights[x]; w != nil && c.Percentile == convention.PercentileWeightedNearestRank {
-		return stats.SummarizeWeighted(s.values[x], w, ps)
+// Summary summarizes metric x under c at the percentiles ps (nil: the
+// defaults), weighted when c's percentile method is weighted and x has
+// weights.
+func (s *Samples) Summary(x *Metric, c convention.Convention, ps []float64) stats.Summary {
+	if w := s.Weights[x]; w != nil && c.Percentile == convention.PercentileWeightedNearestRank {
+		return stats.SummarizeWeighted(s.Values[x], w, ps)
 	}
-	return stats.Summarize(s.values[x], ps, stats.Method(c.Percentile), c.StdDDOF)
+	return stats.Summarize(s.Values[x], ps, stats.Method(c.Percentile), c.StdDDOF)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/render"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -193,7 +195,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, SLO: slo})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), SLO: slo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep2, err := a2.Report(analyze.Options{Tools: tools, SLO: slo2})
+	rep2, err := a2.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), SLO: slo2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +361,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 func reportRuns(t *testing.T, rep *analyze.Report) map[string]map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := analyze.WriteJSON(&buf, rep); err != nil {
+	if err := render.WriteJSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

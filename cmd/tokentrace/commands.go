@@ -16,6 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/render"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/analyze/tokenizer"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -64,7 +66,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 
 // options validates the report flags before any data is read.
 func (f *reportFlags) options() (analyze.Options, error) {
-	opt := analyze.Options{Tools: profiles}
+	opt := analyze.Options{Tools: profiles, Reproduce: reproduce.Reproducer(profiles)}
 	var err error
 	if opt.SLO, err = analyze.ParseSLO(f.slo); err != nil {
 		return opt, usageError{err}
@@ -175,11 +177,11 @@ func (f *reportFlags) setTokenizer(a *analyze.Analyzer) error {
 func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	switch f.format {
 	case "json":
-		return analyze.WriteJSON(w, rep)
+		return render.WriteJSON(w, rep)
 	case "markdown", "md":
-		return analyze.WriteMarkdown(w, rep)
+		return render.WriteMarkdown(w, rep)
 	}
-	return analyze.WriteText(w, rep)
+	return render.WriteText(w, rep)
 }
 
 // nonTraceFiles are files the tools (and tokentrace) write beside their
@@ -488,7 +490,7 @@ func newAnalyze() *cobra.Command {
 			if err := pw.Close(); err != nil {
 				return err
 			}
-			if err := formats.WriteFileAtomic(filepath.Join(out, "report.json"), func(f *os.File) error { return analyze.WriteJSON(f, rep) }); err != nil {
+			if err := formats.WriteFileAtomic(filepath.Join(out, "report.json"), func(f *os.File) error { return render.WriteJSON(f, rep) }); err != nil {
 				return err
 			}
 			if err := rf.write(cmd.OutOrStdout(), rep); err != nil {
@@ -709,7 +711,7 @@ steps sum to the difference.`,
 					return err
 				}
 			}
-			rec, err := a.Reconcile(pairOf, stats, profiles)
+			rec, err := reproduce.Reconcile(a, pairOf, stats, profiles)
 			if err != nil {
 				return err
 			}
@@ -720,9 +722,9 @@ steps sum to the difference.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(rec)
 			case "markdown", "md":
-				return analyze.WriteReconciliation(cmd.OutOrStdout(), rec, true)
+				return render.WriteReconciliation(cmd.OutOrStdout(), rec, true)
 			}
-			return analyze.WriteReconciliation(cmd.OutOrStdout(), rec, false)
+			return render.WriteReconciliation(cmd.OutOrStdout(), rec, false)
 		},
 	}
 	in.register(c)

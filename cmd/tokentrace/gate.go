@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/plots"
 )
@@ -124,12 +125,12 @@ SLO or gate syntax).`,
 				return err
 			}
 			if gf.junit != "" {
-				if err := formats.WriteFileAtomic(gf.junit, func(f *os.File) error { return analyze.WriteGateJUnit(f, rep) }); err != nil {
+				if err := formats.WriteFileAtomic(gf.junit, func(f *os.File) error { return render.WriteGateJUnit(f, rep) }); err != nil {
 					return err
 				}
 			}
 			if gf.jsonOut != "" {
-				if err := formats.WriteFileAtomic(gf.jsonOut, func(f *os.File) error { return analyze.WriteGateJSON(f, rep) }); err != nil {
+				if err := formats.WriteFileAtomic(gf.jsonOut, func(f *os.File) error { return render.WriteGateJSON(f, rep) }); err != nil {
 					return err
 				}
 			}
@@ -235,13 +236,13 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.Gat
 func writeGate(w io.Writer, format string, rep *analyze.GateReport) error {
 	switch format {
 	case "json":
-		return analyze.WriteGateJSON(w, rep)
+		return render.WriteGateJSON(w, rep)
 	case "markdown", "md":
-		return analyze.WriteGateMarkdown(w, rep)
+		return render.WriteGateMarkdown(w, rep)
 	case "junit":
-		return analyze.WriteGateJUnit(w, rep)
+		return render.WriteGateJUnit(w, rep)
 	}
-	return analyze.WriteGateText(w, rep)
+	return render.WriteGateText(w, rep)
 }
 
 func newCapacity() *cobra.Command {
@@ -294,7 +295,7 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 					return err
 				}
 			}
-			return analyze.WriteCapacity(cmd.OutOrStdout(), rf.format, &capa, gpus)
+			return render.WriteCapacity(cmd.OutOrStdout(), rf.format, &capa, gpus)
 		},
 	}
 	in.register(c)

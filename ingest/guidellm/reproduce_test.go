@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -42,7 +43,7 @@ func reproduceRuns(t *testing.T, path string) (*formats.Collector, *analyze.Repo
 	if err := New().Import(path, ingest.Options{Label: "r"}, formats.Tee(a, &c)); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(r *formats.Run) convention.Convention { return convs[r.Convention] }})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(r *formats.Run) convention.Convention { return convs[r.Convention] }})
 	if err != nil {
 		t.Fatal(err)
 	}

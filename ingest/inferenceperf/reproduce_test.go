@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -24,7 +25,7 @@ func (words) Count(s string, _ bool) (int, error) { return len(strings.Fields(s)
 
 // reproduce imports path into an Analyzer computing under convs and
 // reports every run under convs[0] (Options.Convention).
-func reproduce(t *testing.T, path string, tok analyze.TokenCounter, convs ...convention.Convention) *analyze.Report {
+func reproduceIn(t *testing.T, path string, tok analyze.TokenCounter, convs ...convention.Convention) *analyze.Report {
 	t.Helper()
 	a := analyze.NewAnalyzer(convs...)
 	if tok != nil {
@@ -33,7 +34,7 @@ func reproduce(t *testing.T, path string, tok analyze.TokenCounter, convs ...con
 	if err := inferenceperf.New().Import(path, ingest.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return convs[0] }})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return convs[0] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // duration — 14 statistics each for the distributions (mean, min, max and
 // 11 numpy-linear percentiles).
 func TestReproduceHeadTwoStages(t *testing.T) {
-	rep := reproduce(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", words{}, inferenceperf.Profile)
+	rep := reproduceIn(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", words{}, inferenceperf.Profile)
 	if len(rep.Runs) != 3 {
 		t.Fatalf("%d runs", len(rep.Runs))
 	}
@@ -209,7 +210,7 @@ func TestReproduceHeadTwoStages(t *testing.T) {
 // tokenizer is needed: r5's server counted 5 tokens where inference-perf's
 // tokenizer found 4, and both stages still reproduce.
 func TestReproduceHeadWithoutTokenizer(t *testing.T) {
-	rep := reproduce(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", nil, inferenceperf.Profile)
+	rep := reproduceIn(t, "testdata/head-2stages/per_request_lifecycle_metrics.json", nil, inferenceperf.Profile)
 	check(t, rep.Runs[0], nil)
 	check(t, rep.Runs[1], nil)
 }
@@ -227,7 +228,7 @@ func TestReproduceV02Lines(t *testing.T) {
 	const path = "testdata/v02-lines/per_request_lifecycle_metrics.json"
 	// Under the v0.5+ profile, the ≤v0.2 file's TPOT differs: v0.2 divided
 	// by its recorded line times, not by the token count.
-	rep := reproduce(t, path, words{}, inferenceperf.Profile)
+	rep := reproduceIn(t, path, words{}, inferenceperf.Profile)
 	for _, it := range rep.Runs[0].Reproduction.Items {
 		if it.Metric == "successes.latency.time_per_output_token" && it.Status != "differs" {
 			t.Errorf("under the v0.5+ profile %s/%s: %s", it.Metric, it.Stat, it.Status)
@@ -235,7 +236,7 @@ func TestReproduceV02Lines(t *testing.T) {
 	}
 
 	line := inferenceperf.Profile02
-	rep = reproduce(t, path, nil, line)
+	rep = reproduceIn(t, path, nil, line)
 	got := check(t, rep.Runs[0], nil)
 	for _, m := range []string{"successes.latency.time_per_output_token", "successes.output_len", "successes.latency.time_to_first_token"} {
 		if got[m] != 14 {
@@ -267,7 +268,7 @@ func TestReproduceEdgeV06(t *testing.T) {
 		"successes.latency.time_to_first_token": true,
 		"successes.output_tokens":               true, "successes.output_tokens.total": true,
 	}
-	rep := reproduce(t, path, words{}, inferenceperf.Profile)
+	rep := reproduceIn(t, path, words{}, inferenceperf.Profile)
 	rr := rep.Runs[0]
 	check(t, rr, differs)
 	// TTFT: inference-perf's 0.040, 0.050, 0.040 (e0, e1, e4) against

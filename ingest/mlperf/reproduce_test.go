@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -19,7 +20,7 @@ func TestReproduceSummaryOnly(t *testing.T) {
 	if err := New().Import(filepath.Join(corpus, "amd-mi300x-llama2-70b-99-server", summaryFile), ingest.Options{Label: "s"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestReproduceHandRows(t *testing.T) {
 	if err := c.Replay(a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools)})
 	if err != nil {
 		t.Fatal(err)
 	}

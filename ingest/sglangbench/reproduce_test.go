@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -49,7 +50,7 @@ func TestReproduceOutputDetails(t *testing.T) {
 	if err := New().Import(filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(r *formats.Run) convention.Convention {
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(r *formats.Run) convention.Convention {
 		if r.Convention == ConventionNative {
 			return ProfileNative
 		}
@@ -105,7 +106,7 @@ func TestReproduceOutputDetails(t *testing.T) {
 	if err := New().Import(filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, _ = a.Report(analyze.Options{Tools: tools})
+	rep, _ = a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools)})
 	if m := rep.Runs[0].Metrics.Of(analyze.ITL); m.N != 5 || m.Max != 12 {
 		t.Errorf("native run under per-message ITL: n %d max %v", m.N, m.Max)
 	}

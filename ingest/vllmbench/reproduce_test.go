@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -38,7 +39,7 @@ func reportUnder(t *testing.T, path string, c convention.Convention) *analyze.Re
 	if err := New().Import(path, ingest.Options{Label: "fx"}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return c }})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return c }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package analyze
+package render
 
 import (
 	"encoding/xml"
@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tokentrace/tokentrace/analyze"
 )
 
 // WriteGateJSON writes the gate report as indented JSON (NaN as null).
-func WriteGateJSON(w io.Writer, g *GateReport) error { return writeIndentedJSON(w, g) }
+func WriteGateJSON(w io.Writer, g *analyze.GateReport) error { return writeIndentedJSON(w, g) }
 
 // gateCounts returns the number of passing and failing results.
-func gateCounts(g *GateReport) (pass, fail int) {
+func gateCounts(g *analyze.GateReport) (pass, fail int) {
 	for _, r := range g.Results {
 		if r.Status == "pass" {
 			pass++
@@ -25,7 +27,7 @@ func gateCounts(g *GateReport) (pass, fail int) {
 	return
 }
 
-func verdict(g *GateReport) string {
+func verdict(g *analyze.GateReport) string {
 	pass, fail := gateCounts(g)
 	if g.Pass {
 		return fmt.Sprintf("PASS: %d of %d gates hold", pass, pass+fail)
@@ -33,47 +35,12 @@ func verdict(g *GateReport) string {
 	return fmt.Sprintf("FAIL: %d of %d gates failed", fail, pass+fail)
 }
 
-func fmtVal(v F, unit string) string {
-	x := float64(v)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "null"
-	}
-	n := shortNum(x)
-	switch unit {
-	case "fraction":
-		return strconv.FormatFloat(x, 'g', 4, 64)
-	case "req/s":
-		return n + "/s"
-	case "tok/s":
-		return n + " tok/s"
-	case "tokens":
-		return n + " tok"
-	}
-	return n + " ms"
-}
-
-// shortNum prints x with about four significant digits and no exponent
-// for everyday magnitudes.
-func shortNum(x float64) string {
-	a := math.Abs(x)
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 1e7:
-		return strconv.FormatFloat(x, 'g', 4, 64)
-	case a >= 1000:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 4, 64)
-}
+// fmtVal writes v in unit (analyze.FormatValue).
+func fmtVal(v analyze.F, unit string) string { return analyze.FormatValue(float64(v), unit) }
 
 // detail is a result's one-line explanation: CI, baseline, reason and
 // warnings.
-func detail(r GateResult, md bool) string {
+func detail(r analyze.GateResult, md bool) string {
 	var parts []string
 	if r.CI95 != nil {
 		parts = append(parts, fmt.Sprintf("95%% CI [%s, %s]", fmtVal(r.CI95[0], r.Unit), fmtVal(r.CI95[1], r.Unit)))
@@ -105,7 +72,7 @@ func detail(r GateResult, md bool) string {
 
 // WriteGateText writes the gate report as an aligned table with the
 // verdict last.
-func WriteGateText(w io.Writer, g *GateReport) error {
+func WriteGateText(w io.Writer, g *analyze.GateReport) error {
 	fmt.Fprintf(w, "tokentrace gate — convention %s", clean(g.Convention, false))
 	if g.SLO != "" {
 		fmt.Fprintf(w, ", SLO %s", clean(g.SLO, false))
@@ -130,8 +97,8 @@ func WriteGateText(w io.Writer, g *GateReport) error {
 }
 
 // writeBetweenRuns prints each pooled run's own P99 spread (gate --pool).
-func writeBetweenRuns(w io.Writer, br map[string]Spread) {
-	for _, x := range Table {
+func writeBetweenRuns(w io.Writer, br map[string]analyze.Spread) {
+	for _, x := range analyze.Table {
 		if sp, ok := br[x.Key]; ok && x.Tail {
 			fmt.Fprintf(w, "between runs, P99 %s over %d runs: min %s · median %s · max %s\n", x.Label,
 				len(sp.P99), fmtVal(sp.Min, x.Unit), fmtVal(sp.Median, x.Unit), fmtVal(sp.Max, x.Unit))
@@ -139,7 +106,7 @@ func writeBetweenRuns(w io.Writer, br map[string]Spread) {
 	}
 }
 
-func writeCapacity(w io.Writer, c *Capacity, md bool) {
+func writeCapacity(w io.Writer, c *analyze.Capacity, md bool) {
 	if c == nil {
 		return
 	}
@@ -190,7 +157,7 @@ func codeSpan(s string) string {
 
 // WriteGateMarkdown writes the gate report as a Markdown table, for a CI
 // job summary (e.g. appended to $GITHUB_STEP_SUMMARY).
-func WriteGateMarkdown(w io.Writer, g *GateReport) error {
+func WriteGateMarkdown(w io.Writer, g *analyze.GateReport) error {
 	icon := "✅"
 	if !g.Pass {
 		icon = "❌"
@@ -224,7 +191,7 @@ func WriteGateMarkdown(w io.Writer, g *GateReport) error {
 // gate run, one test case per result (name: the gate; classname:
 // tokentrace.gate.<run>), a <failure> for each failed gate, and the
 // detail in <system-out>, so CI systems show gates natively.
-func WriteGateJUnit(w io.Writer, g *GateReport) error {
+func WriteGateJUnit(w io.Writer, g *analyze.GateReport) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
@@ -282,10 +249,10 @@ func WriteGateJUnit(w io.Writer, g *GateReport) error {
 
 // WriteCapacity writes a capacity (see Capacity) as text, markdown or
 // JSON; gpus > 0 adds the per-GPU capacity.
-func WriteCapacity(w io.Writer, format string, c *Capacity, gpus int) error {
+func WriteCapacity(w io.Writer, format string, c *analyze.Capacity, gpus int) error {
 	if gpus > 0 {
 		c.GPUs = gpus
-		c.PerGPURateRPS = c.RateRPS / F(gpus)
+		c.PerGPURateRPS = c.RateRPS / analyze.F(gpus)
 	}
 	switch format {
 	case "json":
@@ -299,4 +266,12 @@ func WriteCapacity(w io.Writer, format string, c *Capacity, gpus int) error {
 		fmt.Fprintf(w, "per GPU (%d): %s\n", gpus, fmtVal(c.PerGPURateRPS, "req/s"))
 	}
 	return nil
+}
+
+// fmtNum writes v with 6 significant digits ("null" for NaN).
+func fmtNum(v float64) string {
+	if math.IsNaN(v) {
+		return "null"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }

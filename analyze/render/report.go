@@ -1,4 +1,4 @@
-package analyze
+package render
 
 import (
 	"encoding/json"
@@ -11,11 +11,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 )
 
 // WriteJSON writes the report as indented JSON (the versioned contract).
-func WriteJSON(w io.Writer, r *Report) error { return writeIndentedJSON(w, r) }
+func WriteJSON(w io.Writer, r *analyze.Report) error { return writeIndentedJSON(w, r) }
 
 // writeIndentedJSON writes v as two-space-indented JSON without HTML
 // escaping, the form of every JSON document tokentrace writes.
@@ -28,16 +29,16 @@ func writeIndentedJSON(w io.Writer, v any) error {
 
 // WriteText writes the report as aligned plain-text tables, one block per
 // run (and the pooled block last).
-func WriteText(w io.Writer, r *Report) error { return writeHuman(w, r, false) }
+func WriteText(w io.Writer, r *analyze.Report) error { return writeHuman(w, r, false) }
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown (for a CI
 // job summary).
-func WriteMarkdown(w io.Writer, r *Report) error { return writeHuman(w, r, true) }
+func WriteMarkdown(w io.Writer, r *analyze.Report) error { return writeHuman(w, r, true) }
 
-func writeHuman(w io.Writer, r *Report, md bool) error {
+func writeHuman(w io.Writer, r *analyze.Report, md bool) error {
 	runs := r.Runs
 	if r.Pooled != nil {
-		runs = append(append([]*RunReport{}, runs...), r.Pooled)
+		runs = append(append([]*analyze.RunReport{}, runs...), r.Pooled)
 	}
 	for i, rr := range runs {
 		if i > 0 {
@@ -139,7 +140,7 @@ func cleanN(s string, md bool, limit int) string {
 	return b.String()
 }
 
-func writeRun(w io.Writer, rr *RunReport, md bool) error {
+func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 	head := func(s string) {
 		if md {
 			fmt.Fprintf(w, "### %s\n\n", s)
@@ -175,7 +176,7 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 
 	t := &table{md: md}
 	cols := []string{"metric", "n", "mean", "std", "min"}
-	for _, q := range rr.Metrics.Of(TTFT).Quantiles {
+	for _, q := range rr.Metrics.Of(analyze.TTFT).Quantiles {
 		cols = append(cols, stats.QuantileLabel(q.P))
 	}
 	t.add(append(cols, "max")...)
@@ -191,7 +192,7 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 		t.add(append(row, num(s.Max))...)
 	}
 	t.write(w)
-	tail := tailQuantile(rr.Metrics.Of(TTFT))
+	tail := tailQuantile(rr.Metrics.Of(analyze.TTFT))
 
 	var cis []string
 	for _, m := range rr.Metrics {
@@ -221,13 +222,13 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	}
 	if g := rr.Goodput; g != nil {
 		vac := ""
-		if g.boundsTPOT {
+		if g.BoundsTPOT {
 			vac = fmt.Sprintf(" (TPOT vacuously met by %d with N ≤ 1)", g.TPOTVacuous)
 		}
 		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s%s",
 			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), vac)
 	}
-	for _, x := range Table {
+	for _, x := range analyze.Table {
 		if sp, ok := rr.BetweenRuns[x.Key]; ok && x.Tail {
 			line("between runs, P99 %s over %d runs: min %s · median %s · max %s · std %s %s",
 				x.Label, len(sp.P99), num(float64(sp.Min)), num(float64(sp.Median)), num(float64(sp.Max)), num(float64(sp.Std)), x.Unit)
@@ -242,7 +243,7 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	if len(rr.Reported) > 0 {
 		keys := make([]string, 0, len(rr.Reported))
 		for k := range rr.Reported {
-			if slices.Contains(rr.headline, k) {
+			if slices.Contains(rr.Headline, k) {
 				keys = append(keys, k)
 			}
 		}
@@ -292,7 +293,7 @@ func writeRun(w io.Writer, rr *RunReport, md bool) error {
 	return nil
 }
 
-func writeBuckets(w io.Writer, md bool, title string, bs []Bucket, f *Fit, fitFmt string) {
+func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *analyze.Fit, fitFmt string) {
 	t := &table{md: md}
 	t.add(title, "n", "P50 ms", "P90 ms", "P99 ms")
 	for _, b := range bs {
@@ -341,10 +342,10 @@ func signedTerm(v float64) string {
 	return "+ " + num(v)
 }
 
-func rep(r Reported, keys ...string) string {
+func rep(r analyze.Reported, keys ...string) string {
 	for _, k := range keys {
 		if v, ok := r[k]; ok {
-			if f, ok := v.(F); ok {
+			if f, ok := v.(analyze.F); ok {
 				return num(float64(f))
 			}
 			return fmt.Sprint(v)
@@ -369,9 +370,9 @@ func orEmpty(v any) any {
 
 // writeReproduction summarizes a Reproduction: the counts, then the
 // statistics that differ or cannot be recomputed, grouped by reason.
-func writeReproduction(w io.Writer, rp *Reproduction, tool string, md bool) {
+func writeReproduction(w io.Writer, rp *analyze.Reproduction, tool string, md bool) {
 	fmt.Fprintf(w, "reproduction under %s: %d of %d statistics %s reported reproduced within %g; %d differ, %d not reproducible\n",
-		rp.Convention, rp.Reproduced, rp.Total, orDash(tool), ReproTolerance, rp.Differs, rp.NotReproducible)
+		rp.Convention, rp.Reproduced, rp.Total, orDash(tool), analyze.ReproTolerance, rp.Differs, rp.NotReproducible)
 	type group struct {
 		status, reason string
 		metrics        []string

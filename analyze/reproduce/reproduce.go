@@ -1,4 +1,12 @@
-package analyze
+// Package reproduce recomputes each peer tool's own reported statistics
+// from tokentrace's tables under the tool's convention (Reproducer, the
+// report's reproduction section), and reconciles two conventions one
+// choice at a time (Reconcile). What it knows of each tool — the mapping
+// of its reported metrics, its known differences, how it computes
+// statistics — comes from the tool's importer (convention.Tool) through a
+// convention.Set; the generic rules (statistics named the tools' way,
+// run-level scalars) live here.
+package reproduce
 
 import (
 	"fmt"
@@ -7,56 +15,35 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
-// ReproTolerance is the relative difference within which a recomputed
-// statistic reproduces the tool's (absolute 1e-9 when the tool's is 0).
-const ReproTolerance = 1e-6
-
-// Reproduction compares every statistic a tool reported for a run with the
-// same statistic recomputed from the tables under the tool's convention.
-type Reproduction struct {
-	Convention string `json:"convention"`
-	Reproduced int    `json:"reproduced"`
-	Differs    int    `json:"differs"`
-	// NotReproducible counts statistics the tables cannot recompute; each
-	// says why.
-	NotReproducible int              `json:"not_reproducible"`
-	Total           int              `json:"total"`
-	Items           []ReproducedStat `json:"items"`
+// Reproducer returns the hook analyze.Options.Reproduce takes: it
+// recomputes every statistic a run's tool reported, under the run data's
+// convention (the tool's own), through the tool's mapping of its metrics
+// in tools; nil when tokentrace has no mapping for the tool or the run
+// reported nothing.
+func Reproducer(tools *convention.Set) func(rd *analyze.RunData) *analyze.Reproduction {
+	return func(rd *analyze.RunData) *analyze.Reproduction { return reproduce(tools, rd) }
 }
 
-// ReproducedStat is one reported statistic and its recomputation.
-type ReproducedStat struct {
-	Metric     string `json:"metric"`
-	Stat       string `json:"stat"`
-	Unit       string `json:"unit,omitempty"`
-	Reported   F      `json:"reported"`
-	Recomputed F      `json:"recomputed"`
-	RelDiff    F      `json:"rel_diff"`
-	// Status is "reproduced", "differs" or "not_reproducible".
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// reproduce recomputes every statistic the run's tool reported, under c,
-// through the tool's mapping of its metrics (tools; nil when tokentrace
-// has no mapping for the tool).
-func reproduce(c convention.Convention, tools *convention.Set, run *formats.Run, reqs []RequestMetrics, s *samples) *Reproduction {
+// reproduce is Reproducer's work.
+func reproduce(tools *convention.Set, rd *analyze.RunData) *analyze.Reproduction {
+	c, run, reqs := rd.Convention, rd.Run, rd.Requests
 	tool := tools.Tool(c.Tool)
 	mapping := tools.Metrics(c)
 	if mapping == nil || len(run.Reported) == 0 {
 		return nil
 	}
-	out := &Reproduction{Convention: c.Name, Items: []ReproducedStat{}}
+	out := &analyze.Reproduction{Convention: c.Name, Items: []analyze.ReproducedStat{}}
 	for _, st := range run.Reported {
 		if st.Value == nil {
 			continue // text values (timestamps, error details) are not statistics
 		}
-		item := ReproducedStat{Metric: st.Metric, Stat: st.Stat, Unit: st.Unit, Reported: F(*st.Value), Recomputed: F(math.NaN()), RelDiff: F(math.NaN())}
+		item := analyze.ReproducedStat{Metric: st.Metric, Stat: st.Stat, Unit: st.Unit, Reported: analyze.F(*st.Value), Recomputed: analyze.F(math.NaN()), RelDiff: analyze.F(math.NaN())}
 		tm, ok := mapping[st.Metric]
 		switch {
 		case tool.PrefixReason(st.Metric) != "":
@@ -68,8 +55,8 @@ func reproduce(c convention.Convention, tools *convention.Set, run *formats.Run,
 		case tm.Reason != "":
 			item.Reason = tm.Reason
 		default:
-			v, why := recompute(c, tools.StatsRule(c), tm, st, run, reqs, s)
-			item.Recomputed = F(v)
+			v, why := recompute(tools.StatsRule(c), tm, st, rd)
+			item.Recomputed = analyze.F(v)
 			item.Reason = why
 		}
 		judge(&item, run, tool)
@@ -91,7 +78,7 @@ func reproduce(c convention.Convention, tools *convention.Set, run *formats.Run,
 // judge sets the item's status from its values: reproduced within
 // ReproTolerance, differs (with the tool's known reason where one of its
 // Differences applies) or not reproducible.
-func judge(item *ReproducedStat, run *formats.Run, tool *convention.Tool) {
+func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool) {
 	rec, rep := float64(item.Recomputed), float64(item.Reported)
 	if math.IsNaN(rec) {
 		item.Status = "not_reproducible"
@@ -102,11 +89,11 @@ func judge(item *ReproducedStat, run *formats.Run, tool *convention.Tool) {
 	}
 	diff := math.Abs(rec - rep)
 	if rep != 0 {
-		item.RelDiff = F(diff / math.Abs(rep))
+		item.RelDiff = analyze.F(diff / math.Abs(rep))
 	} else {
-		item.RelDiff = F(diff)
+		item.RelDiff = analyze.F(diff)
 	}
-	if rep == 0 && diff <= 1e-9 || rep != 0 && diff <= ReproTolerance*math.Abs(rep) {
+	if rep == 0 && diff <= 1e-9 || rep != 0 && diff <= analyze.ReproTolerance*math.Abs(rep) {
 		item.Status, item.Reason = "reproduced", ""
 		return
 	}
@@ -126,25 +113,26 @@ func judge(item *ReproducedStat, run *formats.Run, tool *convention.Tool) {
 // statistic of a Table metric's values (the tool's weighted-pmf statistics
 // where rule says so), or a run-level scalar ("scalar:<name>",
 // reproductionScalar).
-func recompute(c convention.Convention, rule convention.StatsRule, tm convention.ReportedMetric, st formats.ReportedStat, run *formats.Run, reqs []RequestMetrics, s *samples) (float64, string) {
+func recompute(rule convention.StatsRule, tm convention.ReportedMetric, st formats.ReportedStat, rd *analyze.RunData) (float64, string) {
+	c := rd.Convention
 	if q, ok := strings.CutPrefix(tm.Quantity, "scalar:"); ok {
-		v, why := reproductionScalar(q, &scalarInput{c: c, st: st, run: run, reqs: reqs, s: s})
+		v, why := reproductionScalar(q, &scalarInput{st: st, rd: rd})
 		return v * tm.Scale, why
 	}
-	x := LookupMetric(tm.Quantity)
+	x := analyze.LookupMetric(tm.Quantity)
 	if x == nil {
 		return math.NaN(), "the tool's mapping names no tokentrace metric " + strconv.Quote(tm.Quantity)
 	}
-	xs := s.values[x]
+	xs := rd.Values[x]
 	if rule != convention.StatsNumpy {
 		// the tool's own weighted-pmf statistics (guidellm's
 		// DistributionSummary: token-weighted percentiles, count, std_dev,
 		// mode, variance, total_sum)
-		if v, ok := stats.PMFStat(xs, s.weights[x], tm.Scale, st.Stat, rule == convention.StatsPMFMerged); ok {
+		if v, ok := stats.PMFStat(xs, rd.Weights[x], tm.Scale, st.Stat, rule == convention.StatsPMFMerged); ok {
 			return v, "" // already in the tool's unit
 		}
 	}
-	v, why := statOf(xs, s.weights[x], st.Stat, c)
+	v, why := statOf(xs, rd.Weights[x], st.Stat, c)
 	return v * tm.Scale, why
 }
 
@@ -190,18 +178,15 @@ func statOf(xs, ws []float64, stat string, c convention.Convention) (float64, st
 // requests and samples under c, and the reported statistic it is compared
 // with.
 type scalarInput struct {
-	c    convention.Convention
-	st   formats.ReportedStat
-	run  *formats.Run
-	reqs []RequestMetrics
-	s    *samples
+	st formats.ReportedStat
+	rd *analyze.RunData
 }
 
 // count counts the run's requests that satisfy keep.
-func (in *scalarInput) count(keep func(*RequestMetrics) bool) float64 {
+func (in *scalarInput) count(keep func(*analyze.RequestMetrics) bool) float64 {
 	n := 0.0
-	for i := range in.reqs {
-		if keep(&in.reqs[i]) {
+	for i := range in.rd.Requests {
+		if keep(&in.rd.Requests[i]) {
 			n++
 		}
 	}
@@ -211,8 +196,8 @@ func (in *scalarInput) count(keep func(*RequestMetrics) bool) float64 {
 // duration is the run's span under the convention (NaN where the
 // convention's duration is not in the files).
 func (in *scalarInput) duration() float64 {
-	dur, _ := duration(in.c, in.reqs)
-	if in.c.Duration == convention.DurationNotRecorded {
+	dur, _ := analyze.Duration(in.rd.Convention, in.rd.Requests)
+	if in.rd.Convention.Duration == convention.DurationNotRecorded {
 		return math.NaN()
 	}
 	return dur
@@ -221,18 +206,18 @@ func (in *scalarInput) duration() float64 {
 // sum is Σ of a Table metric's values over the counted requests (0 for
 // none; NaN for an unknown metric).
 func (in *scalarInput) sum(name string) float64 {
-	x := LookupMetric(name)
+	x := analyze.LookupMetric(name)
 	if x == nil {
 		return math.NaN()
 	}
-	return sumOr0(in.s.values[x])
+	return sumOr0(in.rd.Values[x])
 }
 
-func isFailure(m *RequestMetrics) bool {
+func isFailure(m *analyze.RequestMetrics) bool {
 	return m.Status == formats.StatusError || m.Status == formats.StatusCancelled
 }
 
-func isError(m *RequestMetrics) bool { return m.Status == formats.StatusError }
+func isError(m *analyze.RequestMetrics) bool { return m.Status == formats.StatusError }
 
 // reproductionScalars are the run-level values a tool's reported statistic
 // can map to, by the name after "scalar:" in convention.ReportedMetric
@@ -241,32 +226,34 @@ var reproductionScalars = []struct {
 	name, doc string
 	value     func(in *scalarInput) (float64, string)
 }{
-	{"total", "every request", func(in *scalarInput) (float64, string) { return float64(len(in.reqs)), "" }},
+	{"total", "every request", func(in *scalarInput) (float64, string) { return float64(len(in.rd.Requests)), "" }},
 	{"counted", "the convention's completed requests", func(in *scalarInput) (float64, string) {
-		return in.count(func(m *RequestMetrics) bool { return m.Counted }), ""
+		return in.count(func(m *analyze.RequestMetrics) bool { return m.Counted }), ""
 	}},
 	{"failed", "failed and cancelled requests", func(in *scalarInput) (float64, string) { return in.count(isFailure), "" }},
 	{"errors", "failed requests (status error)", func(in *scalarInput) (float64, string) { return in.count(isError), "" }},
 	{"error_rate_errors", "errors / every request", func(in *scalarInput) (float64, string) {
-		return div(in.count(isError), float64(len(in.reqs))), ""
+		return div(in.count(isError), float64(len(in.rd.Requests))), ""
 	}},
-	{"e2e_count", "requests with an E2E", func(in *scalarInput) (float64, string) { return float64(len(in.s.values[E2E])), "" }},
+	{"e2e_count", "requests with an E2E", func(in *scalarInput) (float64, string) { return float64(len(in.rd.Values[analyze.E2E])), "" }},
 	{"duration_s", "the run's span under the convention, in s", func(in *scalarInput) (float64, string) { return in.duration(), "" }},
 	{"request_throughput", "requests per second (the convention's throughput_requests)", func(in *scalarInput) (float64, string) {
-		return float64(throughput(in.c, in.reqs, in.duration()).RequestsPerS), ""
+		return float64(analyze.ComputeThroughput(in.rd.Convention, in.rd.Requests, in.duration()).RequestsPerS), ""
 	}},
 	{"output_token_throughput", "Σ OSL over counted requests / duration", func(in *scalarInput) (float64, string) {
-		return div(in.sum(OSL.Name), in.duration()), ""
+		return div(in.sum(analyze.OSL.Name), in.duration()), ""
 	}},
 	{"total_token_throughput", "(Σ OSL + Σ ISL) / duration", func(in *scalarInput) (float64, string) {
-		return div(in.sum(OSL.Name)+in.sum(ISL.Name), in.duration()), ""
+		return div(in.sum(analyze.OSL.Name)+in.sum(analyze.ISL.Name), in.duration()), ""
 	}},
 	{"error_code", "failed requests whose error code is the statistic's name", func(in *scalarInput) (float64, string) {
 		code, err := strconv.ParseFloat(in.st.Stat, 64)
 		if err != nil {
 			return math.NaN(), "error code " + strconv.Quote(in.st.Stat) + " is not a number"
 		}
-		return in.count(func(m *RequestMetrics) bool { return isError(m) && m.HasErrorCode && m.ErrorCode == int64(code) }), ""
+		return in.count(func(m *analyze.RequestMetrics) bool {
+			return isError(m) && m.HasErrorCode && m.ErrorCode == int64(code)
+		}), ""
 	}},
 }
 
@@ -287,7 +274,7 @@ func reproductionScalar(name string, in *scalarInput) (float64, string) {
 	}
 	if rest, ok := strings.CutPrefix(name, "reported_duration:"); ok {
 		dur := math.NaN()
-		for _, st := range in.run.Reported {
+		for _, st := range in.rd.Run.Reported {
 			if st.Metric == "duration" && st.Stat == "value" && st.Value != nil {
 				dur = *st.Value
 			}
@@ -296,13 +283,13 @@ func reproductionScalar(name string, in *scalarInput) (float64, string) {
 			return math.NaN(), "the tool reported no positive duration"
 		}
 		if rest == "sum:osl+isl" {
-			return (in.sum(OSL.Name) + in.sum(ISL.Name)) / dur, ""
+			return (in.sum(analyze.OSL.Name) + in.sum(analyze.ISL.Name)) / dur, ""
 		}
 		if q, ok := strings.CutPrefix(rest, "sum:"); ok {
 			return in.sum(q) / dur, ""
 		}
 		if rest == "counted" {
-			return float64(in.s.counted) / dur, ""
+			return float64(in.rd.Counted) / dur, ""
 		}
 	}
 	for _, sc := range reproductionScalars {
@@ -318,4 +305,12 @@ func sumOr0(xs []float64) float64 {
 		return 0
 	}
 	return stats.PairwiseSum(xs)
+}
+
+// div is a/b, NaN when b is 0 or NaN.
+func div(a, b float64) float64 {
+	if b == 0 || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return a / b
 }

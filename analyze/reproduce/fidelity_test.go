@@ -1,4 +1,4 @@
-package analyze_test
+package reproduce_test
 
 import (
 	"path/filepath"
@@ -30,13 +30,15 @@ func toolReport(t *testing.T, dir string, tok analyze.TokenCounter) *analyze.Rep
 	if err := registry.Import(jobs, nil, ingest.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, Convention: func(r *formats.Run) convention.Convention {
+	opt := options
+	opt.Convention = func(r *formats.Run) convention.Convention {
 		c, ok := tools.ForRun(r.Convention, r.Tool)
 		if !ok {
 			t.Fatalf("run %s: no convention for tool %q", r.RunID, r.Tool)
 		}
 		return c
-	}})
+	}
+	rep, err := a.Report(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,18 +65,18 @@ var aiperfNR = map[string]string{"http_req_": "HTTP timing", "osl_mismatch": "OS
 
 func TestFidelity(t *testing.T) {
 	var cases []fidelityCase
-	dirs, _ := filepath.Glob("../testdata/genai-perf/*")
+	dirs, _ := filepath.Glob("../../testdata/genai-perf/*")
 	for _, d := range dirs {
 		cases = append(cases, fidelityCase{dir: d, notReproducible: map[string]string{"input_sequence_length": "prompt text"}})
 	}
 	if len(dirs) != 2 {
 		t.Fatalf("%d GenAI-Perf corpus runs, want 2", len(dirs))
 	}
-	dirs, _ = filepath.Glob("../testdata/aiperf/*")
+	dirs, _ = filepath.Glob("../../testdata/aiperf/*")
 	for _, d := range dirs {
 		cases = append(cases, fidelityCase{dir: d, notReproducible: aiperfNR})
 	}
-	dirs, _ = filepath.Glob("../testdata/llmperf/*")
+	dirs, _ = filepath.Glob("../../testdata/llmperf/*")
 	for _, d := range dirs {
 		cases = append(cases, fidelityCase{dir: d, notReproducible: map[string]string{
 			"mean_output_throughput_token_per_s": "wall time", "num_completed_requests_per_min": "wall time",
@@ -83,7 +85,7 @@ func TestFidelity(t *testing.T) {
 	}
 	// Summary-only corpus runs (vLLM, SGLang, inference-perf publish no
 	// per-request data): every statistic must say so.
-	for _, glob := range []string{"../testdata/vllm-bench/*", "../testdata/sglang-bench/*", "../testdata/inference-perf/*", "../testdata/mlperf/*"} {
+	for _, glob := range []string{"../../testdata/vllm-bench/*", "../../testdata/sglang-bench/*", "../../testdata/inference-perf/*", "../../testdata/mlperf/*"} {
 		dirs, _ = filepath.Glob(glob)
 		for _, d := range dirs {
 			cases = append(cases, fidelityCase{dir: d, notReproducible: map[string]string{"": "summary only"}})
@@ -92,7 +94,7 @@ func TestFidelity(t *testing.T) {
 	// guidellm's corpus report keeps 1 of its 46 requests: statistics over
 	// successful requests differ (and say why); the others cannot be
 	// recomputed, with reasons.
-	dirs, _ = filepath.Glob("../testdata/guidellm/*")
+	dirs, _ = filepath.Glob("../../testdata/guidellm/*")
 	for _, d := range dirs {
 		// every non-reproducible statistic must carry a reason (checked
 		// below); which one is the guidellm package's own test

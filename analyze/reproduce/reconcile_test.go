@@ -1,10 +1,14 @@
-package analyze
+package reproduce_test
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/render"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -13,9 +17,34 @@ import (
 	"github.com/tokentrace/tokentrace/internal/golden"
 )
 
-func goldenFile(t *testing.T, name string, got []byte) {
+const ms = int64(1e6)
+
+// classic is the brief's request: TTFT 500 ms, 100 one-token content
+// messages evenly to 1200 ms, behind a role-only first chunk (400 ms) and
+// followed by a usage chunk and [DONE]; the server's usage says 100.
+func classic(key, start int64) (formats.Request, []formats.Event) {
+	offs := []int64{400 * ms}
+	kinds := []string{formats.KindRole}
+	for i := int64(0); i < 100; i++ {
+		offs, kinds = append(offs, 500*ms+i*700*ms/99), append(kinds, formats.KindContent)
+	}
+	offs, kinds = append(offs, 1201*ms, 1202*ms), append(kinds, formats.KindUsage, formats.KindDone)
+	r := formats.Request{RunID: "r", RequestKey: key, StartNs: &start, ClockDomain: formats.ClockUnix}
+	evs := make([]formats.Event, len(offs))
+	for i := range offs {
+		evs[i] = formats.Event{RunID: "r", RequestKey: key, Index: int32(i), ReadIndex: int32(i), OffsetNs: offs[i], Kind: kinds[i],
+			HasChoices: kinds[i] != formats.KindUsage && kinds[i] != formats.KindDone}
+	}
+	ingest.FillFromEvents(&r, evs)
+	r.OutputTokens, r.OutputTokensSource = ingest.Ptr(int64(100)), formats.SourceServerUsage
+	return r, evs
+}
+
+func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
-	golden.Check(t, filepath.Join("testdata", name), got)
+	if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s = %.12g, want %.12g", what, got, want)
+	}
 }
 
 // TestReconcileClassicExample is the brief's example: TTFT 500 ms, 100
@@ -23,8 +52,8 @@ func goldenFile(t *testing.T, name string, got []byte) {
 // E2E/N = 12.00 ms; excluding TTFT gives 7.00 ms; dividing by N − 1 gives
 // the canonical TPOT 7.07 ms. The steps must sum to the gap.
 func TestReconcileClassicExample(t *testing.T) {
-	from, to := llmperf.Profile2024Apr, Canonical
-	a := NewAnalyzer(convention.PathConventions([][2]convention.Convention{{from, to}})...)
+	from, to := llmperf.Profile2024Apr, analyze.Canonical
+	a := analyze.NewAnalyzer(convention.PathConventions([][2]convention.Convention{{from, to}})...)
 	yes := true
 	for k := int64(0); k < 3; k++ {
 		r, evs := classic(k, k*2_000*ms)
@@ -38,11 +67,11 @@ func TestReconcileClassicExample(t *testing.T) {
 	if err := a.Run(&formats.Run{RunID: "r", Tool: "llmperf", Streaming: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := a.Reconcile(func(*formats.Run) [2]convention.Convention { return [2]convention.Convention{from, to} }, []string{"mean"}, tools)
+	rec, err := reproduce.Reconcile(a, func(*formats.Run) [2]convention.Convention { return [2]convention.Convention{from, to} }, []string{"mean"}, tools)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tpot *MetricReconciled
+	var tpot *reproduce.MetricReconciled
 	for i := range rec.Runs[0].Metrics {
 		if rec.Runs[0].Metrics[i].Metric == "tpot_ms" {
 			tpot = &rec.Runs[0].Metrics[i]
@@ -68,14 +97,14 @@ func TestReconcileClassicExample(t *testing.T) {
 		t.Errorf("steps with an effect on TPOT: %v, want tpot_from and tpot_divisor only", effects)
 	}
 	var buf bytes.Buffer
-	if err := WriteReconciliation(&buf, rec, false); err != nil {
+	if err := render.WriteReconciliation(&buf, rec, false); err != nil {
 		t.Fatal(err)
 	}
-	goldenFile(t, "reconcile-classic.txt", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "reconcile-classic.txt"), buf.Bytes())
 }
 
 func TestPathChangesOneChoiceAtATime(t *testing.T) {
-	p := convention.Path(genaiperf.Profile, Canonical)
+	p := convention.Path(genaiperf.Profile, analyze.Canonical)
 	if p[0].Convention.Name != "genai-perf" || p[len(p)-1].Convention.Name != "tokentrace" {
 		t.Fatalf("ends %q … %q", p[0].Convention.Name, p[len(p)-1].Convention.Name)
 	}
@@ -91,10 +120,10 @@ func TestPathChangesOneChoiceAtATime(t *testing.T) {
 			t.Errorf("step %d (%s) changes %d choices", i, p[i].Choice, diff)
 		}
 	}
-	if got := p[len(p)-1].Convention.Choices(); !equalMaps(got, Canonical.Choices()) {
+	if got := p[len(p)-1].Convention.Choices(); !equalMaps(got, analyze.Canonical.Choices()) {
 		t.Error("path does not end at the canonical choices")
 	}
-	if len(convention.Path(Canonical, Canonical)) != 1 {
+	if len(convention.Path(analyze.Canonical, analyze.Canonical)) != 1 {
 		t.Error("a convention's path to itself has no steps")
 	}
 }
