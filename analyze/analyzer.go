@@ -407,9 +407,9 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 		TTFTByISL:        []Bucket{},
 	}
 	if run.RequestRateRPS != nil {
-		rr.configuredRate = *run.RequestRateRPS
+		rr.ConfiguredRateRPS = *run.RequestRateRPS
 	}
-	rr.notes = run.Notes
+	rr.Notes = run.Notes
 	if t := opt.Tools.Tool(run.Tool); t != nil {
 		rr.Headline = t.Headline
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/tokentrace/tokentrace/convention"
@@ -95,4 +96,27 @@ func (m *RequestMetrics) fluidity(d Deadlines) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// Deadlines are the per-token deadlines of the fluidity-index: Prefill
+// (D_p, the first token's) and Decode (D_d, each later token's), in ns.
+type Deadlines struct {
+	PrefillNs int64
+	DecodeNs  int64
+}
+
+func (d Deadlines) String() string {
+	return fmt.Sprintf("fluidity(%s,%s)", fmtNs(d.PrefillNs), fmtNs(d.DecodeNs))
+}
+
+func fmtNs(ns int64) string {
+	switch {
+	case ns%1e9 == 0:
+		return fmt.Sprintf("%ds", ns/1e9)
+	case ns%1e6 == 0:
+		return fmt.Sprintf("%dms", ns/1e6)
+	case ns%1e3 == 0:
+		return fmt.Sprintf("%dus", ns/1e3)
+	}
+	return fmt.Sprintf("%dns", ns)
 }

@@ -288,31 +288,6 @@ func LookupMetric(name string) *Metric {
 	return nil
 }
 
-// metricNamesOr is metricNames with "or" before the last name.
-func metricNamesOr(keep func(*Metric) bool) string {
-	s := metricNames(keep)
-	if i := strings.LastIndex(s, ", "); i >= 0 {
-		s = s[:i] + " or " + s[i+2:]
-	}
-	return s
-}
-
-// metricNames lists the names of the metrics for which keep is true,
-// for messages ("ttft, tpot, e2e"); fluidity is written fluidity(…).
-func metricNames(keep func(*Metric) bool) string {
-	var out []string
-	for _, m := range Table {
-		if keep(m) {
-			n := m.Name
-			if m.Parametrised {
-				n += "(…)"
-			}
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, ", ")
-}
-
 // MetricsTable renders the Table as Markdown: a row per metric with its
 // name, JSON key, unit, scope, where it is used, definition and source.
 // REPORT.md embeds it between MetricsBegin and MetricsEnd

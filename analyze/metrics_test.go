@@ -8,12 +8,13 @@ import (
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/internal/reqtest"
 )
 
 const ms = int64(1e6)
 
-// stream builds a request from (offset, kind) pairs through the same
-// derivation the importers use.
+// ev is one message of a hand-made request (offset ns, kind, tokens);
+// mkRequest builds the request through internal/reqtest.
 type ev struct {
 	off  int64
 	kind string
@@ -21,31 +22,15 @@ type ev struct {
 }
 
 func mkRequest(key int64, start int64, events []ev, usage *int64) (formats.Request, []formats.Event) {
-	r := formats.Request{RunID: "r", RequestKey: key, StartNs: &start, ClockDomain: formats.ClockUnix}
-	out := make([]formats.Event, len(events))
+	evs := make([]reqtest.Event, len(events))
 	for i, e := range events {
-		out[i] = formats.Event{RunID: "r", RequestKey: key, Index: int32(i), ReadIndex: int32(i), OffsetNs: e.off, Kind: e.kind,
-			HasChoices: e.kind != formats.KindUsage && e.kind != formats.KindDone, Tokens: e.tok}
+		evs[i] = reqtest.Event{Off: e.off, Kind: e.kind, Tok: e.tok}
 	}
-	ingest.FillFromEvents(&r, out)
-	if usage != nil {
-		r.OutputTokens, r.OutputTokensSource = usage, formats.SourceServerUsage
-	} else if r.TokenMessageCount > 0 {
-		r.OutputTokens, r.OutputTokensSource = ingest.Ptr(r.TokenMessageCount), formats.SourceChunkCount
-	}
-	return r, out
+	return reqtest.Request(key, start, evs, usage)
 }
 
-// classic: TTFT 500 ms, 100 one-token content messages, last at 1200 ms,
-// behind a role-only first chunk and followed by a usage chunk and [DONE].
-func classic(key, start int64) (formats.Request, []formats.Event) {
-	evs := []ev{{400 * ms, formats.KindRole, nil}}
-	for i := int64(0); i < 100; i++ {
-		evs = append(evs, ev{500*ms + i*700*ms/99, formats.KindContent, nil})
-	}
-	evs = append(evs, ev{1201 * ms, formats.KindUsage, nil}, ev{1202 * ms, formats.KindDone, nil})
-	return mkRequest(key, start, evs, ingest.Ptr(int64(100)))
-}
+// classic is the brief's request (reqtest.Classic).
+var classic = reqtest.Classic
 
 func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
@@ -155,7 +140,7 @@ func analyzeWith(t *testing.T, opt Options, run formats.Run, rows ...func() (for
 
 func TestRunReportClassicTwoRequests(t *testing.T) {
 	yes := true
-	slo, _ := ParseSLO("ttft<=500ms,tpot<=7.1ms")
+	slo := SLO{Text: "ttft<=500ms,tpot<=7.1ms", Constraints: []Constraint{{Metric: TTFT, Limit: 500, Text: "ttft<=500ms"}, {Metric: TPOT, Limit: 7.1, Text: "tpot<=7.1ms"}}}
 	rep := analyzeWith(t, Options{Tools: tools, SLO: slo}, formats.Run{RunID: "r", Tool: "x", Streaming: &yes},
 		func() (formats.Request, []formats.Event) { return classic(0, 1_000*ms) },
 		func() (formats.Request, []formats.Event) { return classic(1, 2_000*ms) },
@@ -233,7 +218,7 @@ func TestNonStreaming(t *testing.T) {
 	r, evs := body()
 	_ = a.Request(&r, evs)
 	_ = a.Run(&formats.Run{RunID: "r", Streaming: &no})
-	slo, _ := ParseSLO("ttft<=1s,tpot<=20ms")
+	slo := SLO{Text: "ttft<=1s,tpot<=20ms", Constraints: []Constraint{{Metric: TTFT, Limit: 1000, Text: "ttft<=1s"}, {Metric: TPOT, Limit: 20, Text: "tpot<=20ms"}}}
 	if _, err := a.Report(Options{Tools: tools, SLO: slo}); err == nil || !contains(err.Error(), "tpot<=20ms") {
 		t.Fatalf("error %v must name the constraint", err)
 	}
@@ -241,7 +226,7 @@ func TestNonStreaming(t *testing.T) {
 
 func TestGoodputTPOTVacuousForOneToken(t *testing.T) {
 	yes := true
-	slo, _ := ParseSLO("tpot<=1ms")
+	slo := SLO{Text: "tpot<=1ms", Constraints: []Constraint{{Metric: TPOT, Limit: 1, Text: "tpot<=1ms"}}}
 	rep := analyzeWith(t, Options{Tools: tools, SLO: slo}, formats.Run{RunID: "r", Streaming: &yes},
 		func() (formats.Request, []formats.Event) {
 			return mkRequest(0, 0, []ev{{300 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(1)))

@@ -62,10 +62,11 @@ type RunReport struct {
 	// (convention.Tool.Headline; not in the JSON).
 	Headline []string `json:"-"`
 
-	// configuredRate is the run's configured request rate (0: none);
-	// notes are the run's import notes (truncation points).
-	configuredRate float64
-	notes          []string
+	// ConfiguredRateRPS is the run's configured request rate (0: none);
+	// Notes are the run's import notes (truncation points). Not in the
+	// JSON.
+	ConfiguredRateRPS float64  `json:"-"`
+	Notes             []string `json:"-"`
 }
 
 // Spread is the distribution over runs of one per-run statistic (here

@@ -35,6 +35,9 @@ type RunData struct {
 	// convention's completed set.
 	Weights map[*Metric][]float64
 	Counted int
+	// Report is the run's report, for the data Subjects returns (nil
+	// otherwise).
+	Report *RunReport
 	// PairOSL and PairE2E are the counted requests' (OSL, E2E) pairs the
 	// report's e2e_by_osl buckets and fit use (NaN where undefined).
 	PairOSL, PairE2E []float64
@@ -87,4 +90,40 @@ func (a *Analyzer) RunIDs() []string {
 		out[i] = acc.id
 	}
 	return out
+}
+
+// Subjects builds the report under opt and returns, beside it, the data a
+// gate or a comparison is computed on: every run under its report
+// convention, or — with pool and more than one run — the pooled runs as
+// one "pooled" run. Each RunData's Report is that run's (or the pooled)
+// report. It fails where Report fails.
+func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error) {
+	opt.Pool = pool && len(a.runs) > 1
+	rep, err := a.Report(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	data := func(acc *runAcc, ci int, rr *RunReport) *RunData {
+		reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
+		st := isStreaming(acc.run, reqs)
+		rd := runData(acc.run, a.convs[ci], st, reqs, itl, Sample(a.convs[ci], reqs, itl, st))
+		rd.Report = rr
+		return rd
+	}
+	if opt.Pool {
+		ci, err := a.pick(opt, a.runs[0].run)
+		if err != nil {
+			return nil, nil, err
+		}
+		return rep, []*RunData{data(a.poolAcc(ci), ci, rep.Pooled)}, nil
+	}
+	var out []*RunData
+	for i, acc := range a.runs {
+		ci, err := a.pick(opt, acc.run)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, data(acc, ci, rep.Runs[i]))
+	}
+	return rep, out, nil
 }

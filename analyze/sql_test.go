@@ -16,6 +16,7 @@ import (
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/analyze/reproduce"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -31,7 +32,7 @@ const duckdbCheck = "../tools/duckdb-check"
 // is compared:
 //
 //   - throughput (reported): sources without request start times (LLMPerf) show the tool's own throughput copied from its summary; nothing to recompute (SQL gives NULL).
-//   - p*_ci95: distribution-free confidence intervals of percentiles (binomial order statistics, analyze/ci.go) are not expressed in SQL.
+//   - p*_ci95: distribution-free confidence intervals of percentiles (binomial order statistics, analyze/stats/ci.go) are not expressed in SQL.
 //   - pooled: the pooled report (--pool) is not expressed in SQL.
 //   - e2e_by_osl, ttft_by_isl, fits: length-conditioned buckets and least-squares fits are not expressed in SQL.
 //   - tokenizer: re-tokenized output counts need a tokenizer; the Go analyzer here has none, as the SQL has none (SQL uses stored 'tokenizer:' counts only).
@@ -191,11 +192,11 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 		t.Fatalf("imported %d corpus directories, expected the bundled ≥ 25", imported)
 	}
 
-	slo, err := analyze.ParseSLO("ttft<=1s,e2e<=20s")
+	goodSLO, err := slo.ParseSLO("ttft<=1s,e2e<=20s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), SLO: slo})
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), SLO: goodSLO})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	if err := formats.ReadTables(out, onlyRuns{a2, streaming}); err != nil {
 		t.Fatal(err)
 	}
-	slo2, err := analyze.ParseSLO("ttft<=1s,tpot<=40ms,e2e<=20s")
+	slo2, err := slo.ParseSLO("ttft<=1s,tpot<=40ms,e2e<=20s")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/plots"
@@ -174,7 +175,7 @@ func TestITLByPositionHandComputed(t *testing.T) {
 }
 
 func TestGoodputCurvesHandComputed(t *testing.T) {
-	slo, err := analyze.ParseSLO("ttft<=100ms, tpot<10ms")
+	slo, err := slo.ParseSLO("ttft<=100ms, tpot<10ms")
 	if err != nil {
 		t.Fatal(err)
 	}

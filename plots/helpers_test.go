@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
 	"github.com/tokentrace/tokentrace/plots"
@@ -26,7 +27,7 @@ const goldenSLO = "ttft<=500ms,e2e<=15s"
 // the canonical convention and returns the report and the plot inputs.
 func load(t *testing.T, sloText string, labels []string, dirs ...string) (*analyze.Report, []plots.Input, analyze.SLO) {
 	t.Helper()
-	slo, err := analyze.ParseSLO(sloText)
+	slo, err := slo.ParseSLO(sloText)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 )
 
 // WriteGateJSON writes the gate report as indented JSON (NaN as null).
-func WriteGateJSON(w io.Writer, g *analyze.GateReport) error { return writeIndentedJSON(w, g) }
+func WriteGateJSON(w io.Writer, g *slo.GateReport) error { return writeIndentedJSON(w, g) }
 
 // gateCounts returns the number of passing and failing results.
-func gateCounts(g *analyze.GateReport) (pass, fail int) {
+func gateCounts(g *slo.GateReport) (pass, fail int) {
 	for _, r := range g.Results {
 		if r.Status == "pass" {
 			pass++
@@ -27,7 +28,7 @@ func gateCounts(g *analyze.GateReport) (pass, fail int) {
 	return
 }
 
-func verdict(g *analyze.GateReport) string {
+func verdict(g *slo.GateReport) string {
 	pass, fail := gateCounts(g)
 	if g.Pass {
 		return fmt.Sprintf("PASS: %d of %d gates hold", pass, pass+fail)
@@ -40,7 +41,7 @@ func fmtVal(v analyze.F, unit string) string { return analyze.FormatValue(float6
 
 // detail is a result's one-line explanation: CI, baseline, reason and
 // warnings.
-func detail(r analyze.GateResult, md bool) string {
+func detail(r slo.GateResult, md bool) string {
 	var parts []string
 	if r.CI95 != nil {
 		parts = append(parts, fmt.Sprintf("95%% CI [%s, %s]", fmtVal(r.CI95[0], r.Unit), fmtVal(r.CI95[1], r.Unit)))
@@ -72,7 +73,7 @@ func detail(r analyze.GateResult, md bool) string {
 
 // WriteGateText writes the gate report as an aligned table with the
 // verdict last.
-func WriteGateText(w io.Writer, g *analyze.GateReport) error {
+func WriteGateText(w io.Writer, g *slo.GateReport) error {
 	fmt.Fprintf(w, "tokentrace gate — convention %s", clean(g.Convention, false))
 	if g.SLO != "" {
 		fmt.Fprintf(w, ", SLO %s", clean(g.SLO, false))
@@ -106,7 +107,7 @@ func writeBetweenRuns(w io.Writer, br map[string]analyze.Spread) {
 	}
 }
 
-func writeCapacity(w io.Writer, c *analyze.Capacity, md bool) {
+func writeCapacity(w io.Writer, c *slo.Capacity, md bool) {
 	if c == nil {
 		return
 	}
@@ -157,7 +158,7 @@ func codeSpan(s string) string {
 
 // WriteGateMarkdown writes the gate report as a Markdown table, for a CI
 // job summary (e.g. appended to $GITHUB_STEP_SUMMARY).
-func WriteGateMarkdown(w io.Writer, g *analyze.GateReport) error {
+func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
 	icon := "✅"
 	if !g.Pass {
 		icon = "❌"
@@ -191,7 +192,7 @@ func WriteGateMarkdown(w io.Writer, g *analyze.GateReport) error {
 // gate run, one test case per result (name: the gate; classname:
 // tokentrace.gate.<run>), a <failure> for each failed gate, and the
 // detail in <system-out>, so CI systems show gates natively.
-func WriteGateJUnit(w io.Writer, g *analyze.GateReport) error {
+func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
@@ -249,7 +250,7 @@ func WriteGateJUnit(w io.Writer, g *analyze.GateReport) error {
 
 // WriteCapacity writes a capacity (see Capacity) as text, markdown or
 // JSON; gpus > 0 adds the per-GPU capacity.
-func WriteCapacity(w io.Writer, format string, c *analyze.Capacity, gpus int) error {
+func WriteCapacity(w io.Writer, format string, c *slo.Capacity, gpus int) error {
 	if gpus > 0 {
 		c.GPUs = gpus
 		c.PerGPURateRPS = c.RateRPS / analyze.F(gpus)

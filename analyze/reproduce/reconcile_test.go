@@ -15,30 +15,10 @@ import (
 	"github.com/tokentrace/tokentrace/ingest/genaiperf"
 	"github.com/tokentrace/tokentrace/ingest/llmperf"
 	"github.com/tokentrace/tokentrace/internal/golden"
+	"github.com/tokentrace/tokentrace/internal/reqtest"
 )
 
-const ms = int64(1e6)
-
-// classic is the brief's request: TTFT 500 ms, 100 one-token content
-// messages evenly to 1200 ms, behind a role-only first chunk (400 ms) and
-// followed by a usage chunk and [DONE]; the server's usage says 100.
-func classic(key, start int64) (formats.Request, []formats.Event) {
-	offs := []int64{400 * ms}
-	kinds := []string{formats.KindRole}
-	for i := int64(0); i < 100; i++ {
-		offs, kinds = append(offs, 500*ms+i*700*ms/99), append(kinds, formats.KindContent)
-	}
-	offs, kinds = append(offs, 1201*ms, 1202*ms), append(kinds, formats.KindUsage, formats.KindDone)
-	r := formats.Request{RunID: "r", RequestKey: key, StartNs: &start, ClockDomain: formats.ClockUnix}
-	evs := make([]formats.Event, len(offs))
-	for i := range offs {
-		evs[i] = formats.Event{RunID: "r", RequestKey: key, Index: int32(i), ReadIndex: int32(i), OffsetNs: offs[i], Kind: kinds[i],
-			HasChoices: kinds[i] != formats.KindUsage && kinds[i] != formats.KindDone}
-	}
-	ingest.FillFromEvents(&r, evs)
-	r.OutputTokens, r.OutputTokensSource = ingest.Ptr(int64(100)), formats.SourceServerUsage
-	return r, evs
-}
+var classic = reqtest.Classic
 
 func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
@@ -56,7 +36,7 @@ func TestReconcileClassicExample(t *testing.T) {
 	a := analyze.NewAnalyzer(convention.PathConventions([][2]convention.Convention{{from, to}})...)
 	yes := true
 	for k := int64(0); k < 3; k++ {
-		r, evs := classic(k, k*2_000*ms)
+		r, evs := classic(k, k*2_000*reqtest.MS)
 		// LLMPerf's own count of the same reply (as if without BOS) and its
 		// stream close 10 ms after the last token.
 		r.ReportedOutputTokens = ingest.Ptr(100.0)

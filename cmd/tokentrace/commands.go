@@ -18,6 +18,7 @@ import (
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/analyze/reproduce"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/analyze/tokenizer"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -68,7 +69,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 func (f *reportFlags) options() (analyze.Options, error) {
 	opt := analyze.Options{Tools: profiles, Reproduce: reproduce.Reproducer(profiles)}
 	var err error
-	if opt.SLO, err = analyze.ParseSLO(f.slo); err != nil {
+	if opt.SLO, err = slo.ParseSLO(f.slo); err != nil {
 		return opt, usageError{err}
 	}
 	switch f.format {
@@ -146,7 +147,7 @@ func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 		return nil, err
 	}
 	// fluidity constraints need their per-token deadlines while rows stream
-	if slo, err := analyze.ParseSLO(f.slo); err == nil {
+	if slo, err := slo.ParseSLO(f.slo); err == nil {
 		a.SetFluidity(slo.Deadlines())
 	}
 	return a, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/render"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/plots"
 )
@@ -59,7 +60,7 @@ on each run (or on the pooled runs with --pool):
           'goodput_rate>=2.5/s', 'throughput>=1000tok/s', 'error_rate<=1%', 'capacity>=4/s',
           and regressions against --baseline: 'p99(ttft) <= 1.10 * baseline', 'goodput >= baseline - 0.01'
   --spec  a YAML/JSON file with slo:, gates:, alpha:, fail_on_few_samples:, convention:
-  --preset a built-in spec: ` + strings.Join(analyze.Presets(), ", ") + `
+  --preset a built-in spec: ` + strings.Join(slo.Presets(), ", ") + `
 
 A regression gate fails only when the violation is significant at --alpha (order-statistic bounds
 for percentiles, Welch's t for means, Agresti–Caffo for goodput and error rate).
@@ -79,7 +80,7 @@ SLO or gate syntax).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if gf.listPreset {
-				for _, p := range analyze.Presets() {
+				for _, p := range slo.Presets() {
 					fmt.Fprintln(cmd.OutOrStdout(), p)
 				}
 				return nil
@@ -120,7 +121,7 @@ SLO or gate syntax).`,
 			} else if spec.NeedsBaseline() {
 				return usageError{fmt.Errorf("a regression gate compares with a baseline: give --baseline PATH")}
 			}
-			rep, err := an.Gate(spec, opt, base)
+			rep, err := slo.Check(an, spec, opt, base)
 			if err != nil {
 				return err
 			}
@@ -167,25 +168,25 @@ SLO or gate syntax).`,
 
 // buildSpec assembles the spec from --spec/--preset, --slo and --gate,
 // all parsed and validated before any data is read.
-func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.GateSpec, error) {
-	var spec analyze.GateSpec
+func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (slo.GateSpec, error) {
+	var spec slo.GateSpec
 	if gf.spec != "" && gf.preset != "" {
 		return spec, usageError{fmt.Errorf("give --spec or --preset, not both")}
 	}
 	fileConv := ""
 	switch {
 	case gf.spec != "":
-		s, conv, err := analyze.ReadGateFile(gf.spec)
+		s, conv, err := slo.ReadGateFile(gf.spec)
 		if err != nil {
 			return spec, usageError{err}
 		}
 		spec, fileConv = s, conv
 	case gf.preset != "":
-		b, err := analyze.PresetText(gf.preset)
+		b, err := slo.PresetText(gf.preset)
 		if err != nil {
 			return spec, usageError{err}
 		}
-		s, conv, err := analyze.ParseGateFile("preset "+gf.preset, b)
+		s, conv, err := slo.ParseGateFile("preset "+gf.preset, b)
 		if err != nil {
 			return spec, err
 		}
@@ -198,7 +199,7 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.Gat
 		if len(spec.SLO.Constraints) > 0 {
 			return spec, usageError{fmt.Errorf("--slo given and the gate file has an slo: give one")}
 		}
-		s, err := analyze.ParseSLO(rf.slo)
+		s, err := slo.ParseSLO(rf.slo)
 		if err != nil {
 			return spec, usageError{err}
 		}
@@ -209,7 +210,7 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.Gat
 		if strings.TrimSpace(g) == "" {
 			return spec, usageError{fmt.Errorf("--gate is empty (an unset CI variable?)")}
 		}
-		gs, err := analyze.ParseGates(g)
+		gs, err := slo.ParseGates(g)
 		if err != nil {
 			return spec, usageError{err}
 		}
@@ -233,7 +234,7 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (analyze.Gat
 	return spec, nil
 }
 
-func writeGate(w io.Writer, format string, rep *analyze.GateReport) error {
+func writeGate(w io.Writer, format string, rep *slo.GateReport) error {
 	switch format {
 	case "json":
 		return render.WriteGateJSON(w, rep)
@@ -289,7 +290,7 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 			if err != nil {
 				return err
 			}
-			capa := analyze.ComputeCapacity(analyze.SweepPoints(rep), target)
+			capa := slo.ComputeCapacity(slo.SweepPoints(rep), target)
 			if plotPath != "" {
 				if err := writeCapacityPlot(plotPath, &capa); err != nil {
 					return err
@@ -300,7 +301,7 @@ good, interpolated linearly between the measured rates around the crossing (Dist
 	}
 	in.register(c)
 	rf.register(c)
-	c.Flags().Float64Var(&target, "target", analyze.DefaultCapacityTarget, "attainment target: the share of requests that must meet the SLO")
+	c.Flags().Float64Var(&target, "target", slo.DefaultCapacityTarget, "attainment target: the share of requests that must meet the SLO")
 	c.Flags().IntVar(&gpus, "gpus", 0, "divide the capacity by this many GPUs (DistServe's per-GPU goodput)")
 	c.Flags().StringVar(&plotPath, "plot", "", "also draw the attainment curve with the target and the capacity to this file (.svg, .png or .pdf)")
 	return c
@@ -321,7 +322,7 @@ func plotFormat(path string) string {
 
 // writeCapacityPlot draws the sweep's attainment against rate, the
 // target and the capacity (plots.GoodputCapacity), atomically.
-func writeCapacityPlot(path string, c *analyze.Capacity) error {
+func writeCapacityPlot(path string, c *slo.Capacity) error {
 	var rates, fracs []float64
 	for _, p := range c.Points {
 		rates = append(rates, float64(p.RateRPS))

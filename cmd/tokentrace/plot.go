@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/plots"
@@ -236,7 +237,7 @@ func analyzePlots(cmd *cobra.Command, out string, rep *analyze.Report, an *analy
 		return usageError{fmt.Errorf("--plot-format %q: want %s", format, strings.Join(plots.Formats, ", "))}
 	}
 	sloText, _ := cmd.Flags().GetString("slo")
-	slo, err := analyze.ParseSLO(sloText)
+	slo, err := slo.ParseSLO(sloText)
 	if err != nil {
 		return usageError{err}
 	}

@@ -1,4 +1,4 @@
-package analyze
+package slo
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 )
@@ -17,45 +18,45 @@ func TestGateGrammar(t *testing.T) {
 		want Gate
 	}{
 		{"a P99 of TTFT bounded in ms", "p99(ttft)<=800ms",
-			Gate{Stat: "p", P: 0.99, Metric: LookupMetric("ttft"), Op: "<=", Bound: Bound{Value: 800}}},
+			Gate{Stat: "p", P: 0.99, Metric: analyze.LookupMetric("ttft"), Op: "<=", Bound: Bound{Value: 800}}},
 		{"spaces around every token are allowed", "  p90 ( tpot )  <  25 ms ",
-			Gate{Stat: "p", P: 0.90, Metric: LookupMetric("tpot"), Op: "<", Bound: Bound{Value: 25}}},
+			Gate{Stat: "p", P: 0.90, Metric: analyze.LookupMetric("tpot"), Op: "<", Bound: Bound{Value: 25}}},
 		{"a fractional percentile like P99.9", "p99.9(e2e)<=4s",
-			Gate{Stat: "p", P: 0.999, Metric: LookupMetric("e2e"), Op: "<=", Bound: Bound{Value: 4000}}},
+			Gate{Stat: "p", P: 0.999, Metric: analyze.LookupMetric("e2e"), Op: "<=", Bound: Bound{Value: 4000}}},
 		{"a percentile conditioned on output length", "p99(e2e | osl<300)<=3s",
-			Gate{Stat: "p", P: 0.99, Metric: LookupMetric("e2e"), Conds: []Cond{{OSL, "<", 300}}, Op: "<=", Bound: Bound{Value: 3000}}},
+			Gate{Stat: "p", P: 0.99, Metric: analyze.LookupMetric("e2e"), Conds: []Cond{{analyze.OSL, "<", 300}}, Op: "<=", Bound: Bound{Value: 3000}}},
 		{"two conditions joined by and", "p50(ttft | isl>=1024 and isl<4096tok) <= 2s",
-			Gate{Stat: "p", P: 0.5, Metric: LookupMetric("ttft"), Conds: []Cond{{ISL, ">=", 1024}, {ISL, "<", 4096}}, Op: "<=", Bound: Bound{Value: 2000}}},
+			Gate{Stat: "p", P: 0.5, Metric: analyze.LookupMetric("ttft"), Conds: []Cond{{analyze.ISL, ">=", 1024}, {analyze.ISL, "<", 4096}}, Op: "<=", Bound: Bound{Value: 2000}}},
 		{"mean, min and max are statistics too", "mean(max_itl)<=200ms",
-			Gate{Stat: "mean", Metric: LookupMetric("max_itl"), Op: "<=", Bound: Bound{Value: 200}}},
+			Gate{Stat: "mean", Metric: analyze.LookupMetric("max_itl"), Op: "<=", Bound: Bound{Value: 200}}},
 		{"the fluidity-index takes its deadlines", "p1(fluidity(500ms, 50ms))>=0.9",
-			Gate{Stat: "p", P: 0.01, Metric: LookupMetric("fluidity"), Deadlines: Deadlines{500e6, 50e6}, Op: ">=", Bound: Bound{Value: 0.9}}},
+			Gate{Stat: "p", P: 0.01, Metric: analyze.LookupMetric("fluidity"), Deadlines: analyze.Deadlines{PrefillNs: 500e6, DecodeNs: 50e6}, Op: ">=", Bound: Bound{Value: 0.9}}},
 		{"goodput is a fraction", "goodput>=0.99",
-			Gate{Metric: LookupMetric("goodput"), Op: ">=", Bound: Bound{Value: 0.99}}},
+			Gate{Metric: analyze.LookupMetric("goodput"), Op: ">=", Bound: Bound{Value: 0.99}}},
 		{"goodput may be written as a percentage", "goodput >= 99%",
-			Gate{Metric: LookupMetric("goodput"), Op: ">=", Bound: Bound{Value: 0.99}}},
+			Gate{Metric: analyze.LookupMetric("goodput"), Op: ">=", Bound: Bound{Value: 0.99}}},
 		{"the report's JSON key is an alias", "goodput.fraction>=0.5",
-			Gate{Metric: LookupMetric("goodput"), Op: ">=", Bound: Bound{Value: 0.5}}},
+			Gate{Metric: analyze.LookupMetric("goodput"), Op: ">=", Bound: Bound{Value: 0.5}}},
 		{"good requests per second need a rate unit", "goodput_rate>=2.5/s",
-			Gate{Metric: LookupMetric("goodput_rate"), Op: ">=", Bound: Bound{Value: 2.5}}},
+			Gate{Metric: analyze.LookupMetric("goodput_rate"), Op: ">=", Bound: Bound{Value: 2.5}}},
 		{"req/s is the same rate unit", "request_rate >= 4 req/s",
-			Gate{Metric: LookupMetric("request_rate"), Op: ">=", Bound: Bound{Value: 4}}},
+			Gate{Metric: analyze.LookupMetric("request_rate"), Op: ">=", Bound: Bound{Value: 4}}},
 		{"throughput is in output tokens per second", "throughput>=1000tok/s",
-			Gate{Metric: LookupMetric("throughput"), Op: ">=", Bound: Bound{Value: 1000}}},
+			Gate{Metric: analyze.LookupMetric("throughput"), Op: ">=", Bound: Bound{Value: 1000}}},
 		{"the error rate takes a percentage", "error_rate<=1%",
-			Gate{Metric: LookupMetric("error_rate"), Op: "<=", Bound: Bound{Value: 0.01}}},
+			Gate{Metric: analyze.LookupMetric("error_rate"), Op: "<=", Bound: Bound{Value: 0.01}}},
 		{"capacity defaults to DistServe's 90% target", "capacity>=4/s",
 			Gate{Capacity: true, Op: ">=", Bound: Bound{Value: 4}, Target: 0.9}},
 		{"capacity takes its own target", "capacity(95%)>=4/s",
 			Gate{Capacity: true, Op: ">=", Bound: Bound{Value: 4}, Target: 0.95}},
 		{"a regression scales the baseline", "p99(ttft) <= 1.10 * baseline",
-			Gate{Stat: "p", P: 0.99, Metric: LookupMetric("ttft"), Op: "<=", Bound: Bound{Baseline: true, Scale: 1.10}}},
+			Gate{Stat: "p", P: 0.99, Metric: analyze.LookupMetric("ttft"), Op: "<=", Bound: Bound{Baseline: true, Scale: 1.10}}},
 		{"the factor may follow the baseline", "p99(ttft) <= baseline*1.2",
-			Gate{Stat: "p", P: 0.99, Metric: LookupMetric("ttft"), Op: "<=", Bound: Bound{Baseline: true, Scale: 1.2}}},
+			Gate{Stat: "p", P: 0.99, Metric: analyze.LookupMetric("ttft"), Op: "<=", Bound: Bound{Baseline: true, Scale: 1.2}}},
 		{"a regression subtracts an absolute margin", "goodput >= baseline - 0.01",
-			Gate{Metric: LookupMetric("goodput"), Op: ">=", Bound: Bound{Baseline: true, Scale: 1, Value: -0.01}}},
+			Gate{Metric: analyze.LookupMetric("goodput"), Op: ">=", Bound: Bound{Baseline: true, Scale: 1, Value: -0.01}}},
 		{"a margin in the metric's unit", "p50(tpot) <= baseline + 2ms",
-			Gate{Stat: "p", P: 0.5, Metric: LookupMetric("tpot"), Op: "<=", Bound: Bound{Baseline: true, Scale: 1, Value: 2}}},
+			Gate{Stat: "p", P: 0.5, Metric: analyze.LookupMetric("tpot"), Op: "<=", Bound: Bound{Baseline: true, Scale: 1, Value: 2}}},
 	}
 	for _, c := range valid {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,15 +150,15 @@ func TestSLOGrammarExtensions(t *testing.T) {
 	valid := []struct {
 		name string
 		in   string
-		want []Constraint
+		want []analyze.Constraint
 	}{
 		{"max_itl bounds the worst stall", "max_itl<=500ms",
-			[]Constraint{{Metric: LookupMetric("max_itl"), Limit: 500, Text: "max_itl<=500ms"}}},
+			[]analyze.Constraint{{Metric: analyze.LookupMetric("max_itl"), Limit: 500, Text: "max_itl<=500ms"}}},
 		{"fluidity is bounded from below and keeps its deadlines", "ttft<=1s, fluidity(500ms,50ms)>=0.9",
-			[]Constraint{{Metric: LookupMetric("ttft"), Limit: 1000, Text: "ttft<=1s"},
-				{Metric: LookupMetric("fluidity"), AtLeast: true, Limit: 0.9, Deadlines: Deadlines{500e6, 50e6}, Text: "fluidity(500ms,50ms)>=0.9"}}},
+			[]analyze.Constraint{{Metric: analyze.LookupMetric("ttft"), Limit: 1000, Text: "ttft<=1s"},
+				{Metric: analyze.LookupMetric("fluidity"), AtLeast: true, Limit: 0.9, Deadlines: analyze.Deadlines{PrefillNs: 500e6, DecodeNs: 50e6}, Text: "fluidity(500ms,50ms)>=0.9"}}},
 		{"vLLM's --goodput form is read as milliseconds", "ttft:500 tpot:15 e2el:2000",
-			[]Constraint{{Metric: LookupMetric("ttft"), Limit: 500, Text: "ttft:500"}, {Metric: LookupMetric("tpot"), Limit: 15, Text: "tpot:15"}, {Metric: LookupMetric("e2e"), Limit: 2000, Text: "e2el:2000"}}},
+			[]analyze.Constraint{{Metric: analyze.LookupMetric("ttft"), Limit: 500, Text: "ttft:500"}, {Metric: analyze.LookupMetric("tpot"), Limit: 15, Text: "tpot:15"}, {Metric: analyze.LookupMetric("e2e"), Limit: 2000, Text: "e2el:2000"}}},
 	}
 	for _, c := range valid {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,7 +206,7 @@ func TestFluidityIndexHandComputed(t *testing.T) {
 	cases := []struct {
 		name          string
 		gaps          []int64
-		d             Deadlines
+		d             analyze.Deadlines
 		missed, total int64
 	}{
 		// D_p 500, D_d 50 ms. TTFT 600: late by 100 = two D_d periods past
@@ -214,17 +215,17 @@ func TestFluidityIndexHandComputed(t *testing.T) {
 		// ⌊(120 − 60)/50⌋ = 1, slack resets. 30 on time. 4 of 7 missed.
 		// (Etalon's float seconds give 3 of 6 here: 0.6 − 0.5 is
 		// 0.0999…98, whose floor division by 0.05 is 1, not 2.)
-		{"a late first token and a stall after banked slack", ms(600, 40, 0, 120, 30), Deadlines{500e6, 50e6}, 4, 7},
+		{"a late first token and a stall after banked slack", ms(600, 40, 0, 120, 30), analyze.Deadlines{PrefillNs: 500e6, DecodeNs: 50e6}, 4, 7},
 		// Binary-exact values, where Etalon's float code gives the same:
 		// get_request_level_deadline_miss_rate([.75,.0625,0,.5,.125], .5,
 		// .125) = (0.625, 5, 8).
-		{"binary-exact gaps agree with Etalon's float code", []int64{750e6, 62_500_000, 0, 500e6, 125e6}, Deadlines{500e6, 125e6}, 5, 8},
-		{"every token on time", ms(250, 125, 125), Deadlines{500e6, 125e6}, 0, 3},
-		{"a request with no tokens has no deadlines", nil, Deadlines{500e6, 125e6}, 0, 0},
+		{"binary-exact gaps agree with Etalon's float code", []int64{750e6, 62_500_000, 0, 500e6, 125e6}, analyze.Deadlines{PrefillNs: 500e6, DecodeNs: 125e6}, 5, 8},
+		{"every token on time", ms(250, 125, 125), analyze.Deadlines{PrefillNs: 500e6, DecodeNs: 125e6}, 0, 3},
+		{"a request with no tokens has no deadlines", nil, analyze.Deadlines{PrefillNs: 500e6, DecodeNs: 125e6}, 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			idx, missed, total := FluidityIndex(c.gaps, c.d)
+			idx, missed, total := analyze.FluidityIndex(c.gaps, c.d)
 			want := 1.0
 			if c.total > 0 {
 				want = 1 - float64(c.missed)/float64(c.total)
@@ -243,7 +244,7 @@ func TestTokenGapsSplitMultiTokenChunks(t *testing.T) {
 		{Index: 1, OffsetNs: 150, Kind: formats.KindContent, Tokens: &one},
 		{Index: 2, OffsetNs: 400, Kind: formats.KindContent},
 	}
-	got := TokenGaps(Canonical, ev, nil)
+	got := analyze.TokenGaps(analyze.Canonical, ev, nil)
 	want := []int64{100, 0, 50, 250}
 	if len(got) != len(want) {
 		t.Fatalf("gaps %v, want %v", got, want)
@@ -288,7 +289,7 @@ func TestMinSamplesForCIMatchesExactBinomial(t *testing.T) {
 
 func TestComputeCapacityHandMadeSweep(t *testing.T) {
 	pt := func(rate, att, tok float64) CapacityPoint {
-		return CapacityPoint{RateRPS: F(rate), Attainment: F(att), OutputTokensPerS: F(tok)}
+		return CapacityPoint{RateRPS: analyze.F(rate), Attainment: analyze.F(att), OutputTokensPerS: analyze.F(tok)}
 	}
 	cases := []struct {
 		name    string

@@ -1,9 +1,11 @@
-package analyze
+package slo
 
 import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze"
 )
 
 func TestParseSLO(t *testing.T) {
@@ -11,10 +13,10 @@ func TestParseSLO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Constraint{
-		{Metric: LookupMetric("ttft"), Limit: 500, Text: "ttft<=500ms"},
-		{Metric: LookupMetric("tpot"), Limit: 15, Text: "tpot<=15ms"},
-		{Metric: LookupMetric("e2e"), Strict: true, Limit: 2000, Text: "e2e<2s"},
+	want := []analyze.Constraint{
+		{Metric: analyze.LookupMetric("ttft"), Limit: 500, Text: "ttft<=500ms"},
+		{Metric: analyze.LookupMetric("tpot"), Limit: 15, Text: "tpot<=15ms"},
+		{Metric: analyze.LookupMetric("e2e"), Strict: true, Limit: 2000, Text: "e2e<2s"},
 	}
 	if len(s.Constraints) != len(want) {
 		t.Fatalf("got %+v", s.Constraints)
@@ -56,8 +58,8 @@ func TestParseSLOErrorsPointAtTheCharacter(t *testing.T) {
 }
 
 func TestConstraintMet(t *testing.T) {
-	le := Constraint{Metric: LookupMetric("ttft"), Limit: 500}
-	lt := Constraint{Metric: LookupMetric("ttft"), Limit: 500, Strict: true}
+	le := analyze.Constraint{Metric: analyze.LookupMetric("ttft"), Limit: 500}
+	lt := analyze.Constraint{Metric: analyze.LookupMetric("ttft"), Limit: 500, Strict: true}
 	if !le.Met(500) || lt.Met(500) || !lt.Met(499.9) || le.Met(500.1) {
 		t.Fatal("inclusive/strict bounds wrong")
 	}
@@ -65,9 +67,9 @@ func TestConstraintMet(t *testing.T) {
 
 func TestConstraintCheckVerdicts(t *testing.T) {
 	nan := math.NaN()
-	one := RequestMetrics{TTFTMs: 120, TPOTMs: nan, MaxITLMs: nan, OutputTokens: 1, Responses: 1}
-	many := RequestMetrics{TTFTMs: 120, TPOTMs: 30, MaxITLMs: 400, OutputTokens: 10, Responses: 10}
-	noTTFT := RequestMetrics{TTFTMs: nan, TPOTMs: nan, MaxITLMs: nan, OutputTokens: nan}
+	one := analyze.RequestMetrics{TTFTMs: 120, TPOTMs: nan, MaxITLMs: nan, OutputTokens: 1, Responses: 1}
+	many := analyze.RequestMetrics{TTFTMs: 120, TPOTMs: 30, MaxITLMs: 400, OutputTokens: 10, Responses: 10}
+	noTTFT := analyze.RequestMetrics{TTFTMs: nan, TPOTMs: nan, MaxITLMs: nan, OutputTokens: nan}
 	s, err := ParseSLO("ttft<=200ms, tpot<=25ms, max_itl<=300ms")
 	if err != nil {
 		t.Fatal(err)
@@ -75,17 +77,17 @@ func TestConstraintCheckVerdicts(t *testing.T) {
 	ttft, tpot, maxITL := s.Constraints[0], s.Constraints[1], s.Constraints[2]
 	cases := []struct {
 		name string
-		c    Constraint
-		m    *RequestMetrics
-		want Verdict
+		c    analyze.Constraint
+		m    *analyze.RequestMetrics
+		want analyze.Verdict
 	}{
-		{"a TTFT within the bound is met", ttft, &one, Met},
-		{"a missing TTFT fails", ttft, &noTTFT, Failed},
-		{"TPOT of a one-token reply is vacuous", tpot, &one, Vacuous},
-		{"TPOT above the bound fails", tpot, &many, Failed},
-		{"max_itl of a one-response reply is vacuous", maxITL, &one, Vacuous},
-		{"a 400 ms stall fails max_itl<=300ms", maxITL, &many, Failed},
-		{"TPOT with an unknown N fails", tpot, &noTTFT, Failed},
+		{"a TTFT within the bound is met", ttft, &one, analyze.Met},
+		{"a missing TTFT fails", ttft, &noTTFT, analyze.Failed},
+		{"TPOT of a one-token reply is vacuous", tpot, &one, analyze.Vacuous},
+		{"TPOT above the bound fails", tpot, &many, analyze.Failed},
+		{"max_itl of a one-response reply is vacuous", maxITL, &one, analyze.Vacuous},
+		{"a 400 ms stall fails max_itl<=300ms", maxITL, &many, analyze.Failed},
+		{"TPOT with an unknown N fails", tpot, &noTTFT, analyze.Failed},
 	}
 	for _, c := range cases {
 		if got := c.c.Check(c.m); got != c.want {

@@ -1,13 +1,15 @@
-package analyze
+package slo
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -23,7 +25,7 @@ const DefaultAlpha = 0.05
 // GateSpec is everything `tokentrace gate` checks: the SLO that defines a
 // good request and the gates over runs.
 type GateSpec struct {
-	SLO   SLO
+	SLO   analyze.SLO
 	Gates []Gate
 	// Alpha is the significance level at which a regression gate's
 	// violation must be established before it fails (0: DefaultAlpha).
@@ -38,11 +40,11 @@ type GateSpec struct {
 }
 
 // Deadlines lists every fluidity deadline pair the SLO and the gates use.
-func (s GateSpec) Deadlines() []Deadlines {
+func (s GateSpec) Deadlines() []analyze.Deadlines {
 	out := s.SLO.Deadlines()
 	for _, g := range s.Gates {
-		if g.Metric != nil && g.Metric.Parametrised {
-			out = appendUnique(out, g.Deadlines)
+		if g.Metric != nil && g.Metric.Parametrised && !slices.Contains(out, g.Deadlines) {
+			out = append(out, g.Deadlines)
 		}
 	}
 	return out
@@ -83,11 +85,11 @@ func (s GateSpec) Validate() error {
 // GateReport is the outcome of a gate run: the JSON contract of `tokentrace
 // gate --format json` (documented in analyze/REPORT.md).
 type GateReport struct {
-	SchemaVersion int    `json:"schema_version"`
-	Pass          bool   `json:"pass"`
-	SLO           string `json:"slo"`
-	Convention    string `json:"convention"`
-	Alpha         F      `json:"alpha"`
+	SchemaVersion int       `json:"schema_version"`
+	Pass          bool      `json:"pass"`
+	SLO           string    `json:"slo"`
+	Convention    string    `json:"convention"`
+	Alpha         analyze.F `json:"alpha"`
 	// Baseline names the baseline's runs ("" without one).
 	Baseline string       `json:"baseline,omitempty"`
 	Results  []GateResult `json:"results"`
@@ -96,7 +98,7 @@ type GateReport struct {
 	Capacity *Capacity `json:"capacity,omitempty"`
 	// BetweenRuns is, with --pool, each pooled run's own P99 and their
 	// spread (as in the pooled report), beside the pooled gate values.
-	BetweenRuns map[string]Spread `json:"between_runs,omitempty"`
+	BetweenRuns map[string]analyze.Spread `json:"between_runs,omitempty"`
 }
 
 // GateResult is one gate checked on one subject (a run, the pooled runs,
@@ -107,14 +109,14 @@ type GateResult struct {
 	// Status is "pass" or "fail".
 	Status string `json:"status"`
 	// Value and Bound are in Unit; Bound is resolved against the baseline.
-	Value F      `json:"value"`
-	Op    string `json:"op"`
-	Bound F      `json:"bound"`
-	Unit  string `json:"unit"`
+	Value analyze.F `json:"value"`
+	Op    string    `json:"op"`
+	Bound analyze.F `json:"bound"`
+	Unit  string    `json:"unit"`
 	// N is the number of samples behind Value (requests, or gaps for itl).
 	N int `json:"n"`
 	// CI95 is Value's distribution-free 95% interval, for percentiles.
-	CI95 *[2]F `json:"ci95,omitempty"`
+	CI95 *[2]analyze.F `json:"ci95,omitempty"`
 	// Source is "recomputed" (from the requests under the convention) or
 	// "reported" (the tool's own summary value; the run has no
 	// per-request data).
@@ -122,16 +124,16 @@ type GateResult struct {
 	Baseline *BaselineComparison `json:"baseline,omitempty"`
 	// Reason says why a gate failed or passed despite an observed
 	// violation (within noise).
-	Reason   string    `json:"reason,omitempty"`
-	Warnings []Warning `json:"warnings,omitempty"`
+	Reason   string            `json:"reason,omitempty"`
+	Warnings []analyze.Warning `json:"warnings,omitempty"`
 }
 
 // BaselineComparison is a regression gate's baseline value and the test
 // that decided whether an observed violation is more than noise.
 type BaselineComparison struct {
-	Value F     `json:"value"`
-	N     int   `json:"n"`
-	CI95  *[2]F `json:"ci95,omitempty"`
+	Value analyze.F     `json:"value"`
+	N     int           `json:"n"`
+	CI95  *[2]analyze.F `json:"ci95,omitempty"`
 	// Test names the significance test: "order-statistic bounds"
 	// (percentiles), "welch t" (means), "agresti-caffo" (proportions), or
 	// "none" (extremes and run-level rates: the observed comparison
@@ -142,7 +144,7 @@ type BaselineComparison struct {
 	Significant bool `json:"significant"`
 	// PValue is the one-sided p-value of the violation, where the test
 	// gives one (null for order-statistic bounds and none).
-	PValue F `json:"p_value"`
+	PValue analyze.F `json:"p_value"`
 }
 
 // subject is one set of requests a gate is checked on.
@@ -150,21 +152,21 @@ type subject struct {
 	name      string
 	c         convention.Convention
 	run       *formats.Run
-	reqs      []RequestMetrics
+	reqs      []analyze.RequestMetrics
 	itl       []float64
 	streaming bool
-	rr        *RunReport
+	rr        *analyze.RunReport
 	tools     *convention.Set
 }
 
-// Gate checks spec on the Analyzer's runs under opt (its SLO is replaced
+// Check checks spec on a's runs under opt (its SLO is replaced
 // by spec.SLO). Each run is a subject, or — with opt.Pool and more than
 // one run — the pooled runs are the one subject. baseline (nil when no
 // gate compares with one) holds the baseline runs, pooled when there are
 // several. Capacity gates are checked once over all runs as a rate sweep.
 // It fails on the errors Report fails on, and when a regression gate has
 // no baseline.
-func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateReport, error) {
+func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *analyze.Analyzer) (*GateReport, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -176,11 +178,11 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 		return nil, fmt.Errorf("a regression gate compares with a baseline: give --baseline")
 	}
 	opt.SLO = spec.SLO
-	subs, rep, err := a.subjects(opt, opt.Pool)
+	subs, rep, err := subjects(a, opt, opt.Pool)
 	if err != nil {
 		return nil, err
 	}
-	out := &GateReport{SchemaVersion: GateSchemaVersion, Pass: true, SLO: spec.SLO.Text, Alpha: F(alpha), Results: []GateResult{}}
+	out := &GateReport{SchemaVersion: GateSchemaVersion, Pass: true, SLO: spec.SLO.Text, Alpha: analyze.F(alpha), Results: []GateResult{}}
 	if len(subs) > 0 {
 		out.Convention = subs[0].c.Name
 	}
@@ -189,7 +191,7 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 	}
 	var base *subject
 	if baseline != nil && spec.NeedsBaseline() {
-		bs, _, err := baseline.subjects(opt, true)
+		bs, _, err := subjects(baseline, opt, true)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
@@ -203,8 +205,8 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 		if !hasWarning(r.Warnings, "truncated_input") {
 			continue
 		}
-		res := GateResult{Gate: "input complete", Subject: r.RunID, Status: "fail", Value: F(math.NaN()), Bound: F(math.NaN()), Unit: "fraction", Source: "recomputed",
-			Reason: "the run's input was cut short (" + strings.Join(r.notes, "; ") + "); its statistics cover only the complete requests", Warnings: []Warning{}}
+		res := GateResult{Gate: "input complete", Subject: r.RunID, Status: "fail", Value: analyze.F(math.NaN()), Bound: analyze.F(math.NaN()), Unit: "fraction", Source: "recomputed",
+			Reason: "the run's input was cut short (" + strings.Join(r.Notes, "; ") + "); its statistics cover only the complete requests", Warnings: []analyze.Warning{}}
 		if spec.AllowTruncated {
 			res.Status = "pass"
 			res.Reason = "allowed (--allow-truncated): " + res.Reason
@@ -232,29 +234,15 @@ func (a *Analyzer) Gate(spec GateSpec, opt Options, baseline *Analyzer) (*GateRe
 
 // subjects returns the runs as gate subjects (or, with pool and several
 // runs, the one pooled subject) with the report built under opt.
-func (a *Analyzer) subjects(opt Options, pool bool) ([]*subject, *Report, error) {
-	opt.Pool = pool && len(a.runs) > 1
-	rep, err := a.Report(opt)
+func subjects(a *analyze.Analyzer, opt analyze.Options, pool bool) ([]*subject, *analyze.Report, error) {
+	rep, data, err := a.Subjects(opt, pool)
 	if err != nil {
 		return nil, nil, err
 	}
-	if opt.Pool {
-		ci, err := a.pick(opt, a.runs[0].run)
-		if err != nil {
-			return nil, nil, err
-		}
-		acc := a.poolAcc(ci)
-		return []*subject{{name: "pooled", c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].gaps(),
-			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Pooled, tools: opt.Tools}}, rep, nil
-	}
-	var out []*subject
-	for i, acc := range a.runs {
-		ci, err := a.pick(opt, acc.run)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, &subject{name: acc.run.RunID, c: a.convs[ci], run: acc.run, reqs: acc.per[ci].reqs, itl: acc.per[ci].gaps(),
-			streaming: isStreaming(acc.run, acc.per[ci].reqs), rr: rep.Runs[i], tools: opt.Tools})
+	out := make([]*subject, len(data))
+	for i, rd := range data {
+		out[i] = &subject{name: rd.Run.RunID, c: rd.Convention, run: rd.Run, reqs: rd.Requests, itl: rd.ITL,
+			streaming: rd.Streaming, rr: rd.Report, tools: opt.Tools}
 	}
 	return out, rep, nil
 }
@@ -274,7 +262,7 @@ type measure struct {
 // measureOf computes g's left-hand side on s.
 func measureOf(g Gate, s *subject) measure {
 	m := measure{value: math.NaN(), source: "recomputed", method: s.c.Percentile}
-	if g.Metric.Scope == RunLevel {
+	if g.Metric.Scope == analyze.RunLevel {
 		v := g.Metric.Run(s.rr)
 		m.value, m.n = v.Value, v.N
 		m.x, m.nn = v.Successes, v.Trials
@@ -306,7 +294,7 @@ func measureOf(g Gate, s *subject) measure {
 		}
 		for i := range reqs {
 			if reqs[i].Counted && !reqs[i].NonStreaming {
-				if v := reqs[i].fluidity(g.Deadlines); !math.IsNaN(v) {
+				if v := analyze.Fluidity.Value(&reqs[i], g.Deadlines); !math.IsNaN(v) {
 					vals = append(vals, v)
 				}
 			}
@@ -316,7 +304,7 @@ func measureOf(g Gate, s *subject) measure {
 		if len(g.Conds) > 0 {
 			itl = nil
 		}
-		smp := Sample(s.c, reqs, itl, s.streaming)
+		smp := analyze.Sample(s.c, reqs, itl, s.streaming)
 		vals, anyReasoning = smp.Values[g.Metric], smp.AnyReasoning
 		if g.Metric.WithReasoning && !anyReasoning {
 			// as in the report: TTFO is reported only where some request
@@ -399,23 +387,23 @@ func reportedStat(g Gate, s *subject) (float64, bool) {
 
 // checkGate checks one gate on one subject.
 func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) GateResult {
-	r := GateResult{Gate: g.Text, Subject: s.name, Op: g.Op, Unit: g.Unit(), Status: "fail", Warnings: []Warning{}}
+	r := GateResult{Gate: g.Text, Subject: s.name, Op: g.Op, Unit: g.Unit(), Status: "fail", Warnings: []analyze.Warning{}}
 	cur := measureOf(g, s)
-	r.Value, r.N, r.Source = F(cur.value), cur.n, cur.source
+	r.Value, r.N, r.Source = analyze.F(cur.value), cur.n, cur.source
 	if cur.source == "reported" {
 		msg := cur.note
 		if msg == "" {
 			msg = "the run has no per-request data: the value is the tool's own reported statistic (its percentile method and definitions)"
 		}
-		r.Warnings = append(r.Warnings, Warning{Code: "tool_reported", Message: msg})
+		r.Warnings = append(r.Warnings, analyze.Warning{Code: "tool_reported", Message: msg})
 	}
 	if g.Stat == "p" && cur.n > 0 {
 		lo, hi := stats.QuantileCI(cur.sorted, g.P, stats.CILevel)
-		r.CI95 = &[2]F{F(lo), F(hi)}
+		r.CI95 = &[2]analyze.F{analyze.F(lo), analyze.F(hi)}
 		if math.IsNaN(lo) || math.IsNaN(hi) {
 			need := stats.MinSamplesForCI(g.P, stats.CILevel)
 			msg := fmt.Sprintf("%s rests on %d samples; at least %d are needed to bound it at 95%% confidence", g.lhs(), cur.n, need)
-			r.Warnings = append(r.Warnings, Warning{Code: "few_samples", Message: msg, Metric: g.Metric.Name})
+			r.Warnings = append(r.Warnings, analyze.Warning{Code: "few_samples", Message: msg, Metric: g.Metric.Name})
 			if spec.StrictSamples {
 				r.Reason = "too few samples: " + msg
 				return r
@@ -424,7 +412,7 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	}
 	if math.IsNaN(cur.value) {
 		r.Reason = cur.why
-		r.Bound = F(g.Bound.Value)
+		r.Bound = analyze.F(g.Bound.Value)
 		if !g.Bound.Baseline {
 			return r
 		}
@@ -434,18 +422,18 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	if g.Bound.Baseline {
 		bm = measureOf(g, base)
 		bound = g.Bound.Scale*bm.value + g.Bound.Value
-		r.Baseline = &BaselineComparison{Value: F(bm.value), N: bm.n, Test: "none", PValue: F(math.NaN())}
+		r.Baseline = &BaselineComparison{Value: analyze.F(bm.value), N: bm.n, Test: "none", PValue: analyze.F(math.NaN())}
 		if g.Stat == "p" && bm.n > 0 {
 			lo, hi := stats.QuantileCI(bm.sorted, g.P, stats.CILevel)
-			r.Baseline.CI95 = &[2]F{F(lo), F(hi)}
+			r.Baseline.CI95 = &[2]analyze.F{analyze.F(lo), analyze.F(hi)}
 		}
 		if math.IsNaN(bm.value) {
-			r.Bound = F(bound)
+			r.Bound = analyze.F(bound)
 			r.Reason = "baseline " + bm.why
 			return r
 		}
 	}
-	r.Bound = F(bound)
+	r.Bound = analyze.F(bound)
 	if math.IsNaN(cur.value) {
 		return r
 	}
@@ -454,13 +442,13 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		if r.CI95 != nil && !g.Bound.Baseline {
 			lo, hi := float64(r.CI95[0]), float64(r.CI95[1])
 			if !math.IsNaN(lo) && !math.IsNaN(hi) && (g.upper() && hi > bound || !g.upper() && lo < bound) {
-				r.Warnings = append(r.Warnings, Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", FormatValue(lo, g.Unit()), FormatValue(hi, g.Unit()), FormatValue(bound, g.Unit()))})
+				r.Warnings = append(r.Warnings, analyze.Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", analyze.FormatValue(lo, g.Unit()), analyze.FormatValue(hi, g.Unit()), analyze.FormatValue(bound, g.Unit()))})
 			}
 		}
 		return r
 	}
 	if !g.Bound.Baseline {
-		r.Reason = fmt.Sprintf("%s is not %s %s", FormatValue(cur.value, g.Unit()), g.Op, FormatValue(bound, g.Unit()))
+		r.Reason = fmt.Sprintf("%s is not %s %s", analyze.FormatValue(cur.value, g.Unit()), g.Op, analyze.FormatValue(bound, g.Unit()))
 		return r
 	}
 	// An observed regression: fail only when it is more than noise. A
@@ -473,13 +461,13 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	} else {
 		sig, test, p = regressionSignificant(g, cur, bm, alpha)
 	}
-	r.Baseline.Test, r.Baseline.Significant, r.Baseline.PValue = test, sig, F(p)
+	r.Baseline.Test, r.Baseline.Significant, r.Baseline.PValue = test, sig, analyze.F(p)
 	if sig {
-		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", FormatValue(cur.value, g.Unit()), g.Op, FormatValue(bound, g.Unit()), FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
+		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", analyze.FormatValue(cur.value, g.Unit()), g.Op, analyze.FormatValue(bound, g.Unit()), analyze.FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
 		return r
 	}
 	r.Status = "pass"
-	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", FormatValue(cur.value, g.Unit()), g.Op, FormatValue(bound, g.Unit()), FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
+	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", analyze.FormatValue(cur.value, g.Unit()), g.Op, analyze.FormatValue(bound, g.Unit()), analyze.FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
 	return r
 }
 
@@ -595,7 +583,7 @@ func percentileBound(sorted []float64, p float64, method convention.PercentileMe
 	return stats.Percentile(reps, q, stats.Method(convention.PercentileLinear)), true
 }
 
-func hasWarning(ws []Warning, code string) bool {
+func hasWarning(ws []analyze.Warning, code string) bool {
 	for _, w := range ws {
 		if w.Code == code {
 			return true
@@ -616,12 +604,12 @@ func fmtNum(v float64) string {
 // completed requests per second), the share of its requests that met the
 // SLO, and its output token throughput.
 type CapacityPoint struct {
-	RunID            string `json:"run_id"`
-	RateRPS          F      `json:"rate_rps"`
-	RateSource       string `json:"rate_source"`
-	Attainment       F      `json:"attainment"`
-	OutputTokensPerS F      `json:"output_tokens_per_s"`
-	Requests         int    `json:"requests"`
+	RunID            string    `json:"run_id"`
+	RateRPS          analyze.F `json:"rate_rps"`
+	RateSource       string    `json:"rate_source"`
+	Attainment       analyze.F `json:"attainment"`
+	OutputTokensPerS analyze.F `json:"output_tokens_per_s"`
+	Requests         int       `json:"requests"`
 }
 
 // Capacity is DistServe's goodput (Zhong et al., OSDI 2024, §2): the
@@ -633,14 +621,14 @@ type CapacityPoint struct {
 // NaN when no measured rate does. OutputTokensPerS is the output token
 // throughput interpolated at the same point. Points are sorted by rate.
 type Capacity struct {
-	Target           F    `json:"target"`
-	RateRPS          F    `json:"rate_rps"`
-	OutputTokensPerS F    `json:"output_tokens_per_s"`
-	AtLeast          bool `json:"at_least"`
+	Target           analyze.F `json:"target"`
+	RateRPS          analyze.F `json:"rate_rps"`
+	OutputTokensPerS analyze.F `json:"output_tokens_per_s"`
+	AtLeast          bool      `json:"at_least"`
 	// GPUs and PerGPURateRPS: the capacity divided by the GPU count
 	// (DistServe's per-GPU goodput), when given.
 	GPUs          int             `json:"gpus,omitempty"`
-	PerGPURateRPS F               `json:"per_gpu_rate_rps,omitempty"`
+	PerGPURateRPS analyze.F       `json:"per_gpu_rate_rps,omitempty"`
 	Note          string          `json:"note,omitempty"`
 	Points        []CapacityPoint `json:"points"`
 }
@@ -654,7 +642,7 @@ func ComputeCapacity(points []CapacityPoint, target float64) Capacity {
 		}
 	}
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].RateRPS < pts[j].RateRPS })
-	c := Capacity{Target: F(target), RateRPS: F(math.NaN()), OutputTokensPerS: F(math.NaN()), Points: pts}
+	c := Capacity{Target: analyze.F(target), RateRPS: analyze.F(math.NaN()), OutputTokensPerS: analyze.F(math.NaN()), Points: pts}
 	if len(pts) == 0 {
 		c.Note = "no run has both a request rate and an attainment"
 		return c
@@ -674,20 +662,20 @@ func ComputeCapacity(points []CapacityPoint, target float64) Capacity {
 	default:
 		a, b := pts[last], pts[last+1]
 		t := (float64(a.Attainment) - target) / (float64(a.Attainment) - float64(b.Attainment))
-		c.RateRPS = F(float64(a.RateRPS) + t*float64(b.RateRPS-a.RateRPS))
-		c.OutputTokensPerS = F(float64(a.OutputTokensPerS) + t*float64(b.OutputTokensPerS-a.OutputTokensPerS))
+		c.RateRPS = analyze.F(float64(a.RateRPS) + t*float64(b.RateRPS-a.RateRPS))
+		c.OutputTokensPerS = analyze.F(float64(a.OutputTokensPerS) + t*float64(b.OutputTokensPerS-a.OutputTokensPerS))
 	}
 	return c
 }
 
 // SweepPoints turns a report's runs into capacity points: each run's
 // configured request rate when finite, else its measured request rate.
-func SweepPoints(rep *Report) []CapacityPoint {
+func SweepPoints(rep *analyze.Report) []CapacityPoint {
 	var out []CapacityPoint
 	for _, rr := range rep.Runs {
-		p := CapacityPoint{RunID: rr.RunID, RateRPS: F(math.NaN()), Attainment: F(math.NaN()), OutputTokensPerS: rr.Throughput.OutputTokensPerS, Requests: rr.Requests.Total}
-		if rr.configuredRate > 0 && !math.IsInf(rr.configuredRate, 0) {
-			p.RateRPS, p.RateSource = F(rr.configuredRate), "configured"
+		p := CapacityPoint{RunID: rr.RunID, RateRPS: analyze.F(math.NaN()), Attainment: analyze.F(math.NaN()), OutputTokensPerS: rr.Throughput.OutputTokensPerS, Requests: rr.Requests.Total}
+		if rr.ConfiguredRateRPS > 0 && !math.IsInf(rr.ConfiguredRateRPS, 0) {
+			p.RateRPS, p.RateSource = analyze.F(rr.ConfiguredRateRPS), "configured"
 		} else {
 			p.RateRPS, p.RateSource = rr.Throughput.RequestsPerS, "measured"
 		}
@@ -699,16 +687,16 @@ func SweepPoints(rep *Report) []CapacityPoint {
 	return out
 }
 
-func capacityGate(g Gate, rep *Report) (GateResult, *Capacity) {
+func capacityGate(g Gate, rep *analyze.Report) (GateResult, *Capacity) {
 	c := ComputeCapacity(SweepPoints(rep), g.Target)
-	r := GateResult{Gate: g.Text, Subject: "sweep", Op: g.Op, Unit: g.Unit(), Value: c.RateRPS, Bound: F(g.Bound.Value),
-		N: len(c.Points), Source: "recomputed", Status: "fail", Warnings: []Warning{}}
+	r := GateResult{Gate: g.Text, Subject: "sweep", Op: g.Op, Unit: g.Unit(), Value: c.RateRPS, Bound: analyze.F(g.Bound.Value),
+		N: len(c.Points), Source: "recomputed", Status: "fail", Warnings: []analyze.Warning{}}
 	switch {
 	case len(c.Points) < 2:
-		r.Warnings = append(r.Warnings, Warning{Code: "few_runs", Message: fmt.Sprintf("capacity from %d run(s): a sweep needs runs at several request rates", len(c.Points))})
+		r.Warnings = append(r.Warnings, analyze.Warning{Code: "few_runs", Message: fmt.Sprintf("capacity from %d run(s): a sweep needs runs at several request rates", len(c.Points))})
 	}
 	if c.AtLeast {
-		r.Warnings = append(r.Warnings, Warning{Code: "capacity_lower_bound", Message: c.Note})
+		r.Warnings = append(r.Warnings, analyze.Warning{Code: "capacity_lower_bound", Message: c.Note})
 	}
 	switch {
 	case math.IsNaN(float64(c.RateRPS)):
@@ -716,7 +704,7 @@ func capacityGate(g Gate, rep *Report) (GateResult, *Capacity) {
 	case holds(float64(c.RateRPS), g.Op, g.Bound.Value):
 		r.Status = "pass"
 	default:
-		r.Reason = fmt.Sprintf("capacity %s is not %s %s", FormatValue(float64(c.RateRPS), "req/s"), g.Op, FormatValue(g.Bound.Value, "req/s"))
+		r.Reason = fmt.Sprintf("capacity %s is not %s %s", analyze.FormatValue(float64(c.RateRPS), "req/s"), g.Op, analyze.FormatValue(g.Bound.Value, "req/s"))
 	}
 	return r, &c
 }

@@ -1,4 +1,4 @@
-package analyze
+package slo
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tokentrace/tokentrace/analyze"
 )
 
 // Gate is one aggregate condition over a run (see the package doc's
@@ -36,11 +38,11 @@ type Gate struct {
 	// max_itl, osl, isl, fluidity), or a run-level one (goodput,
 	// goodput_rate, throughput, request_rate, error_rate); nil for
 	// capacity.
-	Metric *Metric
+	Metric *analyze.Metric
 	// Capacity: the gate bounds the goodput capacity of the runs as a rate
 	// sweep (Target is its attainment).
 	Capacity  bool
-	Deadlines Deadlines // fluidity's
+	Deadlines analyze.Deadlines // fluidity's
 	// Conds restrict the requests a per-request statistic is taken over.
 	Conds []Cond
 	// Op is <=, <, >= or >.
@@ -56,7 +58,7 @@ type Gate struct {
 type Cond struct {
 	// Var is the conditioning metric (a Table entry with Condition set:
 	// OSL or ISL).
-	Var   *Metric
+	Var   *analyze.Metric
 	Op    string
 	Value float64
 }
@@ -124,10 +126,10 @@ func (p *parser) gate() (Gate, error) {
 	var g Gate
 	t := p.next()
 	if t.kind != tIdent {
-		return g, p.errAt(t, "expected a statistic (p99(…), mean(…), min(…), max(…)) or a run metric (%s, capacity), found %s", metricNames(func(x *Metric) bool { return x.Gate && x.Scope == RunLevel }), t)
+		return g, p.errAt(t, "expected a statistic (p99(…), mean(…), min(…), max(…)) or a run metric (%s, capacity), found %s", metricNames(func(x *analyze.Metric) bool { return x.Gate && x.Scope == analyze.RunLevel }), t)
 	}
-	x := LookupMetric(t.text)
-	runNames := metricNames(func(x *Metric) bool { return x.Gate && x.Scope == RunLevel })
+	x := analyze.LookupMetric(t.text)
+	runNames := metricNames(func(x *analyze.Metric) bool { return x.Gate && x.Scope == analyze.RunLevel })
 	switch {
 	case t.text == "capacity":
 		g.Capacity = true
@@ -152,7 +154,7 @@ func (p *parser) gate() (Gate, error) {
 				}
 			}
 		}
-	case x != nil && x.Gate && x.Scope == RunLevel:
+	case x != nil && x.Gate && x.Scope == analyze.RunLevel:
 		g.Metric = x
 	case t.text == "mean" || t.text == "min" || t.text == "max" || isPercentileName(t.text):
 		g.Stat = t.text
@@ -206,9 +208,9 @@ func (p *parser) statArg(g *Gate) error {
 		return p.errAt(t, "expected \"(\" and a metric after %s", g.Stat)
 	}
 	m := p.next()
-	x := LookupMetric(m.text)
-	if m.kind != tIdent || x == nil || !x.Gate || x.Scope == RunLevel {
-		return p.errAt(m, "expected a per-request metric (%s), found %s", metricNames(func(x *Metric) bool { return x.Gate && x.Scope != RunLevel }), m)
+	x := analyze.LookupMetric(m.text)
+	if m.kind != tIdent || x == nil || !x.Gate || x.Scope == analyze.RunLevel {
+		return p.errAt(m, "expected a per-request metric (%s), found %s", metricNames(func(x *analyze.Metric) bool { return x.Gate && x.Scope != analyze.RunLevel }), m)
 	}
 	g.Metric = x
 	if x.Parametrised {
@@ -220,12 +222,12 @@ func (p *parser) statArg(g *Gate) error {
 	}
 	if p.peek().kind == tPipe {
 		bar := p.next()
-		if g.Metric.Scope == Pooled {
+		if g.Metric.Scope == analyze.Pooled {
 			return p.errAt(bar, "%s pools every gap of every request, so it cannot be conditioned on a request's length; condition tpot or max_itl instead", g.Metric.Name)
 		}
 		for {
 			v := p.next()
-			cv := LookupMetric(v.text)
+			cv := analyze.LookupMetric(v.text)
 			if v.kind != tIdent || cv == nil || !cv.Condition {
 				return p.errAt(v, "a condition is on osl or isl, e.g. osl<300; found %s", v)
 			}
@@ -355,9 +357,9 @@ func condText(conds []Cond) string {
 
 // meets reports whether a request's length satisfies every condition (a
 // request with an unknown length satisfies none).
-func meets(conds []Cond, m *RequestMetrics) bool {
+func meets(conds []Cond, m *analyze.RequestMetrics) bool {
 	for _, c := range conds {
-		v := c.Var.Value(m, Deadlines{})
+		v := c.Var.Value(m, analyze.Deadlines{})
 		if math.IsNaN(v) || !holds(v, c.Op, c.Value) {
 			return false
 		}

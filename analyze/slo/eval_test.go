@@ -1,4 +1,4 @@
-package analyze
+package slo
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -13,12 +14,12 @@ import (
 )
 
 // corpusAnalyzer imports testdata runs into one canonical Analyzer.
-func corpusAnalyzer(t *testing.T, ds []Deadlines, dirs ...string) *Analyzer {
+func corpusAnalyzer(t *testing.T, ds []analyze.Deadlines, dirs ...string) *analyze.Analyzer {
 	t.Helper()
-	a := NewAnalyzer(Canonical)
+	a := analyze.NewAnalyzer(analyze.Canonical)
 	a.SetFluidity(ds)
 	for _, d := range dirs {
-		jobs, _, err := registry.Resolve([]string{"../testdata/" + d}, "")
+		jobs, _, err := registry.Resolve([]string{"../../testdata/" + d}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,23 +64,23 @@ func result(t *testing.T, rep *GateReport, gate string) GateResult {
 func TestGateOnCorpusRuns(t *testing.T) {
 	gates := []string{"p50(ttft)<=1s", "p99(ttft)<=2s", "goodput>=0.9", "error_rate<=1%", "mean(tpot)<=30ms"}
 	groq := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b")
-	rep, err := groq.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{Tools: tools}, nil)
+	rep, err := Check(groq, mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), analyze.Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.Pass {
 		t.Fatalf("groq should pass: %+v", rep.Results)
 	}
-	full, _ := groq.Report(Options{Tools: tools})
-	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.Of(TTFT).Value(0.99); got != want {
+	full, _ := groq.Report(analyze.Options{Tools: tools})
+	if got, want := float64(result(t, rep, "p99(ttft)<=2s").Value), full.Runs[0].Metrics.Of(analyze.TTFT).Value(0.99); got != want {
 		t.Errorf("p99(ttft) %v, report %v", got, want)
 	}
-	if got, want := float64(result(t, rep, "mean(tpot)<=30ms").Value), full.Runs[0].Metrics.Of(TPOT).Mean; got != want {
+	if got, want := float64(result(t, rep, "mean(tpot)<=30ms").Value), full.Runs[0].Metrics.Of(analyze.TPOT).Mean; got != want {
 		t.Errorf("mean(tpot) %v, report %v", got, want)
 	}
 
 	bedrock := corpusAnalyzer(t, nil, "llmperf/leaderboard-bedrock-70b")
-	rep, err = bedrock.Gate(mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), Options{Tools: tools}, nil)
+	rep, err = Check(bedrock, mustSpec(t, "ttft<=1s,tpot<=50ms", gates...), analyze.Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestGateOnCorpusRuns(t *testing.T) {
 	}
 	strict := mustSpec(t, "", "p99(ttft)<=2s", "p50(ttft)<=1s")
 	strict.StrictSamples = true
-	rep, _ = bedrock.Gate(strict, Options{Tools: tools}, nil)
+	rep, _ = Check(bedrock, strict, analyze.Options{Tools: tools}, nil)
 	if result(t, rep, "p99(ttft)<=2s").Status != "fail" || result(t, rep, "p50(ttft)<=1s").Status != "pass" {
 		t.Errorf("strict samples: %+v", rep.Results)
 	}
@@ -127,7 +128,7 @@ func TestGateMLPerfPresetsOnReportedSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	inter := corpusAnalyzer(t, nil, "mlperf/amd-mi300x-llama2-70b-99-interactive")
-	rep, err := inter.Gate(spec, Options{Tools: tools}, nil)
+	rep, err := Check(inter, spec, analyze.Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +140,13 @@ func TestGateMLPerfPresetsOnReportedSummaries(t *testing.T) {
 		t.Errorf("P99 TTFT %v, TPOT %v (%s), want 435.9761, 39.507635 reported", ttft.Value, tpot.Value, ttft.Source)
 	}
 	server := corpusAnalyzer(t, nil, "mlperf/amd-mi300x-llama2-70b-99-server")
-	rep, _ = server.Gate(spec, Options{Tools: tools}, nil)
+	rep, _ = Check(server, spec, analyze.Options{Tools: tools}, nil)
 	if rep.Pass {
 		t.Errorf("server run should fail the interactive limits: %+v", rep.Results)
 	}
 	b, _ = PresetText("mlperf-llama2-70b-server")
 	spec, _, _ = ParseGateFile("preset", b)
-	if rep, _ = server.Gate(spec, Options{Tools: tools}, nil); !rep.Pass {
+	if rep, _ = Check(server, spec, analyze.Options{Tools: tools}, nil); !rep.Pass {
 		t.Errorf("server run should pass its own 2000/200 ms limits: %+v", rep.Results)
 	}
 }
@@ -160,7 +161,7 @@ func TestRegressionGateCorpus(t *testing.T) {
 	anyscale := corpusAnalyzer(t, nil, "llmperf/leaderboard-anyscale-70b")
 
 	spec := mustSpec(t, "ttft<=1s", "p50(ttft) <= 1.1 * baseline", "goodput >= baseline - 0.01", "p99(e2e) <= baseline")
-	rep, err := bedrock.Gate(spec, Options{Tools: tools}, groq)
+	rep, err := Check(bedrock, spec, analyze.Options{Tools: tools}, groq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRegressionGateCorpus(t *testing.T) {
 		t.Errorf("agresti-caffo p %v, want 3.3e-16", p)
 	}
 
-	rep, err = groq.Gate(mustSpec(t, "", "p50(ttft) <= baseline"), Options{Tools: tools}, anyscale)
+	rep, err = Check(groq, mustSpec(t, "", "p50(ttft) <= baseline"), analyze.Options{Tools: tools}, anyscale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestRegressionGateCorpus(t *testing.T) {
 
 // synthRun builds a streaming run of n requests whose TTFT is lognormal
 // (median medMs) and 20 tokens 10 ms apart, from a seeded generator.
-func synthRun(t *testing.T, a *Analyzer, id string, n int, medMs float64, seed uint64, rate float64) {
+func synthRun(t *testing.T, a *analyze.Analyzer, id string, n int, medMs float64, seed uint64, rate float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	for i := 0; i < n; i++ {
@@ -221,13 +222,13 @@ func synthRun(t *testing.T, a *Analyzer, id string, n int, medMs float64, seed u
 // distribution do not fail "p99(ttft) <= baseline" whichever sample's P99
 // is higher; a 50% slower TTFT does.
 func TestRegressionGateSynthetic(t *testing.T) {
-	same1, same2, slow := NewAnalyzer(Canonical), NewAnalyzer(Canonical), NewAnalyzer(Canonical)
+	same1, same2, slow := analyze.NewAnalyzer(analyze.Canonical), analyze.NewAnalyzer(analyze.Canonical), analyze.NewAnalyzer(analyze.Canonical)
 	synthRun(t, same1, "a", 400, 200, 1, 1)
 	synthRun(t, same2, "b", 400, 200, 2, 1)
 	synthRun(t, slow, "c", 400, 300, 3, 1)
 	spec := mustSpec(t, "", "p99(ttft) <= baseline", "mean(ttft) <= baseline")
-	for _, pair := range [][2]*Analyzer{{same1, same2}, {same2, same1}} {
-		rep, err := pair[0].Gate(spec, Options{Tools: tools}, pair[1])
+	for _, pair := range [][2]*analyze.Analyzer{{same1, same2}, {same2, same1}} {
+		rep, err := Check(pair[0], spec, analyze.Options{Tools: tools}, pair[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +236,7 @@ func TestRegressionGateSynthetic(t *testing.T) {
 			t.Errorf("same distribution failed: %+v", rep.Results)
 		}
 	}
-	rep, err := slow.Gate(spec, Options{Tools: tools}, same1)
+	rep, err := Check(slow, spec, analyze.Options{Tools: tools}, same1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestRegressionGateSynthetic(t *testing.T) {
 // and 50% of requests within TTFT 250 ms: the 90% capacity is 2 +
 // (0.95 − 0.9)/(0.95 − 0.5) = 2.111 req/s.
 func TestCapacityGateOverSweep(t *testing.T) {
-	a := NewAnalyzer(Canonical)
+	a := analyze.NewAnalyzer(analyze.Canonical)
 	for i, good := range []int{20, 19, 10} {
 		id := []string{"r1", "r2", "r3"}[i]
 		rate := float64(i + 1)
@@ -276,7 +277,7 @@ func TestCapacityGateOverSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := a.Gate(mustSpec(t, "ttft<=250ms", "capacity>=2/s", "capacity(0.99)>=1.5/s"), Options{Tools: tools}, nil)
+	rep, err := Check(a, mustSpec(t, "ttft<=250ms", "capacity>=2/s", "capacity(0.99)>=1.5/s"), analyze.Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,9 +298,9 @@ func TestCapacityGateOverSweep(t *testing.T) {
 // a 2-token chunk) has fluidity 3/7 under deadlines 500/50 ms, as a gate
 // and as an SLO constraint.
 func TestFluidityThroughTheAnalyzer(t *testing.T) {
-	d := Deadlines{500 * ms, 50 * ms}
-	a := NewAnalyzer(Canonical)
-	a.SetFluidity([]Deadlines{d})
+	d := analyze.Deadlines{PrefillNs: 500 * ms, DecodeNs: 50 * ms}
+	a := analyze.NewAnalyzer(analyze.Canonical)
+	a.SetFluidity([]analyze.Deadlines{d})
 	two := int32(2)
 	r, e := mkRequest(0, 0, []ev{{600 * ms, formats.KindContent, nil}, {640 * ms, formats.KindContent, &two}, {760 * ms, formats.KindContent, nil}, {790 * ms, formats.KindContent, nil}}, ingest.Ptr(int64(5)))
 	if err := a.Request(&r, e); err != nil {
@@ -307,7 +308,7 @@ func TestFluidityThroughTheAnalyzer(t *testing.T) {
 	}
 	st := true
 	_ = a.Run(&formats.Run{RunID: "r", Streaming: &st})
-	rep, err := a.Gate(mustSpec(t, "fluidity(500ms,50ms)>=0.4", "mean(fluidity(500ms,50ms))>=0.5", "goodput>=1"), Options{Tools: tools}, nil)
+	rep, err := Check(a, mustSpec(t, "fluidity(500ms,50ms)>=0.4", "mean(fluidity(500ms,50ms))>=0.5", "goodput>=1"), analyze.Options{Tools: tools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestFluidityThroughTheAnalyzer(t *testing.T) {
 // each run's own P99 TTFT beside the pooled one.
 func TestPooledReportsBetweenRunSpread(t *testing.T) {
 	a := corpusAnalyzer(t, nil, "llmperf/leaderboard-groq-70b", "llmperf/leaderboard-anyscale-70b", "llmperf/leaderboard-bedrock-70b")
-	rep, err := a.Report(Options{Tools: tools, Pool: true})
+	rep, err := a.Report(analyze.Options{Tools: tools, Pool: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,9 +334,9 @@ func TestPooledReportsBetweenRunSpread(t *testing.T) {
 	}
 	var want []float64
 	for i, rr := range rep.Runs {
-		want = append(want, rr.Metrics.Of(TTFT).Value(0.99))
-		if float64(sp.P99[i]) != rr.Metrics.Of(TTFT).Value(0.99) || sp.Runs[i] != rr.RunID {
-			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.Of(TTFT).Value(0.99), rr.RunID)
+		want = append(want, rr.Metrics.Of(analyze.TTFT).Value(0.99))
+		if float64(sp.P99[i]) != rr.Metrics.Of(analyze.TTFT).Value(0.99) || sp.Runs[i] != rr.RunID {
+			t.Errorf("run %d: %v %s, want %v %s", i, sp.P99[i], sp.Runs[i], rr.Metrics.Of(analyze.TTFT).Value(0.99), rr.RunID)
 		}
 	}
 	s := stats.SortedCopy(want)

@@ -1,10 +1,13 @@
-package analyze
+package slo
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tokentrace/tokentrace/analyze"
 )
 
 // The lexer and the shared pieces of the SLO and gate grammars (see the
@@ -344,51 +347,28 @@ func splitTop(toks []token) [][]token {
 	return out
 }
 
-// Deadlines are the per-token deadlines of the fluidity-index: Prefill
-// (D_p, the first token's) and Decode (D_d, each later token's), in ns.
-type Deadlines struct {
-	PrefillNs int64
-	DecodeNs  int64
-}
-
-func (d Deadlines) String() string {
-	return fmt.Sprintf("fluidity(%s,%s)", fmtNs(d.PrefillNs), fmtNs(d.DecodeNs))
-}
-
-func fmtNs(ns int64) string {
-	switch {
-	case ns%1e9 == 0:
-		return fmt.Sprintf("%ds", ns/1e9)
-	case ns%1e6 == 0:
-		return fmt.Sprintf("%dms", ns/1e6)
-	case ns%1e3 == 0:
-		return fmt.Sprintf("%dus", ns/1e3)
-	}
-	return fmt.Sprintf("%dns", ns)
-}
-
 // deadlines reads "(" time "," time ")" after "fluidity".
-func (p *parser) deadlines() (Deadlines, error) {
+func (p *parser) deadlines() (analyze.Deadlines, error) {
 	if t := p.next(); t.kind != tLParen {
-		return Deadlines{}, p.errAt(t, "fluidity needs its deadlines: fluidity(TTFT_DEADLINE, TBT_DEADLINE), e.g. fluidity(500ms,50ms)")
+		return analyze.Deadlines{}, p.errAt(t, "fluidity needs its deadlines: fluidity(TTFT_DEADLINE, TBT_DEADLINE), e.g. fluidity(500ms,50ms)")
 	}
 	dpt := p.peek()
 	dp, err := p.quantity(unitTime)
 	if err != nil {
-		return Deadlines{}, err
+		return analyze.Deadlines{}, err
 	}
 	if t := p.next(); t.kind != tComma {
-		return Deadlines{}, p.errAt(t, "expected \",\" between the TTFT and the TBT deadline")
+		return analyze.Deadlines{}, p.errAt(t, "expected \",\" between the TTFT and the TBT deadline")
 	}
 	ddt := p.peek()
 	dd, err := p.quantity(unitTime)
 	if err != nil {
-		return Deadlines{}, err
+		return analyze.Deadlines{}, err
 	}
 	if t := p.next(); t.kind != tRParen {
-		return Deadlines{}, p.errAt(t, "expected \")\"")
+		return analyze.Deadlines{}, p.errAt(t, "expected \")\"")
 	}
-	d := Deadlines{PrefillNs: int64(dp*1e6 + 0.5), DecodeNs: int64(dd*1e6 + 0.5)}
+	d := analyze.Deadlines{PrefillNs: int64(dp*1e6 + 0.5), DecodeNs: int64(dd*1e6 + 0.5)}
 	if d.PrefillNs < 0 {
 		return d, p.errAt(dpt, "the TTFT deadline must not be negative")
 	}
@@ -396,4 +376,150 @@ func (p *parser) deadlines() (Deadlines, error) {
 		return d, p.errAt(ddt, "the TBT deadline must be positive")
 	}
 	return d, nil
+}
+
+// SLOError is a syntax error in an SLO or a gate, with the 1-based
+// character position of the offending text.
+type SLOError struct {
+	Input string
+	Pos   int
+	Msg   string
+	// What names the input's kind in the message: "slo" (default) or "gate".
+	What string
+}
+
+func (e *SLOError) Error() string {
+	what := e.What
+	if what == "" {
+		what = "slo"
+	}
+	return fmt.Sprintf("%s %q: at character %d: %s", what, e.Input, e.Pos, e.Msg)
+}
+
+// ParseSLO parses s by the SLO grammar. An empty s gives an empty SLO.
+// Errors are *SLOError pointing at the offending character.
+func ParseSLO(s string) (analyze.SLO, error) {
+	out := analyze.SLO{Text: strings.TrimSpace(s)}
+	if out.Text == "" {
+		return out, nil
+	}
+	if vllmAlias.MatchString(s) {
+		return parseVLLMAlias(s)
+	}
+	toks, err := lex(s)
+	if err != nil {
+		return analyze.SLO{}, err
+	}
+	seen := map[string]bool{}
+	for _, item := range splitTop(toks) {
+		p := &parser{whole: s, toks: item}
+		first := p.peek()
+		c, err := p.constraint()
+		if err != nil {
+			return analyze.SLO{}, err
+		}
+		key := c.Metric.Name
+		if c.Metric.Parametrised {
+			key = c.Deadlines.String()
+		}
+		if seen[key] {
+			return analyze.SLO{}, &SLOError{s, first.pos, "metric " + key + " constrained twice", ""}
+		}
+		seen[key] = true
+		c.Text = itemText(s, item)
+		out.Constraints = append(out.Constraints, c)
+	}
+	return out, nil
+}
+
+// itemText is the source text of one list item, trimmed.
+func itemText(s string, item []token) string {
+	if len(item) < 2 {
+		return ""
+	}
+	r := []rune(s)
+	from, to := item[0].pos-1, item[len(item)-1].pos-1
+	if to > len(r) {
+		to = len(r)
+	}
+	return strings.TrimSpace(string(r[from:to]))
+}
+
+// constraint parses metric op quantity up to the item's end.
+func (p *parser) constraint() (analyze.Constraint, error) {
+	t := p.next()
+	sloNames := metricNames(func(x *analyze.Metric) bool { return x.SLO })
+	if t.kind != tIdent {
+		return analyze.Constraint{}, p.errAt(t, "expected a metric (%s), found %s", sloNames, t)
+	}
+	x := analyze.LookupMetric(t.text)
+	if x == nil || !x.SLO {
+		return analyze.Constraint{}, p.errAt(t, "unknown metric %q (want %s)", t.text, metricNamesOr(func(x *analyze.Metric) bool { return x.SLO }))
+	}
+	c := analyze.Constraint{Metric: x}
+	if x.Parametrised {
+		d, err := p.deadlines()
+		if err != nil {
+			return c, err
+		}
+		c.Deadlines = d
+	}
+	opTok := p.peek()
+	op, err := p.op()
+	if err != nil {
+		return c, err
+	}
+	c.Strict = op == "<" || op == ">"
+	c.AtLeast = op == ">=" || op == ">"
+	kind := unitOf(x.Unit)
+	if x.AtLeast && !c.AtLeast {
+		return c, p.errAt(opTok, "%s is a share of deadlines met: bound it from below (>= or >)", x.Name)
+	} else if !x.AtLeast && c.AtLeast {
+		return c, p.errAt(opTok, "%s is a latency: bound it from above (<= or <)", x.Name)
+	}
+	limTok := p.peek()
+	if c.Limit, err = p.quantity(kind); err != nil {
+		return c, err
+	}
+	if kind == unitFraction && c.Limit > 1 {
+		return c, p.errAt(limTok, "fluidity is a fraction: the bound must be between 0 and 1")
+	}
+	if !p.atItemEnd() {
+		return c, p.errAt(p.peek(), "unexpected %s after the constraint", p.peek())
+	}
+	return c, nil
+}
+
+// vllmAlias matches vLLM's --goodput form: KEY:VALUE pairs separated by
+// spaces (or commas), no comparison operators.
+var vllmAlias = regexp.MustCompile(`^\s*[a-z_0-9]+\s*:\s*[0-9.]+(\s*[ ,]\s*[a-z_0-9]+\s*:\s*[0-9.]+)*\s*$`)
+
+// vllmGoodputKeys map vLLM's --goodput keys to metric names (vLLM
+// benchmarks/benchmark_serving.py check_goodput_args: ttft, tpot, e2el).
+var vllmGoodputKeys = map[string]string{"ttft": "ttft", "tpot": "tpot", "e2el": "e2e", "e2e": "e2e"}
+
+// parseVLLMAlias parses "ttft:500 tpot:15 e2el:2000" as ttft<=500ms,
+// tpot<=15ms, e2e<=2000ms: vLLM counts a request good when every given
+// metric is ≤ its value in ms (keys ttft, tpot, e2el).
+func parseVLLMAlias(s string) (analyze.SLO, error) {
+	out := analyze.SLO{Text: strings.TrimSpace(s)}
+	seen := map[string]bool{}
+	for _, loc := range regexp.MustCompile(`([a-z_0-9]+)\s*:\s*([0-9.]+)`).FindAllStringSubmatchIndex(s, -1) {
+		key, val := s[loc[2]:loc[3]], s[loc[4]:loc[5]]
+		pos := utf8.RuneCountInString(s[:loc[2]]) + 1
+		metric := analyze.LookupMetric(vllmGoodputKeys[key])
+		if metric == nil {
+			return analyze.SLO{}, &SLOError{s, pos, fmt.Sprintf("unknown vLLM goodput key %q (want ttft, tpot or e2el)", key), ""}
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return analyze.SLO{}, &SLOError{s, utf8.RuneCountInString(s[:loc[4]]) + 1, "bad number " + strconv.Quote(val), ""}
+		}
+		if seen[metric.Name] {
+			return analyze.SLO{}, &SLOError{s, pos, "metric " + metric.Name + " constrained twice", ""}
+		}
+		seen[metric.Name] = true
+		out.Constraints = append(out.Constraints, analyze.Constraint{Metric: metric, Limit: v, Text: s[loc[0]:loc[1]]})
+	}
+	return out, nil
 }
