@@ -1,12 +1,9 @@
 package analyze
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -741,24 +738,12 @@ func (a *Analyzer) poolWarnings() []Warning {
 	models, tools := []string{}, []string{}
 	seen := map[string]string{}
 	var dups []string
-	// files imported without a hash (report: ingest.Options.NoHash), by
-	// size: a size two runs share is checked by comparing the files
-	type unhashed struct{ path, run string }
-	bySize := map[int64][]unhashed{}
 	for _, acc := range a.runs {
 		models = appendUnique(models, acc.run.Model)
 		tools = appendUnique(tools, acc.run.Tool)
 		for _, f := range acc.run.SourceFiles {
 			if f.SHA256 == "" {
-				if f.Path != "" && f.Bytes > 0 {
-					for _, o := range bySize[f.Bytes] {
-						if o.run != acc.run.RunID && sameContent(o.path, f.Path) {
-							dups = append(dups, fmt.Sprintf("%s (runs %s and %s)", f.Path, o.run, acc.run.RunID))
-							break
-						}
-					}
-					bySize[f.Bytes] = append(bySize[f.Bytes], unhashed{f.Path, acc.run.RunID})
-				}
+				// not hashed: no other input has its size (registry.Import)
 				continue
 			}
 			if prev, ok := seen[f.SHA256]; ok && prev != acc.run.RunID {
@@ -920,35 +905,4 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 		w = append(w, Warning{Code: "non_streaming", Message: "non-streaming run: TTFT equals E2E as the client saw it; TPOT, TTST and ITL are undefined"})
 	}
 	return w
-}
-
-// sameContent reports whether the files at a and b are one file or hold
-// the same bytes (false when either cannot be read).
-func sameContent(a, b string) bool {
-	fa, err := os.Open(a)
-	if err != nil {
-		return false
-	}
-	defer fa.Close()
-	fb, err := os.Open(b)
-	if err != nil {
-		return false
-	}
-	defer fb.Close()
-	if sa, err := fa.Stat(); err == nil {
-		if sb, err := fb.Stat(); err == nil && os.SameFile(sa, sb) {
-			return true
-		}
-	}
-	ba, bb := make([]byte, 1<<20), make([]byte, 1<<20)
-	for {
-		na, ea := io.ReadFull(fa, ba)
-		nb, eb := io.ReadFull(fb, bb)
-		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
-			return false
-		}
-		if ea != nil || eb != nil { // io.EOF or io.ErrUnexpectedEOF: the end
-			return (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF)
-		}
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
-	"github.com/tokentrace/tokentrace/join"
 )
 
 // ServerJoin is the report's server_join section (analyze --server-log):
@@ -127,7 +126,7 @@ func NewDecomposer(c convention.Convention) *Decomposer { return &Decomposer{con
 
 // Request implements formats.Sink.
 func (d *Decomposer) Request(r *formats.Request, events []formats.Event) error {
-	if r.MatchQuality == "" || join.IsServerRow(r) {
+	if r.MatchQuality == "" || r.IsServerRow() {
 		return nil
 	}
 	m, _ := ComputeRequest(d.conv, r, events, nil, nil)

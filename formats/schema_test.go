@@ -250,3 +250,24 @@ func TestSchemaTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestIsServerRow: a row with a server kind and no client timing is a
+// server row; a client row joined to a server record (server kind set,
+// client timing kept) and a plain client row are not.
+func TestIsServerRow(t *testing.T) {
+	start := int64(1)
+	cases := []struct {
+		r    Request
+		want bool
+	}{
+		{Request{ServerKind: "vllm.otlp_span"}, true},
+		{Request{ServerKind: "vllm.otlp_span", StartNs: &start}, false},
+		{Request{ServerKind: "tgi.success", MessageCount: 3}, false},
+		{Request{}, false},
+	}
+	for i, c := range cases {
+		if got := c.r.IsServerRow(); got != c.want {
+			t.Errorf("case %d: %v, want %v", i, got, c.want)
+		}
+	}
+}

@@ -460,6 +460,13 @@ type Event struct {
 	FinishReason string `parquet:"finish_reason" json:"finish_reason"`
 }
 
+// IsServerRow reports whether r is a server row, imported from a server
+// log (ingest/serverlog): its server kind is set and it has no client
+// timing (no start, no first token, no stream end, no messages).
+func (r *Request) IsServerRow() bool {
+	return r.ServerKind != "" && r.StartNs == nil && r.FirstTokenOffsetNs == nil && r.StreamEndOffsetNs == nil && r.MessageCount == 0
+}
+
 // CarriesTokens reports whether the event carries generated tokens (content
 // or reasoning).
 func (e *Event) CarriesTokens() bool { return e.Kind == KindContent || e.Kind == KindReasoning }

@@ -76,12 +76,6 @@ func ClientOf(r *formats.Request) Client {
 		XRequestID: r.XRequestID, ResponseID: r.ResponseID, TraceID: r.TraceID, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}
 }
 
-// IsServerRow reports whether r is a server row (imported from a server
-// log: server kind set, no client timing).
-func IsServerRow(r *formats.Request) bool {
-	return r.ServerKind != "" && r.StartNs == nil && r.FirstTokenOffsetNs == nil && r.StreamEndOffsetNs == nil && r.MessageCount == 0
-}
-
 // Options control matching.
 type Options struct {
 	// Window is the time-window tolerance (default 2 s: log timestamps of

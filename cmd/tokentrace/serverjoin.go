@@ -44,7 +44,7 @@ type keySink struct {
 }
 
 func (k *keySink) Request(r *formats.Request, _ []formats.Event) error {
-	if join.IsServerRow(r) {
+	if r.IsServerRow() {
 		k.servers = append(k.servers, *r)
 		k.serverKeys = append(k.serverKeys, rowKey{r.RunID, r.RequestKey})
 		return nil
@@ -174,7 +174,7 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	serverKeys := append([]rowKey{}, keys.serverKeys...)
 	logIdx := map[int]int{} // server index → index in logs.Requests
 	for i := range logs.Requests {
-		if join.IsServerRow(&logs.Requests[i]) {
+		if logs.Requests[i].IsServerRow() {
 			logIdx[len(servers)] = i
 			servers = append(servers, logs.Requests[i])
 			serverKeys = append(serverKeys, rowKey{logs.Requests[i].RunID, logs.Requests[i].RequestKey})
@@ -310,7 +310,7 @@ type joinedSink struct {
 }
 
 func (j *joinedSink) Request(r *formats.Request, ev []formats.Event) error {
-	if join.IsServerRow(r) {
+	if r.IsServerRow() {
 		j.nServers++
 		if r.MatchQuality == "" {
 			j.unmatchedS++

@@ -312,14 +312,32 @@ var ErrLabels = errors.New("labels do not match the inputs")
 // Import runs every job into sink. labels, when not empty, name the jobs'
 // runs in order (one per job); otherwise each run is labelled by
 // ingest.DefaultLabel, made unique with "-2", "-3", … suffixes when two
-// jobs share a directory name.
+// jobs share a directory name. With opt.NoHash, jobs whose files have the
+// same size as another job's are hashed all the same (possible duplicate
+// inputs), the others not.
 func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) error {
 	if len(labels) > 0 && len(labels) != len(jobs) {
 		return fmt.Errorf("%w: %d --label values for %d input files: give one per file", ErrLabels, len(labels), len(jobs))
 	}
+	// Without hashing (Options.NoHash), files that could be the same file
+	// given twice — two inputs of equal size — are hashed after all, so
+	// that a pooled report can tell (its duplicate-input warning compares
+	// digests); a single input, the common case, costs nothing.
+	sizes := map[int64]int{}
+	size := make([]int64, len(jobs))
+	for i, j := range jobs {
+		size[i] = -1
+		if st, err := os.Stat(j.Path); err == nil {
+			size[i] = st.Size()
+			sizes[size[i]]++
+		}
+	}
 	used := map[string]int{}
 	for i, j := range jobs {
 		o := opt
+		if o.NoHash && size[i] >= 0 && sizes[size[i]] > 1 {
+			o.NoHash = false
+		}
 		if len(labels) > 0 {
 			o.Label = labels[i]
 		} else {

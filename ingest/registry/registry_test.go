@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
@@ -200,5 +201,62 @@ func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestImportNoHashHashesLookalikes: without hashing, an input whose size
+// another input shares (the same file given twice, a copy, or a file that
+// only has the same size) is hashed after all, so a pooled report can
+// tell duplicates apart; an input of a size no other has is not hashed.
+func TestImportNoHashHashesLookalikes(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name, "profile_export.jsonl")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// a and b are byte copies; c has a's size but its first two records
+	// swapped; d is one record shorter.
+	a := write("a", string(raw))
+	b := write("b", string(raw))
+	c := write("c", lines[1]+lines[0]+strings.Join(lines[2:], ""))
+	d := write("d", strings.Join(lines[1:], ""))
+	jobs, _, err := Resolve([]string{a, b, c, d, a}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := &formats.Collector{}
+	if err := Import(jobs, nil, ingest.Options{NoHash: true}, col); err != nil {
+		t.Fatal(err)
+	}
+	digest := map[string]string{}
+	for _, r := range col.Runs {
+		for _, f := range r.SourceFiles {
+			if f.Role == "raw" {
+				digest[r.RunID] = f.SHA256
+			}
+		}
+	}
+	if len(col.Runs) != 5 {
+		t.Fatalf("%d runs, want 5", len(col.Runs))
+	}
+	if digest["a"] == "" || digest["a"] != digest["b"] || digest["a"] != digest["a-2"] {
+		t.Errorf("copies and the repeated file must be hashed alike: %v", digest)
+	}
+	if digest["c"] == "" || digest["c"] == digest["a"] {
+		t.Errorf("same size, other bytes: hashed, and different: %v", digest)
+	}
+	if digest["d"] != "" {
+		t.Errorf("a size no other input has is not hashed: %v", digest)
 	}
 }
