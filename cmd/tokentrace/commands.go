@@ -36,6 +36,11 @@ type inputFlags struct {
 	quiet bool
 	// noHash skips the inputs' SHA-256 (report: no provenance is written)
 	noHash bool
+	// serverLogs are analyze's --server-log files (serverjoin.go);
+	// leftOutLogs, when not nil, collects the server logs found in input
+	// directories and left out of the import (joinInputJobs).
+	serverLogs  []string
+	leftOutLogs map[string]bool
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
@@ -275,7 +280,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 				return err
 			}
 			for _, d := range tdirs {
-				if err := formats.ReadTables(d, newRenamer(sink, seen)); err != nil {
+				if err := formats.ReadTables(d, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
 					return err
 				}
 				tablesRead++
@@ -302,7 +307,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 		return err
 	}
 	// serverjoin.go: with --server-log, server logs are not client inputs
-	jobs = joinInputJobs(files, jobs)
+	jobs = joinInputJobs(files, jobs, f)
 	var data []string // skipped files that are not documentation
 	for _, p := range skipped {
 		if !knownNonTrace(p) {
@@ -324,67 +329,13 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	if f.quiet {
 		opt.Warn = nil
 	}
-	if err := registry.Import(jobs, f.labels, opt, newRenamer(sink, seen)); err != nil {
+	if err := registry.Import(jobs, f.labels, opt, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
 		if errors.Is(err, registry.ErrLabels) {
 			return usageError{err}
 		}
 		return err
 	}
 	return nil
-}
-
-// renamer gives a run whose id an earlier input already used a fresh id
-// ("id-2", "id-3", …), so that two inputs with the same run names are
-// reported as two runs rather than merged.
-type renamer struct {
-	sink formats.Sink
-	seen map[string]bool   // ids used by earlier inputs and this one
-	ids  map[string]string // this input's id → id used
-}
-
-func newRenamer(sink formats.Sink, seen map[string]bool) *renamer {
-	return &renamer{sink: sink, seen: seen, ids: map[string]string{}}
-}
-
-func (r *renamer) id(orig string) string {
-	if id, ok := r.ids[orig]; ok {
-		return id
-	}
-	id := orig
-	for n := 2; r.seen[id]; n++ {
-		id = fmt.Sprintf("%s-%d", orig, n)
-	}
-	r.seen[id] = true
-	r.ids[orig] = id
-	if id != orig {
-		fmt.Fprintf(os.Stderr, "tokentrace: run %q of a later input renamed %q (an earlier input has a run of that name)\n", orig, id)
-	}
-	return id
-}
-
-func (r *renamer) StartRun(run *formats.Run) error {
-	cp := *run
-	cp.RunID = r.id(run.RunID)
-	return formats.StartRun(r.sink, &cp)
-}
-
-func (r *renamer) Request(q *formats.Request, events []formats.Event) error {
-	id := r.id(q.RunID)
-	if id == q.RunID {
-		return r.sink.Request(q, events)
-	}
-	cp := *q
-	cp.RunID = id
-	for i := range events {
-		events[i].RunID = id
-	}
-	return r.sink.Request(&cp, events)
-}
-
-func (r *renamer) Run(run *formats.Run) error {
-	cp := *run
-	cp.RunID = r.id(run.RunID)
-	return r.sink.Run(&cp)
 }
 
 // summarizePaths names up to three paths' base names.
@@ -455,23 +406,25 @@ func newAnalyze() *cobra.Command {
 				return err
 			}
 			defer onInterrupt(pw.Abort)() // interrupt.go
+			committed := false
+			defer func() {
+				if !committed {
+					pw.Abort()
+				}
+			}()
 			an, err := rf.analyzer()
 			if err != nil {
-				pw.Abort()
 				return err
 			}
 			// --server-log (serverjoin.go) joins server records to the rows
 			sink, replayLogs, finishJoin, err := serverJoinSink(cmd, args, in, rf, pw, an)
 			if err != nil {
-				pw.Abort()
 				return err
 			}
 			if err := importInputs(args, in, true, sink); err != nil {
-				pw.Abort()
 				return err
 			}
 			if err := replayLogs(); err != nil {
-				pw.Abort()
 				return err
 			}
 			// The tables are complete: finish them (freeing the writer's
@@ -481,13 +434,12 @@ func newAnalyze() *cobra.Command {
 			}
 			rep, err := an.Report(opt)
 			if err != nil {
-				pw.Abort()
 				return err
 			}
 			if err := finishJoin(rep); err != nil {
-				pw.Abort()
 				return err
 			}
+			committed = true
 			if err := pw.Close(); err != nil {
 				return err
 			}
@@ -498,28 +450,13 @@ func newAnalyze() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", out)
-			for _, s := range analyzeSteps {
-				if s.after != nil {
-					if err := s.after(cmd, out, rep); err != nil {
-						return err
-					}
-				}
-				if s.afterData != nil {
-					if err := s.afterData(cmd, out, rep, an); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+			return analyzePlots(cmd, out, rep, an) // plot.go
 		},
 	}
 	in.register(c)
 	rf.register(c)
-	for _, s := range analyzeSteps {
-		if s.register != nil {
-			s.register(c)
-		}
-	}
+	registerServerLogs(c, &in) // serverjoin.go
+	registerAnalyzePlots(c)    // plot.go
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the tables and report.json")
 	return c
 }
@@ -551,11 +488,19 @@ func newImport() *cobra.Command {
 				return err
 			}
 			defer onInterrupt(pw.Abort)() // interrupt.go
-			sinks := []formats.Sink{pw}
 			var aw *formats.ArrowIPCWriter
+			committed := false
+			defer func() {
+				if !committed {
+					pw.Abort()
+					if aw != nil {
+						aw.Abort()
+					}
+				}
+			}()
+			sinks := []formats.Sink{pw}
 			if arrow {
 				if aw, err = formats.NewArrowIPCWriterWithOptions(out, formats.WriteOptions{NoText: in.noText}); err != nil {
-					pw.Abort()
 					return err
 				}
 				defer onInterrupt(aw.Abort)()
@@ -564,12 +509,9 @@ func newImport() *cobra.Command {
 			counter := &countSink{}
 			sinks = append(sinks, counter)
 			if err := importInputs(args, in, false, formats.Tee(sinks...)); err != nil {
-				pw.Abort()
-				if aw != nil {
-					aw.Abort()
-				}
 				return err
 			}
+			committed = true
 			if err := pw.Close(); err != nil {
 				return err
 			}
@@ -789,3 +731,9 @@ func tableDirs(inputs []string, f inputFlags) (dirs []string, cleanup func(), er
 // every importer's tool profiles (convention.Tool), which reports use to
 // reproduce each tool's statistics.
 var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...)
+
+// noteRenamed tells the user that a later input's run was renamed
+// (formats.UniqueRuns).
+func noteRenamed(orig, id string) {
+	fmt.Fprintf(os.Stderr, "tokentrace: run %q of a later input renamed %q (an earlier input has a run of that name)\n", orig, id)
+}

@@ -8,8 +8,6 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 )
 
-func init() { extraCommands = append(extraCommands, newExport) }
-
 // tableWriter is a table Sink that commits or discards its files.
 type tableWriter interface {
 	formats.Sink

@@ -28,8 +28,6 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.msg }
 
-func init() { extraCommands = append(extraCommands, newGate, newCapacity) }
-
 // gateFlags are gate's own flags.
 type gateFlags struct {
 	gates      []string

@@ -1,11 +1,22 @@
 // Command tokentrace imports LLM-inference benchmark traces (GenAI-Perf,
-// AIPerf, LLMPerf) into Parquet token-event, request and run tables and
-// reports TTFT, TPOT, ITL, E2E, throughput and goodput under one documented
-// convention.
+// AIPerf, LLMPerf, vLLM and SGLang bench, guidellm, MLPerf LoadGen,
+// inference-perf, server logs) into Parquet token-event, request and run
+// tables and reports TTFT, TPOT, ITL, E2E, throughput and goodput under one
+// documented convention. It only wires the packages together: importers
+// (ingest/registry), tables (formats), analysis (analyze and its rooms),
+// plots.
 //
-//	tokentrace analyze INPUT... -o DIR   import, write tables + report.json, print the report
-//	tokentrace import  INPUT... -o DIR   import and write the tables only
-//	tokentrace report  INPUT_OR_DIR...   print the report (inputs or written tables)
+//	tokentrace analyze   INPUT... -o DIR      import, write tables, report.json, plots and report.html; print the report
+//	tokentrace import    INPUT... -o DIR      import and write the tables only (Parquet; Arrow IPC with --arrow)
+//	tokentrace report    INPUT_OR_DIR...      print the report (inputs or written tables)
+//	tokentrace reconcile INPUT_OR_DIR...      explain a metric's difference between two conventions, one choice at a time
+//	tokentrace gate      INPUT_OR_DIR...      check runs against an SLO and gates; exit 3 when one fails
+//	tokentrace capacity  INPUT_OR_DIR...      goodput capacity of a rate sweep
+//	tokentrace plot      INPUT_OR_DIR... -o DIR   draw tails, timelines, E2E vs length, ITL by position, goodput curves
+//	tokentrace export    INPUT_OR_DIR... -o DIR   write the tables as Arrow IPC or CSV
+//	tokentrace synth     -o DIR               write a synthetic run in a peer tool's format, with its truth
+//	tokentrace version                        print the version and schema versions
+//	tokentrace help memory                    the memory limit and GOMEMLIMIT
 //
 // INPUT is a tool's file or a directory holding them; summaries beside a raw
 // file are picked up automatically. Exit status: 0 on success, 1 on error,
@@ -19,7 +30,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tokentrace/tokentrace/analyze"
 )
 
 func main() {
@@ -61,26 +71,15 @@ func newRoot() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	addProfileFlags(root)
-	root.AddCommand(newAnalyze(), newImport(), newReport(), newReconcile(), newVersion())
-	for _, f := range extraCommands {
+	for _, f := range commands {
 		root.AddCommand(f())
 	}
 	return root
 }
 
-// extraCommands are subcommands registered by their own files' init
-// functions (gate, plot, synth, …), so each command lives in one file.
-var extraCommands []func() *cobra.Command
-
-// analyzeStep is work `analyze` does after it wrote the tables and
-// report.json (plots, report.html, …), registered by init functions:
-// register adds its flags; after runs with the output directory and report.
-type analyzeStep struct {
-	register func(c *cobra.Command)
-	after    func(cmd *cobra.Command, out string, rep *analyze.Report) error
-	// afterData is after for steps that need the per-request data behind
-	// the report (plots, report.html): the Analyzer that built rep.
-	afterData func(cmd *cobra.Command, out string, rep *analyze.Report, an *analyze.Analyzer) error
+// commands are tokentrace's subcommands, one constructor each, every one
+// in its own file (the package doc lists them).
+var commands = []func() *cobra.Command{
+	newAnalyze, newImport, newReport, newReconcile, newGate, newCapacity, newPlotCmd, newExport,
+	newSynth, newVersion, newMemoryTopic,
 }
-
-var analyzeSteps []analyzeStep

@@ -93,10 +93,6 @@ func followLimit(*gcCycle) {
 	armLimitFollower()
 }
 
-func init() {
-	extraCommands = append(extraCommands, newMemoryTopic)
-}
-
 // newMemoryTopic is the help topic `tokentrace help memory`.
 func newMemoryTopic() *cobra.Command {
 	return &cobra.Command{

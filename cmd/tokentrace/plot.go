@@ -17,11 +17,6 @@ import (
 	"github.com/tokentrace/tokentrace/plots"
 )
 
-func init() {
-	extraCommands = append(extraCommands, newPlotCmd)
-	analyzeSteps = append(analyzeSteps, analyzeStep{register: registerAnalyzePlots, afterData: analyzePlots})
-}
-
 func newPlotCmd() *cobra.Command {
 	var in inputFlags
 	var rf reportFlags

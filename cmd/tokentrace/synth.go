@@ -12,8 +12,6 @@ import (
 	"github.com/tokentrace/tokentrace/synth"
 )
 
-func init() { extraCommands = append(extraCommands, newSynth) }
-
 // synthFormats maps --format to the file written and its writer.
 var synthFormats = map[string]struct {
 	file  string
