@@ -347,3 +347,26 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	sort.Slice(s.Quantiles, func(i, j int) bool { return s.Quantiles[i].P < s.Quantiles[j].P })
 	return nil
 }
+
+// ParsePercentiles reads a list of percentiles in percent, "50,90,99.9",
+// as the probabilities a Summary takes ([0.5, 0.9, 0.999]): each strictly
+// between 0 and 100, ascending, none twice; "" gives nil (the defaults).
+func ParsePercentiles(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(part), "p"))
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || !(v > 0 && v < 100) {
+			return nil, fmt.Errorf("percentile %q: want a number between 0 and 100, exclusive (e.g. 99.9)", part)
+		}
+		p := v / 100
+		if len(out) > 0 && p <= out[len(out)-1] {
+			return nil, fmt.Errorf("percentiles %q: give them ascending, each once", s)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

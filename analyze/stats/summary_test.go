@@ -103,3 +103,18 @@ func TestSummaryPercentileList(t *testing.T) {
 		t.Errorf("empty JSON %s", d)
 	}
 }
+
+func TestParsePercentiles(t *testing.T) {
+	got, err := ParsePercentiles("50, 90,p99,99.9")
+	if err != nil || len(got) != 4 || got[0] != 0.5 || got[2] != 0.99 || QuantileKey(got[3]) != "p99_9" {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if got, err := ParsePercentiles(""); got != nil || err != nil {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	for _, bad := range []string{"0", "100", "90,50", "50,50", "x", "50,,90"} {
+		if _, err := ParsePercentiles(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/analyze/reproduce"
 	"github.com/tokentrace/tokentrace/analyze/slo"
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/analyze/tokenizer"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -51,14 +52,18 @@ func (f *inputFlags) register(c *cobra.Command) {
 
 // reportFlags are the flags of the commands that print a report.
 type reportFlags struct {
-	convention string
-	tokenizer  string
-	slo        string
-	pool       bool
-	format     string
-	oslEdges   string
-	islEdges   string
+	convention  string
+	tokenizer   string
+	slo         string
+	pool        bool
+	format      string
+	oslEdges    string
+	islEdges    string
+	percentiles string
 }
+
+// percentilesUsage is the help of --percentiles.
+const percentilesUsage = "percentiles every metric's summary holds, in percent (default 50,90,95,99; e.g. 25,50,90,99,99.9); JSON keys p50…p99 and, beyond them, p99_9"
 
 func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+")")
@@ -68,6 +73,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
 	c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")
 	c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
+	c.Flags().StringVar(&f.percentiles, "percentiles", "", percentilesUsage)
 }
 
 // options validates the report flags before any data is read.
@@ -91,6 +97,9 @@ func (f *reportFlags) options() (analyze.Options, error) {
 		opt.Convention = func(*formats.Run) convention.Convention { return c }
 	} else {
 		opt.Convention = toolConvention
+	}
+	if opt.Percentiles, err = stats.ParsePercentiles(f.percentiles); err != nil {
+		return opt, usageError{fmt.Errorf("--percentiles: %w", err)}
 	}
 	if opt.OSLEdges, err = parseEdges("--osl-buckets", f.oslEdges); err != nil {
 		return opt, err

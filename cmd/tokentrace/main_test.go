@@ -411,3 +411,55 @@ func TestNoteRepeatedDirs(t *testing.T) {
 		t.Errorf("got %q\nwant %q", b, want)
 	}
 }
+
+// TestPercentilesFlag: --percentiles chooses the summaries' percentiles:
+// the text table's columns and the JSON keys (p25, p99_9 and their
+// intervals); the AIPerf run's TTFT P25 is numpy's linear percentile of its
+// 20 TTFTs (h = 19·0.25 = 4.75), the same value `report` prints without the
+// flag for P50 stays; a bad list is a usage error.
+func TestPercentilesFlag(t *testing.T) {
+	in := "../../testdata/aiperf/qwen3vl30b-local-agent-c2"
+	out, err := run(t, "report", in, "--percentiles", "25,50,99.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "min    P25    P50  P99.9    max") || !strings.Contains(out, "P99.9 95% confidence interval") {
+		t.Errorf("text report:\n%s", out)
+	}
+	js, err := run(t, "report", in, "--percentiles", "25,50,99.9", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Metrics map[string]map[string]any `json:"metrics"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ttft := doc.Runs[0].Metrics["ttft_ms"]
+	for _, k := range []string{"p25", "p50", "p99_9", "p25_ci95", "p99_9_ci95"} {
+		if _, ok := ttft[k]; !ok {
+			t.Errorf("ttft_ms lacks %s: %v", k, ttft)
+		}
+	}
+	if _, ok := ttft["p99"]; ok {
+		t.Error("p99 was not asked for")
+	}
+	def, _ := run(t, "report", in, "--format", "json")
+	var d2 struct {
+		Runs []struct {
+			Metrics map[string]map[string]any `json:"metrics"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(def), &d2); err != nil {
+		t.Fatal(err)
+	}
+	if ttft["p50"] != d2.Runs[0].Metrics["ttft_ms"]["p50"] {
+		t.Errorf("P50 %v differs from the default report's %v", ttft["p50"], d2.Runs[0].Metrics["ttft_ms"]["p50"])
+	}
+	if _, err := run(t, "report", in, "--percentiles", "99,50"); err == nil || exitCode(err) != 2 {
+		t.Errorf("descending list: %v", err)
+	}
+}

@@ -98,6 +98,7 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 	c.Flags().StringVar(&rf.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts (see report --tokenizer)")
 	c.Flags().StringVar(&rf.slo, "slo", "", "goodput SLO for the goodput curves, e.g. 'ttft<=500ms,e2e<=2s'")
 	c.Flags().StringVar(&rf.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e-osl, e.g. 0,64,128,256,inf")
+	c.Flags().StringVar(&rf.percentiles, "percentiles", "", percentilesUsage+"; report.html's tables show them")
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the plot files")
 	c.Flags().StringVar(&format, "format", "svg", "plot file format: "+strings.Join(plots.Formats, ", "))
 	c.Flags().StringArrayVar(&kinds, "kind", nil, "plot kinds to draw (repeat or comma-separate): "+kindNames()+" (default: all)")
