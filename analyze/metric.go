@@ -57,6 +57,12 @@ type Metric struct {
 	Vacuous func(m *RequestMetrics) bool
 	// Run is a run-level metric's value from the run's report.
 	Run func(rr *RunReport) RunValue
+	// SQL is a report metric's value as an SQL expression over one row of
+	// canonical_requests (analyze/sql/canonical.sql) — over canonical_itl
+	// for a pooled metric — from which the file's canonical_samples view
+	// is generated (CanonicalSamplesSQL), so that the SQL check compares
+	// every report metric.
+	SQL string
 
 	// Roles. Report: a row of the report's metric table (and a JSON
 	// summary). Tail: a tail metric — its P99 interval is printed, few
@@ -120,44 +126,52 @@ var (
 		Doc:    "time to first token: request start → first response (a message carrying generated tokens, reasoning included, under the canonical convention)",
 		Source: "CONVENTIONS.md responses; = AIPerf time_to_first_token",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.TTFTMs },
+		SQL:    "ttft_ms",
 		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	TTFO = &Metric{Name: "ttfo", Key: "ttfo_ms", Label: "TTFO", Unit: "ms", Scope: PerRequest,
 		Doc:           "time to first output token: request start → first content message (after any reasoning); reported only where some request produced reasoning",
 		Source:        "AIPerf time_to_first_output_token",
 		Value:         func(m *RequestMetrics, _ Deadlines) float64 { return m.TTFOMs },
-		WithReasoning: true, Report: true, SLO: true, Gate: true}
+		WithReasoning: true, SQL: "ttfo_ms",
+		Report: true, SLO: true, Gate: true}
 	TTST = &Metric{Name: "ttst", Key: "ttst_ms", Label: "TTST", Unit: "ms", Scope: PerRequest,
 		Doc:       "time to second token: first → second response",
 		Source:    "GenAI-Perf and AIPerf time_to_second_token",
 		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.TTSTMs },
-		Streaming: true, Report: true, Gate: true, Reconcile: true}
+		Streaming: true, SQL: "ttst_ms",
+		Report: true, Gate: true, Reconcile: true}
 	TPOT = &Metric{Name: "tpot", Key: "tpot_ms", Label: "TPOT", Unit: "ms", Scope: PerRequest,
 		Doc:       "time per output token: (last response − first response)/(N − 1) per request under the canonical convention, so E2E = TTFT + TPOT·(N − 1); undefined for N ≤ 1",
 		Source:    "CONVENTIONS.md tpot_from, tpot_divisor; = GenAI-Perf/AIPerf inter_token_latency, vLLM tpot",
 		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.TPOTMs },
 		Weight:    func(m *RequestMetrics) float64 { return m.TPOTTokens },
 		Vacuous:   func(m *RequestMetrics) bool { return !(m.OutputTokens > 1) && !math.IsNaN(m.OutputTokens) },
-		Streaming: true, Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+		Streaming: true, SQL: "tpot_ms",
+		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	ITL = &Metric{Name: "itl", Key: "itl_ms", Label: "ITL", Unit: "ms", Scope: Pooled,
 		Doc:       "inter-token latency: every gap between consecutive responses, pooled over the run's completed requests (a k-token message's gap split into k gaps under the canonical convention); one (last − first)/(N − 1) per request under per-request conventions",
 		Source:    "CONVENTIONS.md itl; = vLLM itl, AIPerf inter_chunk_latency",
 		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.ITLMeanMs },
 		Weight:    func(m *RequestMetrics) float64 { return m.OutputTokens - 1 },
-		Streaming: true, Report: true, Tail: true, Gate: true, Reconcile: true}
+		Streaming: true, SQL: "itl_ms",
+		Report: true, Tail: true, Gate: true, Reconcile: true}
 	E2E = &Metric{Name: "e2e", Key: "e2e_ms", Label: "E2E", Unit: "ms", Scope: PerRequest,
 		Doc:    "end-to-end latency: request start → the convention's end (the last generated token under the canonical convention)",
 		Source: "CONVENTIONS.md e2e_end; = AIPerf request_latency",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.E2EMs },
+		SQL:    "e2e_ms",
 		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	OSL = &Metric{Name: "osl", Key: "osl_tokens", Label: "OSL", Unit: "tokens", Scope: PerRequest,
 		Doc:    "output sequence length N: generated tokens, reasoning included, from the convention's first available count source",
 		Source: "CONVENTIONS.md output_count",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.OutputTokens },
+		SQL:    "osl::DOUBLE",
 		Report: true, Gate: true, Reconcile: true, Condition: true}
 	ISL = &Metric{Name: "isl", Key: "isl_tokens", Label: "ISL", Unit: "tokens", Scope: PerRequest,
 		Doc:    "input sequence length: prompt tokens (server usage, else the tool's count)",
 		Source: "formats/SCHEMA.md requests.input_tokens",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.InputTokens },
+		SQL:    "isl::DOUBLE",
 		Report: true, Gate: true, Condition: true}
 	MaxITL = &Metric{Name: "max_itl", Label: "max ITL", Unit: "ms", Scope: PerRequest,
 		Doc:       "a request's largest gap between two consecutive responses: the worst stall its reader saw",
@@ -371,3 +385,61 @@ func shortNum(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
+
+// CanonicalSamplesSQL is the canonical_samples view of
+// analyze/sql/canonical.sql, generated from the Table: for every report
+// metric, (run_id, metric key, value) over the convention's completed
+// requests (streaming runs only for streaming metrics; runs with reasoning
+// only for WithReasoning ones), the pooled ones from canonical_itl.
+// canonical.sql embeds it between SamplesBegin and SamplesEnd
+// (TestCanonicalSQLMetrics keeps it current), and canonical_stats lists the
+// same metrics (its metric list is CanonicalMetricsSQL).
+func CanonicalSamplesSQL() string {
+	var b strings.Builder
+	b.WriteString("CREATE OR REPLACE VIEW canonical_samples AS\n")
+	first := true
+	for _, m := range Table {
+		if !m.Report {
+			continue
+		}
+		if first {
+			b.WriteString("          ")
+			first = false
+		} else {
+			b.WriteString("UNION ALL ")
+		}
+		if m.Scope == Pooled {
+			fmt.Fprintf(&b, "SELECT run_id, '%s' AS metric, %s AS v FROM canonical_itl\n", m.Key, m.SQL)
+			continue
+		}
+		where := "counted"
+		if m.Streaming {
+			where += " AND streaming"
+		}
+		if m.WithReasoning {
+			where += " AND run_has_reasoning"
+		}
+		fmt.Fprintf(&b, "SELECT run_id, '%s' AS metric, %s AS v FROM canonical_requests WHERE %s\n", m.Key, m.SQL, where)
+	}
+	return strings.TrimSuffix(b.String(), "\n") + ";"
+}
+
+// CanonicalMetricsSQL is the VALUES list of the report metrics' keys that
+// canonical_stats crosses every run with.
+func CanonicalMetricsSQL() string {
+	var keys []string
+	for _, m := range Table {
+		if m.Report {
+			keys = append(keys, "('"+m.Key+"')")
+		}
+	}
+	return "(VALUES " + strings.Join(keys, ", ") + ") m(metric)"
+}
+
+// Markers around the generated parts of analyze/sql/canonical.sql.
+const (
+	SamplesBegin     = "-- canonical-samples:begin (generated from analyze/metric.go by go test ./analyze -run TestCanonicalSQLMetrics -update)"
+	SamplesEnd       = "-- canonical-samples:end"
+	MetricsListBegin = "-- canonical-metrics:begin (generated likewise)"
+	MetricsListEnd   = "-- canonical-metrics:end"
+)

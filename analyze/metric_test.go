@@ -68,13 +68,47 @@ func TestMetricTable(t *testing.T) {
 			t.Errorf("%s: a run-level metric needs Run", m.Name)
 		case m.Scope != RunLevel && m.Value == nil:
 			t.Errorf("%s: a per-request or pooled metric needs Value", m.Name)
-		case m.Report && m.Key == "":
-			t.Errorf("%s: a report metric needs a JSON key", m.Name)
+		case m.Report && (m.Key == "" || m.SQL == ""):
+			t.Errorf("%s: a report metric needs a JSON key and its SQL", m.Name)
 		case m.SLO && m.Scope != PerRequest:
 			t.Errorf("%s: an SLO bounds one request's value", m.Name)
 		}
 	}
 	if LookupMetric("nope") != nil {
 		t.Error("unknown name found")
+	}
+}
+
+// TestCanonicalSQLMetrics checks that analyze/sql/canonical.sql's
+// canonical_samples view and canonical_stats' metric list are the ones
+// the Table generates (rewrite with -update); sql_test.go then runs the
+// file in DuckDB and compares every report metric with the Go report.
+func TestCanonicalSQLMetrics(t *testing.T) {
+	const path = "sql/canonical.sql"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, part := range []struct{ begin, end, want string }{
+		{SamplesBegin, SamplesEnd, CanonicalSamplesSQL()},
+		{MetricsListBegin, MetricsListEnd, CanonicalMetricsSQL()},
+	} {
+		i, j := strings.Index(s, part.begin), strings.Index(s, part.end)
+		if i < 0 || j < i {
+			t.Fatalf("%s lacks the markers %q … %q", path, part.begin, part.end)
+		}
+		if golden.Update() {
+			s = s[:i+len(part.begin)] + "\n" + part.want + "\n" + s[j:]
+			continue
+		}
+		if got := strings.TrimSpace(s[i+len(part.begin) : j]); got != strings.TrimSpace(part.want) {
+			t.Errorf("%s's generated part differs from the Table:\n got: %s\nwant: %s\n(go test ./analyze -run TestCanonicalSQLMetrics -update)", path, got, part.want)
+		}
+	}
+	if golden.Update() {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -126,16 +126,17 @@ SELECT run_id, request_key, gap_ms / k AS itl_ms
 FROM (SELECT run_id, request_key, gap_ms, k, unnest(range(k)) AS rep FROM gaps);
 
 -- Every value each statistic is over, as DOUBLE.
+-- canonical-samples:begin (generated from analyze/metric.go by go test ./analyze -run TestCanonicalSQLMetrics -update)
 CREATE OR REPLACE VIEW canonical_samples AS
           SELECT run_id, 'ttft_ms' AS metric, ttft_ms AS v FROM canonical_requests WHERE counted
-UNION ALL -- TTFO only for runs with reasoning output
-          SELECT run_id, 'ttfo_ms', ttfo_ms FROM canonical_requests WHERE counted AND run_has_reasoning
-UNION ALL SELECT run_id, 'ttst_ms', ttst_ms FROM canonical_requests WHERE counted AND streaming
-UNION ALL SELECT run_id, 'tpot_ms', tpot_ms FROM canonical_requests WHERE counted AND streaming
-UNION ALL SELECT run_id, 'itl_ms', itl_ms FROM canonical_itl
-UNION ALL SELECT run_id, 'e2e_ms', e2e_ms FROM canonical_requests WHERE counted
-UNION ALL SELECT run_id, 'osl_tokens', osl::DOUBLE FROM canonical_requests WHERE counted
-UNION ALL SELECT run_id, 'isl_tokens', isl::DOUBLE FROM canonical_requests WHERE counted;
+UNION ALL SELECT run_id, 'ttfo_ms' AS metric, ttfo_ms AS v FROM canonical_requests WHERE counted AND run_has_reasoning
+UNION ALL SELECT run_id, 'ttst_ms' AS metric, ttst_ms AS v FROM canonical_requests WHERE counted AND streaming
+UNION ALL SELECT run_id, 'tpot_ms' AS metric, tpot_ms AS v FROM canonical_requests WHERE counted AND streaming
+UNION ALL SELECT run_id, 'itl_ms' AS metric, itl_ms AS v FROM canonical_itl
+UNION ALL SELECT run_id, 'e2e_ms' AS metric, e2e_ms AS v FROM canonical_requests WHERE counted
+UNION ALL SELECT run_id, 'osl_tokens' AS metric, osl::DOUBLE AS v FROM canonical_requests WHERE counted
+UNION ALL SELECT run_id, 'isl_tokens' AS metric, isl::DOUBLE AS v FROM canonical_requests WHERE counted;
+-- canonical-samples:end
 
 -- Statistics: n, mean, sample std (n − 1; NULL for n ≤ 1), min, P50, P90,
 -- P95, P99 by linear interpolation at rank p·(n − 1) (numpy's default;
@@ -152,8 +153,10 @@ WITH s AS (
 SELECT ru.run_id, m.metric, coalesce(s.n, 0) AS n, s.mean, s.std, s.min,
        s.p[1] AS p50, s.p[2] AS p90, s.p[3] AS p95, s.p[4] AS p99, s.max
 FROM runs ru
-CROSS JOIN (VALUES ('ttft_ms'), ('ttfo_ms'), ('ttst_ms'), ('tpot_ms'), ('itl_ms'), ('e2e_ms'),
-                   ('osl_tokens'), ('isl_tokens')) m(metric)
+CROSS JOIN
+-- canonical-metrics:begin (generated likewise)
+(VALUES ('ttft_ms'), ('ttfo_ms'), ('ttst_ms'), ('tpot_ms'), ('itl_ms'), ('e2e_ms'), ('osl_tokens'), ('isl_tokens')) m(metric)
+-- canonical-metrics:end
 LEFT JOIN s USING (run_id, metric);
 
 -- Request counts: every status counted; failed is status error (and any
