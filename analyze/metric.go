@@ -173,6 +173,17 @@ var (
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.InputTokens },
 		SQL:    "isl::DOUBLE",
 		Report: true, Gate: true, Condition: true}
+	NTPOT = &Metric{Name: "ntpot", Key: "ntpot_ms", Label: "NTPOT", Unit: "ms", Scope: PerRequest,
+		Doc:    "normalized time per output token: E2E / N per request, prefill and decode spread over the output, to compare latency across output lengths and models; undefined for N < 1",
+		Source: "kubernetes-sigs/inference-perf inference_perf/reportgen/base.py normalized_time_per_output_token (0 for N = 0 there); Metron (project-etalon) normalized_end_to_end_latency",
+		Value: func(m *RequestMetrics, _ Deadlines) float64 {
+			if !(m.OutputTokens >= 1) {
+				return math.NaN()
+			}
+			return m.E2EMs / m.OutputTokens
+		},
+		SQL:    "CASE WHEN osl >= 1 THEN e2e_ms / osl END",
+		Report: true, SLO: true, Gate: true}
 	MaxITL = &Metric{Name: "max_itl", Label: "max ITL", Unit: "ms", Scope: PerRequest,
 		Doc:       "a request's largest gap between two consecutive responses: the worst stall its reader saw",
 		Source:    "tokentrace",
@@ -281,7 +292,7 @@ func throughputValue(rr *RunReport, v float64) RunValue {
 
 // Table is every metric, in the order of the report's metric table.
 var Table = []*Metric{
-	TTFT, TTFO, TTST, TPOT, ITL, E2E, MaxITL, OSL, ISL, Fluidity,
+	TTFT, TTFO, TTST, TPOT, ITL, E2E, NTPOT, MaxITL, OSL, ISL, Fluidity,
 	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, ErrorISL,
 	GoodputFraction, GoodputRate, OutputThroughput, RequestRate, ErrorRate,
 }

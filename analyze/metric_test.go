@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -109,6 +110,23 @@ func TestCanonicalSQLMetrics(t *testing.T) {
 	if golden.Update() {
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestNTPOT: E2E / N by hand. The brief's request: E2E 1200 ms (its last
+// token), N 100 → 12.00 ms per token, which is also LLMPerf's first-token-
+// inclusive ITL; one token → its E2E; no tokens or N unknown → undefined.
+func TestNTPOT(t *testing.T) {
+	r, evs := classic(0, 0)
+	m, _ := ComputeRequest(Canonical, &r, evs, nil, nil)
+	near(t, "NTPOT", NTPOT.Value(&m, Deadlines{}), 12.00)
+	for _, c := range []struct {
+		e2e, n, want float64
+	}{{250, 1, 250}, {250, 0, math.NaN()}, {250, math.NaN(), math.NaN()}, {math.NaN(), 5, math.NaN()}} {
+		got := NTPOT.Value(&RequestMetrics{E2EMs: c.e2e, OutputTokens: c.n}, Deadlines{})
+		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("E2E %v, N %v: %v, want %v", c.e2e, c.n, got, c.want)
 		}
 	}
 }

@@ -134,6 +134,7 @@ UNION ALL SELECT run_id, 'ttst_ms' AS metric, ttst_ms AS v FROM canonical_reques
 UNION ALL SELECT run_id, 'tpot_ms' AS metric, tpot_ms AS v FROM canonical_requests WHERE counted AND streaming
 UNION ALL SELECT run_id, 'itl_ms' AS metric, itl_ms AS v FROM canonical_itl
 UNION ALL SELECT run_id, 'e2e_ms' AS metric, e2e_ms AS v FROM canonical_requests WHERE counted
+UNION ALL SELECT run_id, 'ntpot_ms' AS metric, CASE WHEN osl >= 1 THEN e2e_ms / osl END AS v FROM canonical_requests WHERE counted
 UNION ALL SELECT run_id, 'osl_tokens' AS metric, osl::DOUBLE AS v FROM canonical_requests WHERE counted
 UNION ALL SELECT run_id, 'isl_tokens' AS metric, isl::DOUBLE AS v FROM canonical_requests WHERE counted;
 -- canonical-samples:end
@@ -155,7 +156,7 @@ SELECT ru.run_id, m.metric, coalesce(s.n, 0) AS n, s.mean, s.std, s.min,
 FROM runs ru
 CROSS JOIN
 -- canonical-metrics:begin (generated likewise)
-(VALUES ('ttft_ms'), ('ttfo_ms'), ('ttst_ms'), ('tpot_ms'), ('itl_ms'), ('e2e_ms'), ('osl_tokens'), ('isl_tokens')) m(metric)
+(VALUES ('ttft_ms'), ('ttfo_ms'), ('ttst_ms'), ('tpot_ms'), ('itl_ms'), ('e2e_ms'), ('ntpot_ms'), ('osl_tokens'), ('isl_tokens')) m(metric)
 -- canonical-metrics:end
 LEFT JOIN s USING (run_id, metric);
 
