@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze"
-	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -40,7 +39,7 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 		Title, Name string
 		SVG         template.HTML
 	}
-	render := func(f *Figure) (figure, error) {
+	drawSVG := func(f *Figure) (figure, error) {
 		svg, err := f.SVG()
 		if err != nil {
 			return figure{}, err
@@ -49,14 +48,10 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 		return figure{Title: f.Title, Name: f.Name, SVG: template.HTML(svg)}, nil
 	}
 	type run struct {
-		R       *analyze.RunReport
-		Run     *formats.Run
-		Label   string
-		Metrics []metricRow
-		// Percentiles label the metric table's percentile columns; Tail
-		// the one whose interval is shown.
-		Percentiles []string
-		Tail        string
+		R     *analyze.RunReport
+		Label string
+		// Tables are the run's report tables (render.WriteHTMLRun).
+		Tables template.HTML
 		// TTFTP99 and E2EP99 head the overview table.
 		TTFTP99, E2EP99 float64
 		Figures         []figure
@@ -71,15 +66,20 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	byLabel := map[string]int{}
 	for _, in := range inputs {
 		r := run{R: in.Report, Label: in.label(), TTFTP99: in.Report.Metrics.Of(analyze.TTFT).Value(0.99), E2EP99: in.Report.Metrics.Of(analyze.E2E).Value(0.99)}
-		r.Metrics, r.Percentiles, r.Tail = metricRows(&in.Report.Metrics)
+		var src *formats.Run
 		if in.Data != nil {
-			r.Run = in.Data.Run
+			src = in.Data.Run
 		}
+		var b strings.Builder
+		if err := render.WriteHTMLRun(&b, in.Report, src); err != nil {
+			return err
+		}
+		r.Tables = template.HTML(b.String()) // html/template escaped it
 		byLabel[r.Label] = len(page.Runs)
 		page.Runs = append(page.Runs, r)
 	}
 	for _, f := range set.Figures {
-		fig, err := render(f)
+		fig, err := drawSVG(f)
 		if err != nil {
 			return err
 		}
@@ -94,61 +94,9 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	return htmlTemplate.Execute(w, page)
 }
 
-type metricRow struct {
-	Name, Unit            string
-	N                     int
-	Mean, Max, CILo, CIHi string
-	Quantiles             []string
-}
-
-func metricRows(m *analyze.Metrics) (rows []metricRow, labels []string, tail string) {
-	ttft := m.Of(analyze.TTFT)
-	for _, q := range ttft.Quantiles {
-		labels = append(labels, stats.QuantileLabel(q.P))
-	}
-	tp := 0.99
-	if _, ok := ttft.Quantile(tp); !ok && len(ttft.Quantiles) > 0 {
-		tp = ttft.Quantiles[len(ttft.Quantiles)-1].P
-	}
-	for _, x := range *m {
-		if x.N == 0 {
-			continue
-		}
-		q, _ := x.Quantile(tp)
-		r := metricRow{Name: x.Metric.Label, Unit: x.Metric.Unit, N: x.N, Mean: fmtNum(x.Mean), Max: fmtNum(x.Max), CILo: fmtNum(q.Lo), CIHi: fmtNum(q.Hi)}
-		for _, q := range x.Quantiles {
-			r.Quantiles = append(r.Quantiles, fmtNum(q.Value))
-		}
-		rows = append(rows, r)
-	}
-	return rows, labels, stats.QuantileLabel(tp)
-}
-
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num":  func(v analyze.F) string { return fmtNum(float64(v)) },
-	"pct":  func(v analyze.F) string { return pct(float64(v)) },
-	"fnum": fmtNum,
-	"edge": func(v float64) string {
-		if math.IsInf(v, 1) {
-			return "∞"
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	},
-	"streaming": func(b *bool) string {
-		switch {
-		case b == nil:
-			return "unknown"
-		case *b:
-			return "streaming"
-		}
-		return "non-streaming"
-	},
-	"optf": func(p *float64) string {
-		if p == nil {
-			return "–"
-		}
-		return fmtNum(*p)
-	},
+	"pct":  func(v analyze.F) string { return render.HTMLPercent(float64(v)) },
+	"fnum": render.HTMLNum,
 }).Parse(htmlPage))
 
 const htmlPage = `<!DOCTYPE html>
@@ -180,46 +128,7 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcapti
 {{range .Overlays}}<figure id="fig-{{.Name}}">{{.SVG}}<figcaption>{{.Title}} · {{.Name}}</figcaption></figure>
 {{end}}{{end}}
 {{range .Runs}}<h2 id="run-{{.Label}}">Run {{.Label}}</h2>
-<h3>Provenance</h3>
-<table>
-<tr><th>tool</th><td class="t">{{.R.Tool}} {{.R.ToolVersion}}</td></tr>
-<tr><th>model</th><td class="t">{{.R.Model}}</td></tr>
-<tr><th>kind</th><td class="t">{{streaming .R.Streaming}}</td></tr>
-<tr><th>convention</th><td class="t">{{.R.Convention.Name}} (percentiles {{.R.PercentileMethod}})</td></tr>
-{{with .Run}}<tr><th>endpoint</th><td class="t">{{.Endpoint}}</td></tr>
-<tr><th>load</th><td class="t">{{.LoadMode}} · concurrency {{optf .Concurrency}} · rate {{optf .RequestRateRPS}} req/s</td></tr>
-<tr><th>tool convention</th><td class="t">{{.Convention}}</td></tr>
-<tr><th>imported by</th><td class="t">tokentrace {{.TokentraceVersion}} (table schema {{.SchemaVersion}})</td></tr>
-{{if .Truncated}}<tr><th>truncated</th><td class="t warn">an input file was cut short; complete requests imported</td></tr>{{end}}
-</table>
-<table><tr><th>source file</th><th>role</th><th>bytes</th><th>SHA-256</th></tr>
-{{range .SourceFiles}}<tr><td class="t mono">{{.Path}}</td><td class="t">{{.Role}}</td><td>{{.Bytes}}</td><td class="t mono">{{.SHA256}}</td></tr>
-{{end}}</table>
-{{if .Notes}}<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{else}}</table>{{end}}
-<h3>Requests and latency</h3>
-<p>{{.R.Requests.Total}} requests: {{.R.Requests.Completed}} completed, {{.R.Requests.Empty}} empty, {{.R.Requests.Failed}} failed, {{.R.Requests.Cancelled}} cancelled (error rate {{pct .R.Requests.ErrorRate}}).</p>
-{{if .Metrics}}<table>
-<tr><th>metric</th><th>unit</th><th>n</th><th>mean</th>{{range .Percentiles}}<th>{{.}}</th>{{end}}<th>max</th><th>{{.Tail}} 95% CI</th></tr>
-{{range .Metrics}}<tr><td class="t">{{.Name}}</td><td class="t">{{.Unit}}</td><td>{{.N}}</td><td>{{.Mean}}</td>{{range .Quantiles}}<td>{{.}}</td>{{end}}<td>{{.Max}}</td><td>[{{.CILo}}, {{.CIHi}}]</td></tr>
-{{end}}</table>{{end}}
-<p>Throughput{{if .R.Throughput.Reported}} (reported by the tool){{end}}: duration {{num .R.Throughput.DurationS}} s · {{num .R.Throughput.RequestsPerS}} req/s · {{num .R.Throughput.OutputTokensPerS}} output tok/s · {{num .R.Throughput.TotalTokensPerS}} total tok/s.</p>
-{{with .R.Goodput}}<p>Goodput [{{.SLO}}]: {{.Good}} of {{.Total}} requests good = {{pct .Fraction}} · {{num .RequestsPerS}} good req/s.</p>{{end}}
-{{if .R.E2EByOSL}}<table><tr><th>E2E by output length (tokens)</th><th>n</th><th>P50 ms</th><th>P90 ms</th><th>P99 ms</th></tr>
-{{range .R.E2EByOSL}}{{if .N}}<tr><td class="t">[{{edge .Min}}, {{edge .Max}})</td><td>{{.N}}</td><td>{{fnum .P50}}</td><td>{{fnum .P90}}</td><td>{{fnum .P99}}</td></tr>
-{{end}}{{end}}</table>{{end}}
-{{with .R.E2EOSLFit}}<p>E2E ≈ {{num .InterceptMs}} ms + {{num .SlopeMsPerToken}} ms × N (R² {{num .R2}}, n {{.N}}).</p>{{end}}
-{{if .R.TTFTByISL}}<table><tr><th>TTFT by input length (tokens)</th><th>n</th><th>P50 ms</th><th>P90 ms</th><th>P99 ms</th></tr>
-{{range .R.TTFTByISL}}{{if .N}}<tr><td class="t">[{{edge .Min}}, {{edge .Max}})</td><td>{{.N}}</td><td>{{fnum .P50}}</td><td>{{fnum .P90}}</td><td>{{fnum .P99}}</td></tr>
-{{end}}{{end}}</table>{{end}}
-{{with .R.TTFTISLFit}}<p>TTFT ≈ {{num .InterceptMs}} ms + {{num .SlopeMsPerToken}} ms × ISL (R² {{num .R2}}, n {{.N}}).</p>{{end}}
-{{if .R.Errors}}<h3>Errors</h3>
-<table><tr><th>count</th><th>status</th><th>code</th><th>type</th><th>message</th></tr>
-{{range .R.Errors}}<tr><td>{{.Count}}</td><td class="t">{{.Status}}</td><td class="t">{{.Code}}</td><td class="t">{{.Type}}</td><td class="t">{{.Message}}</td></tr>
-{{end}}</table>{{end}}
-{{if .R.Warnings}}<h3>Warnings</h3><ul>
-{{range .R.Warnings}}<li class="warn"><code>{{.Code}}</code>{{if .Metric}} [{{.Metric}}]{{end}}: {{.Message}}</li>
-{{end}}</ul>{{end}}
+{{.Tables}}
 {{range .Figures}}<figure id="fig-{{.Name}}">{{.SVG}}<figcaption>{{.Title}} · {{.Name}}</figcaption></figure>
 {{end}}{{end}}
 {{if .Skipped}}<h2>Plots skipped</h2><ul>

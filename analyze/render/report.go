@@ -174,36 +174,19 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 		fmt.Fprintln(w)
 	}
 
+	percentiles, tail, rows := MetricTable(rr.Metrics, num)
 	t := &table{md: md}
-	cols := []string{"metric", "n", "mean", "std", "min"}
-	for _, q := range rr.Metrics.Of(analyze.TTFT).Quantiles {
-		cols = append(cols, stats.QuantileLabel(q.P))
-	}
-	t.add(append(cols, "max")...)
-	for _, m := range rr.Metrics {
-		if m.N == 0 {
-			continue
+	t.add(append(append([]string{"metric", "n", "mean", "std", "min"}, percentiles...), "max")...)
+	var cis []string
+	for _, m := range rows {
+		t.add(append(append([]string{m.Label + " " + m.Unit, fmt.Sprint(m.N), m.Mean, m.Std, m.Min}, m.Quantiles...), m.Max)...)
+		if m.Metric.Tail {
+			cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.Label, m.TailLo, m.TailHi))
 		}
-		s := m.Summary
-		row := []string{m.Metric.Label + " " + m.Metric.Unit, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.Min)}
-		for _, q := range s.Quantiles {
-			row = append(row, num(q.Value))
-		}
-		t.add(append(row, num(s.Max))...)
 	}
 	t.write(w)
-	tail := tailQuantile(rr.Metrics.Of(analyze.TTFT))
-
-	var cis []string
-	for _, m := range rr.Metrics {
-		if !m.Metric.Tail || m.N == 0 {
-			continue
-		}
-		q, _ := m.Quantile(tail)
-		cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.Metric.Label, ciBound(q.Lo), ciBound(q.Hi)))
-	}
 	if len(cis) > 0 {
-		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", stats.QuantileLabel(tail), strings.Join(cis, " · "))
+		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", tail, strings.Join(cis, " · "))
 	}
 	tp := rr.Throughput
 	tag := ""
@@ -327,12 +310,6 @@ func tailQuantile(s stats.Summary) float64 {
 	return s.Quantiles[len(s.Quantiles)-1].P
 }
 
-func ciBound(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return num(v)
-}
 
 // signedTerm writes a sum's next term: "+ 3.2" or "− 3.2".
 func signedTerm(v float64) string {
