@@ -310,7 +310,6 @@ func tailQuantile(s stats.Summary) float64 {
 	return s.Quantiles[len(s.Quantiles)-1].P
 }
 
-
 // signedTerm writes a sum's next term: "+ 3.2" or "− 3.2".
 func signedTerm(v float64) string {
 	if v < 0 {
