@@ -10,7 +10,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
-	"github.com/tokentrace/tokentrace/ingest/vllmbench/pybench"
+	"github.com/tokentrace/tokentrace/ingest/pybench"
 )
 
 // configKeys are the configuration keys of SGLang's result lines (the

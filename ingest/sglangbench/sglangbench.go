@@ -10,7 +10,7 @@
 // per line, RunLabel(label, i) for the i-th (sgl-project/sglang@0033168f0f58
 // python/sglang/bench_serving.py). The lines are Python json.dumps output: a
 // float("inf") request rate is the bare token Infinity, and NaN may appear;
-// both parse (ingest/vllmbench/pybench, which SGLang shares with the vLLM
+// both parse (ingest/pybench, which SGLang shares with the vLLM
 // script it was adapted from).
 //
 // Three key sets are read:
@@ -106,7 +106,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
-	"github.com/tokentrace/tokentrace/ingest/vllmbench/pybench"
+	"github.com/tokentrace/tokentrace/ingest/pybench"
 )
 
 // Name is the format name accepted by --from, and Run.Tool.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
-	"github.com/tokentrace/tokentrace/ingest/vllmbench/pybench"
+	"github.com/tokentrace/tokentrace/ingest/pybench"
 )
 
 // details are a result's per-request arrays, index-aligned; a nil slice is

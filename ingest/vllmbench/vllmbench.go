@@ -12,7 +12,7 @@
 // run_number and parameter keys added) and all of them as a JSON array in
 // summary.json; the array is read as one run per element and the run=<n>.json
 // files beside it are its companions, checked against their elements.
-// Python's bare NaN/Infinity tokens are accepted (ingest/vllmbench/pybench).
+// Python's bare NaN/Infinity tokens are accepted (ingest/pybench).
 //
 // # Summary keys
 //
@@ -101,7 +101,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
-	"github.com/tokentrace/tokentrace/ingest/vllmbench/pybench"
+	"github.com/tokentrace/tokentrace/ingest/pybench"
 )
 
 // Name is the format name accepted by --from, and Run.Tool.
