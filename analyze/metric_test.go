@@ -94,6 +94,7 @@ func TestCanonicalSQLMetrics(t *testing.T) {
 	for _, part := range []struct{ begin, end, want string }{
 		{SamplesBegin, SamplesEnd, CanonicalSamplesSQL()},
 		{MetricsListBegin, MetricsListEnd, CanonicalMetricsSQL()},
+		{FixesBegin, FixesEnd, CanonicalFixesSQL(tools.Traps())},
 	} {
 		i, j := strings.Index(s, part.begin), strings.Index(s, part.end)
 		if i < 0 || j < i {

@@ -11,6 +11,7 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func reproduce(tools *convention.Set, rd *analyze.RunData) *analyze.Reproduction
 			item.Recomputed = analyze.F(v)
 			item.Reason = why
 		}
-		judge(&item, run, tool)
+		judge(&item, run, tool, tools, tm)
 		switch item.Status {
 		case "reproduced":
 			out.Reproduced++
@@ -76,9 +77,10 @@ func reproduce(tools *convention.Set, rd *analyze.RunData) *analyze.Reproduction
 }
 
 // judge sets the item's status from its values: reproduced within
-// ReproTolerance, differs (with the tool's known reason where one of its
-// Differences applies) or not reproducible.
-func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool) {
+// ReproTolerance, differs (with a reason: a data check of the run's that
+// affects the metric, else one of the tool's Differences that applies)
+// or not reproducible.
+func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool, tools *convention.Set, tm convention.ReportedMetric) {
 	rec, rep := float64(item.Recomputed), float64(item.Reported)
 	if math.IsNaN(rec) {
 		item.Status = "not_reproducible"
@@ -98,7 +100,14 @@ func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool
 		return
 	}
 	item.Status = "differs"
-	if item.Reason != "" || tool == nil {
+	if item.Reason != "" {
+		return
+	}
+	if why := trapReason(run, tools, tm); why != "" {
+		item.Reason = why
+		return
+	}
+	if tool == nil {
 		return
 	}
 	for _, d := range tool.Differences {
@@ -313,4 +322,26 @@ func div(a, b float64) float64 {
 		return math.NaN()
 	}
 	return a / b
+}
+
+// trapReason is the reason a data check of the run gives for a difference
+// in the tokentrace metric tm maps to ("" when none affects it): the
+// trap's Reproduction, else its Effect.
+func trapReason(run *formats.Run, tools *convention.Set, tm convention.ReportedMetric) string {
+	key := strings.TrimPrefix(tm.Quantity, "scalar:")
+	if x := analyze.LookupMetric(tm.Quantity); x != nil {
+		key = x.Key
+	}
+	for _, ch := range run.Checks {
+		t, ok := tools.Trap(ch.Code)
+		if !ok || !slices.Contains(t.Metrics, key) {
+			continue
+		}
+		why := t.Reproduction
+		if why == "" {
+			why = t.Effect
+		}
+		return fmt.Sprintf("data check %s (%d requests): %s", ch.Code, ch.Requests, why)
+	}
+	return ""
 }

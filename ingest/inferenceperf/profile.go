@@ -31,6 +31,7 @@ var Profile = convention.Convention{
 		"duration":            srcInfPerf + ": max(end) − min(start) over all requests of the stage",
 		"throughput_requests": srcInfPerf + ": successes / total_time",
 		"goodput":             srcInfPerf + " docs/goodput.md: good / T and 100·good / successful",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 

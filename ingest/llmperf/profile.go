@@ -32,6 +32,7 @@ var Profile2023 = convention.Convention{
 		"duration":            srcLLMPerf + ": wall time of the whole threaded request loop, not in the files",
 		"throughput_requests": srcLLMPerf + ": num_completed_requests / loop wall time",
 		"goodput":             srcLLMPerf + ": none",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 
