@@ -399,8 +399,6 @@ func checkColumns(path string, want, file *parquet.Schema, partition bool) error
 	return nil
 }
 
-func (t *parquetReader[T]) info() fileInfo { return fileInfo{t.path, t.importID} }
-
 // setColumns restricts an events file's column reader to cols (run_id and
 // request_key always read); a no-op for other tables and row readers.
 // Call it before the first peek (the reader then starts reading ahead).
@@ -462,16 +460,6 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 }
 
 func (t *parquetReader[T]) advance() { t.pos++ }
-
-// next returns the next row and consumes it. The pointer is valid until the
-// next call that reads a new batch.
-func (t *parquetReader[T]) next() (*T, int64, error) {
-	r, row, err := t.peek()
-	if err == nil {
-		t.advance()
-	}
-	return r, row, err
-}
 
 func (t *parquetReader[T]) close() {
 	if t.r != nil {
