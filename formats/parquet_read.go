@@ -319,20 +319,22 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 		f.Close()
 		return nil, fmt.Errorf("formats: %w", err)
 	}
+	var zero T
+	want := parquet.SchemaOf(zero)
+	// Tables are untrusted input: every length parquet-go would allocate
+	// from is checked first (checkTableFile), the metadata too.
+	if _, err := checkTableFile(f, st.Size(), path, table, want); err != nil {
+		f.Close()
+		return nil, err
+	}
 	// The page index and bloom filters serve filtered reads; a full scan
-	// needs neither (parquet-go loads the offset index on demand if a seek
-	// wants it).
+	// needs neither (they are not read).
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("formats: %s: not a readable Parquet file: %w", path, err)
 	}
-	if err := checkFileMeta(path, table, pf.Lookup); err != nil {
-		f.Close()
-		return nil, err
-	}
-	var zero T
-	if err := checkColumns(path, parquet.SchemaOf(zero), pf.Schema(), partition); err != nil {
+	if err := checkColumns(path, want, pf.Schema(), partition); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -349,7 +351,15 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 		t.buf = make([]T, readBatchRows) // the pipe brings its own
 	}
 	if t.cols == nil && t.flat == nil {
-		t.r = parquet.NewGenericReader[T](pf)
+		// parquet-go's reader panics on columns it cannot convert
+		if _, err := parquet.Convert(want, pf.Schema()); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("formats: %s: the columns do not convert to the %s table's types: %w", path, table, err)
+		}
+		if err := protect(func() error { t.r = parquet.NewGenericReader[T](pf); return nil }); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("formats: %s: %w", path, err)
+		}
 	}
 	return t, nil
 }
@@ -430,16 +440,26 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 		t.buf = any(buf).([]T)
 	} else if t.flat != nil {
 		// every field of every row is set: nothing to clear
-		n, err = t.flat.read(t.buf)
+		err = protect(func() (err error) {
+			n, err = t.flat.read(t.buf)
+			return err
+		})
 	} else {
 		clear(t.buf) // fresh values: nothing left over from the last batch
 		// At most the rows left: asked for more, parquet-go's reader goes
 		// on reading page headers past the end of every column (30 ms and
 		// 17 MB for the one row of a runs table read into 1024 slots).
-		if left := t.pf.NumRows() - t.base; left < int64(len(t.buf)) {
-			n, err = t.r.Read(t.buf[:max(left, 1)])
-		} else {
-			n, err = t.r.Read(t.buf)
+		err = protect(func() (err error) {
+			if left := t.pf.NumRows() - t.base; left < int64(len(t.buf)) {
+				n, err = t.r.Read(t.buf[:max(left, 1)])
+			} else {
+				n, err = t.r.Read(t.buf)
+			}
+			return err
+		})
+		if err != nil && err != io.EOF {
+			// the row reader does not say which column failed
+			err = fmt.Errorf("row group %d: %w", t.rowGroupAt(t.base+int64(n)), err)
 		}
 	}
 	t.n = n
@@ -447,7 +467,7 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 		if err == io.EOF {
 			t.err = io.EOF
 		} else {
-			t.err = fmt.Errorf("formats: %s: reading rows from %d: %w", t.path, t.base, err)
+			t.err = fmt.Errorf("formats: %s: %w (reading rows from %d)", t.path, err, t.base)
 		}
 		if n == 0 {
 			return nil, t.base, t.err
@@ -460,6 +480,32 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 }
 
 func (t *parquetReader[T]) advance() { t.pos++ }
+
+// rowGroupAt returns the row group holding row (a file row index).
+func (t *parquetReader[T]) rowGroupAt(row int64) int {
+	groups := t.pf.RowGroups()
+	for g, rg := range groups {
+		if row < rg.NumRows() {
+			return g
+		}
+		row -= rg.NumRows()
+	}
+	return max(len(groups)-1, 0)
+}
+
+// protect runs fn and turns a panic into an error: the last line of
+// defence behind checkTableFile, which checks every length parquet-go
+// allocates from but not the encoded values inside the pages (a dictionary
+// index beyond the dictionary in a file whose page checksums were
+// recomputed after the damage, say).
+func protect(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("parquet-go failed on the file's data (corrupt): %v", v)
+		}
+	}()
+	return fn()
+}
 
 func (t *parquetReader[T]) close() {
 	if t.r != nil {
@@ -770,7 +816,7 @@ func (r *eventColumnReader) read(b *eventBuf) (int, error) {
 }
 
 func (r *eventColumnReader) colErr(f int, err error) error {
-	return fmt.Errorf("column %s: %w", eventFields[f].name, err)
+	return fmt.Errorf("row group %d, column %s: %w", r.g-1, eventFields[f].name, err)
 }
 
 // zeroField sets field f of every row to its zero value.
@@ -1096,7 +1142,11 @@ func startEventPipe(r *eventColumnReader) *eventPipe {
 			case <-p.done:
 				return
 			}
-			n, err := r.read(b)
+			var n int
+			err := protect(func() (err error) {
+				n, err = r.read(b)
+				return err
+			})
 			select {
 			case p.full <- pipeBatch{b, n, err}:
 			case <-p.done:
@@ -1259,7 +1309,7 @@ func (r *flatColumnReader[T]) read(buf []T) (int, error) {
 			vals = reflect.ValueOf(r.str[:n])
 		}
 		if err != nil {
-			return 0, fmt.Errorf("column %s: %w", f.name, err)
+			return 0, fmt.Errorf("row group %d, column %s: %w", r.g-1, f.name, err)
 		}
 		var slab reflect.Value // backing array of the pointers of the batch
 		for i := range n {

@@ -1,0 +1,342 @@
+package formats
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// thriftOffsets maps each field of the Thrift compact-protocol structure in
+// b to the offset of its field header, keyed by path: field ids joined with
+// ".", list elements as "[i]" — "4[0].1[3].3" is FileMetaData.row_groups[0]
+// .columns[3].meta_data. The regression tests find the bytes to corrupt
+// through it, so that they follow the layout of the files the writer
+// produces instead of hard-coded offsets.
+func thriftOffsets(t testing.TB, b []byte) map[string]int {
+	t.Helper()
+	var proto thrift.CompactProtocol
+	r := proto.NewReaderFromBytes(b)
+	out := map[string]int{}
+	var structure func(prefix string) error
+	var value func(path string, typ thrift.Type) error
+	structure = func(prefix string) error {
+		id := int16(0)
+		for {
+			at := r.BytesRead()
+			f, err := r.ReadField()
+			if err != nil {
+				return err
+			}
+			if f.Type == thrift.STOP {
+				return nil
+			}
+			if f.Delta {
+				id += f.ID
+			} else {
+				id = f.ID
+			}
+			path := fmt.Sprint(id)
+			if prefix != "" {
+				path = prefix + "." + path
+			}
+			out[path] = at
+			if f.Type == thrift.TRUE || f.Type == thrift.FALSE {
+				continue
+			}
+			if err := value(path, f.Type); err != nil {
+				return err
+			}
+		}
+	}
+	value = func(path string, typ thrift.Type) error {
+		var err error
+		switch typ {
+		case thrift.TRUE, thrift.FALSE:
+			_, err = r.ReadBool()
+		case thrift.I8:
+			_, err = r.ReadInt8()
+		case thrift.I16, thrift.I32, thrift.I64:
+			_, err = r.ReadInt64()
+		case thrift.DOUBLE:
+			_, err = r.ReadFloat64()
+		case thrift.BINARY:
+			_, err = r.ReadBytes()
+		case thrift.STRUCT:
+			return structure(path)
+		case thrift.LIST, thrift.SET:
+			l, err := r.ReadList()
+			if err != nil {
+				return err
+			}
+			for i := range int(l.Size) {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				out[p] = r.BytesRead()
+				if err := value(p, l.Type); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("type %d", typ)
+		}
+		return err
+	}
+	if err := structure(""); err != nil {
+		t.Fatalf("walking the footer: %v", err)
+	}
+	return out
+}
+
+// footerOf returns a Parquet file's footer bytes and their offset.
+func footerOf(t testing.TB, data []byte) ([]byte, int) {
+	t.Helper()
+	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	start := len(data) - 8 - n
+	return data[start : len(data)-8], start
+}
+
+// leafIndex returns the column index of a leaf column by its dotted path.
+func leafIndex(t testing.TB, path string, column ...string) int {
+	t.Helper()
+	leaf, ok := openPF(t, path).Schema().Lookup(column...)
+	if !ok {
+		t.Fatalf("%s: no column %v", path, column)
+	}
+	return leaf.ColumnIndex
+}
+
+// schemaIndex returns the position of a column's element in the footer's
+// flattened schema.
+func schemaIndex(t testing.TB, path, name string) int {
+	t.Helper()
+	for i, e := range openPF(t, path).Metadata().Schema {
+		if e.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("%s: no schema element %q", path, name)
+	return -1
+}
+
+// corrupt rewrites the byte at off of dir/name with edit, after checking
+// that it holds want.
+func corrupt(t testing.TB, dir, name string, off int, want byte, edit func(byte) byte) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[off] != want {
+		t.Fatalf("%s byte %d is %#x, want %#x (the writer's layout changed)", name, off, data[off], want)
+	}
+	data[off] = edit(data[off])
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawPanic runs read with parquet-go opened directly on path (no
+// validation) and returns the panic it raised, "" if none.
+func rawPanic(t *testing.T, path string, read func(pf *parquet.File)) (msg string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	defer func() {
+		if v := recover(); v != nil {
+			msg = fmt.Sprint(v)
+		}
+	}()
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return ""
+	}
+	read(pf)
+	return ""
+}
+
+// readRuns reads every row of a runs file with parquet-go's row reader, as
+// ReadRuns did before the validation.
+func readRuns(pf *parquet.File) {
+	r := parquet.NewGenericReader[Run](pf)
+	buf := make([]Run, pf.NumRows()+1)
+	r.Read(buf)
+}
+
+// TestReadTablesCorruptionRegressions: each crash that byte-level
+// corruption of written tables caused (found by flipping every bit of the
+// footers and of the pages' first bytes, one at a time, and reading with
+// `tokentrace report`), rebuilt here on a table the writer wrote: without
+// the validation, parquet-go panics (or, for the zstd frame, would have
+// allocated the gigabytes shown); with it, ReadTables returns an error
+// naming the file, the position and the check.
+func TestReadTablesCorruptionRegressions(t *testing.T) {
+	setup := func(t *testing.T) (string, map[string][]byte) {
+		dir := t.TempDir()
+		writeSample(t, dir, 20, WriteOptions{})
+		files := map[string][]byte{}
+		for _, n := range []string{"events.parquet", "requests.parquet", "runs.parquet"} {
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[n] = b
+		}
+		return dir, files
+	}
+	wantErr := func(t *testing.T, dir string, want ...string) {
+		t.Helper()
+		err := ReadTables(dir, &Collector{})
+		if err == nil {
+			t.Fatal("ReadTables read the corrupt table")
+		}
+		t.Logf("%v", err)
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q\n does not contain %q", err, w)
+			}
+		}
+		if _, err := ReadRuns(dir); err == nil && strings.Contains(want[0], "runs.parquet") {
+			t.Error("ReadRuns read the corrupt runs table")
+		}
+	}
+
+	t.Run("column chunk metadata lost: unsafe.Slice panic", func(t *testing.T) {
+		// runs.parquet: the field header of a column chunk's meta_data
+		// (0x1c: field +1, a structure) flipped to 0x3c (field +3, unknown
+		// to the reader, skipped): the chunk has no metadata, parquet-go
+		// reads no values for the column and assigns the next column's
+		// (a DOUBLE) to the string field:
+		// "unsafe.Slice: ptr is nil and len is not zero".
+		dir, files := setup(t)
+		p := filepath.Join(dir, "runs.parquet")
+		footer, start := footerOf(t, files["runs.parquet"])
+		col := leafIndex(t, p, "model")
+		off := start + thriftOffsets(t, footer)[fmt.Sprintf("4[0].1[%d].3", col)]
+		corrupt(t, dir, "runs.parquet", off, 0x1c, func(b byte) byte { return b ^ 0x20 })
+		if msg := rawPanic(t, p, readRuns); !strings.Contains(msg, "unsafe.Slice: ptr is nil") {
+			t.Errorf("without validation: panic %q, want unsafe.Slice", msg)
+		}
+		wantErr(t, dir, "runs.parquet: row group 0, column model: ", "metadata missing or corrupt")
+	})
+
+	t.Run("group annotation on a column: Kind panic", func(t *testing.T) {
+		// events.parquet: the header of request_key's logical type member
+		// (0xac: field +10, INTEGER) with its top bit flipped (0x2c: field
+		// +2, MAP): parquet-go types the column as a MAP and panics when
+		// the column reader asks its kind: "cannot call Kind on parquet
+		// MAP type".
+		dir, files := setup(t)
+		p := filepath.Join(dir, "events.parquet")
+		footer, start := footerOf(t, files["events.parquet"])
+		el := schemaIndex(t, p, "request_key")
+		off := start + thriftOffsets(t, footer)[fmt.Sprintf("2[%d].10.10", el)]
+		corrupt(t, dir, "events.parquet", off, 0xac, func(b byte) byte { return b ^ 0x80 })
+		msg := rawPanic(t, p, func(pf *parquet.File) { newEventColumnReader(pf, p) })
+		if !strings.Contains(msg, "cannot call Kind on parquet MAP type") {
+			t.Errorf("without validation: panic %q, want the MAP Kind panic", msg)
+		}
+		wantErr(t, dir, "events.parquet: schema: column request_key: a MAP annotation on a column")
+	})
+
+	t.Run("zstd frame content size: memory runaway", func(t *testing.T) {
+		// runs.parquet: the top bit of the zstd frame header descriptor of
+		// a dictionary page (0x00: no content size) flipped: the frame now
+		// declares a 4-byte content size made of the bytes after it, which
+		// the zstd decoder allocates at once (the page holds a few bytes);
+		// a descriptor overwritten with 0xc0 declares an 8-byte size. The
+		// decoder allocates any size below its 64 GiB limit: the first
+		// dictionary page (in column order) whose corrupt size lies between
+		// 1 GiB and 64 GiB is taken (without validation: "runtime: out of
+		// memory" under a 2 GiB address-space limit).
+		dir, files := setup(t)
+		data := files["runs.parquet"]
+		var proto thrift.CompactProtocol
+		found := false
+		for col, cc := range openPF(t, filepath.Join(dir, "runs.parquet")).Metadata().RowGroups[0].Columns {
+			md := cc.MetaData
+			if md.DictionaryPageOffset == 0 || md.Codec != format.Zstd {
+				continue
+			}
+			var h format.PageHeader
+			r := proto.NewReaderFromBytes(data[md.DictionaryPageOffset:])
+			if err := thrift.NewDecoder(r).Decode(&h); err != nil {
+				t.Fatal(err)
+			}
+			frame := int(md.DictionaryPageOffset) + r.BytesRead()
+			if string(data[frame:frame+4]) != "\x28\xb5\x2f\xfd" || data[frame+4] != 0 {
+				t.Fatalf("column %d: no zstd frame without content size at byte %d", col, frame)
+			}
+			for _, fhd := range []byte{0x80, 0xc0} {
+				mutated := append([]byte(nil), data...)
+				mutated[frame+4] = fhd
+				var zh zstd.Header
+				if err := zh.Decode(mutated[frame:]); err != nil || !zh.HasFCS ||
+					zh.FrameContentSize < 1<<30 || zh.FrameContentSize >= 64<<30 {
+					continue
+				}
+				t.Logf("column %s: descriptor %#x: the frame declares %s for a page of %d bytes",
+					strings.Join(md.PathInSchema, "."), fhd, byteSize(int64(zh.FrameContentSize)), h.UncompressedPageSize)
+				corrupt(t, dir, "runs.parquet", frame+4, 0, func(byte) byte { return fhd })
+				wantErr(t, dir, fmt.Sprintf("runs.parquet: row group 0, column %s: page 0: ZSTD data: frame content size %s exceeds the page's uncompressed size (%s)",
+					strings.Join(md.PathInSchema, "."), byteSize(int64(zh.FrameContentSize)), byteSize(int64(h.UncompressedPageSize))))
+				found = true
+				break
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			t.Fatal("no dictionary page whose corrupt frame declares 1 to 64 GiB")
+		}
+	})
+
+	t.Run("column chunk size: pages of the next column", func(t *testing.T) {
+		// runs.parquet: the second byte of a column chunk's
+		// total_compressed_size varint with bit 2 set (+512 bytes): the
+		// chunk runs on into the next columns' pages, whose dictionary
+		// indexes exceed its dictionary: "index out of range" in
+		// parquet-go's dictionary lookup.
+		dir, files := setup(t)
+		p := filepath.Join(dir, "runs.parquet")
+		footer, start := footerOf(t, files["runs.parquet"])
+		col := leafIndex(t, p, "source_files", "list", "element", "role")
+		off := start + thriftOffsets(t, footer)[fmt.Sprintf("4[0].1[%d].3.7", col)] + 2
+		was := files["runs.parquet"][off]
+		if was&0x80 != 0 || was&0x04 != 0 {
+			t.Fatalf("size varint byte %#x: want a last byte without bit 2", was)
+		}
+		corrupt(t, dir, "runs.parquet", off, was, func(b byte) byte { return b | 0x04 })
+		if msg := rawPanic(t, p, readRuns); !strings.Contains(msg, "index out of range") {
+			t.Errorf("without validation: panic %q, want index out of range", msg)
+		}
+		wantErr(t, dir, "runs.parquet: row group 0, column source_files.list.element.role: page ")
+	})
+
+	t.Run("schema children count: slice bounds panic", func(t *testing.T) {
+		// events.parquet: the root's num_children varint with its low bit
+		// flipped: zigzag 24 (12 children) becomes 25 (-13), and parquet-go
+		// slices its column slab with it: "slice bounds out of range".
+		dir, files := setup(t)
+		p := filepath.Join(dir, "events.parquet")
+		footer, start := footerOf(t, files["events.parquet"])
+		off := start + thriftOffsets(t, footer)["2[0].5"] + 1
+		corrupt(t, dir, "events.parquet", off, 24, func(b byte) byte { return b ^ 1 })
+		if msg := rawPanic(t, p, func(*parquet.File) {}); !strings.Contains(msg, "slice bounds out of range") {
+			t.Errorf("without validation: panic %q, want slice bounds out of range", msg)
+		}
+		wantErr(t, dir, "events.parquet: schema: (root) declares -13 children")
+	})
+}
