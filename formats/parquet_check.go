@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"slices"
@@ -134,6 +135,8 @@ func capSize(n int64) string {
 		return fmt.Sprintf("%d GiB", n>>30)
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return byteSize(n)
 }
@@ -692,6 +695,13 @@ func checkTableFile(r io.ReaderAt, size int64, path, table string, want parquet.
 				return nil, pos.errorf("%d list entries in one row group, above the cap of %d for a file of %s (%s / %d bytes a value)",
 					md.NumValues, c.pageCap/bytesPerValue, byteSize(size), capSize(c.pageCap), bytesPerValue)
 			}
+			if _, null := leaf.elem.LogicalType.Value.(*format.NullType); null && md.Statistics.NullCount != md.NumValues {
+				// parquet-go reads a NULL column's values as null without
+				// decoding them: the annotation (pyarrow's all-null
+				// columns) must be true, not a damaged one
+				return nil, pos.errorf("column annotated NULL (all values null) whose statistics count %d nulls among %d values",
+					md.Statistics.NullCount, md.NumValues)
+			}
 			switch md.Codec {
 			case format.Uncompressed, format.Snappy, format.Gzip, format.Brotli, format.Zstd, format.Lz4Raw:
 			default:
@@ -929,6 +939,18 @@ func (c *pageChecker) checkPages(pos tableError, leaf *schemaNode, md *format.Co
 				return pos.errorf("%s data: %v", md.Codec, err)
 			}
 		}
+		if h.Type == format.DictionaryPage && h.CRC != 0 {
+			// parquet-go checks the checksums of data pages, not of
+			// dictionary pages: a damaged dictionary would change values
+			// silently (it is small: read it whole)
+			b, err := c.bytesAt(body, end, int(comp))
+			if err != nil {
+				return pos.errorf("reading the dictionary page: %v", err)
+			}
+			if got := crc32.ChecksumIEEE(b); got != uint32(h.CRC) {
+				return pos.errorf("dictionary page checksum %08x, the page header says %08x (damaged)", got, uint32(h.CRC))
+			}
+		}
 		off = body + comp
 	}
 	pos.page = -1
@@ -1076,6 +1098,7 @@ func (c *pageChecker) checkZstd(from, end, want int64) error {
 			if size > zstdBlockMax {
 				return fmt.Errorf("block of %s at byte %d (at most 128 KiB)", byteSize(size), off-from)
 			}
+			block := off
 			off += 3
 			switch (v >> 1) & 3 {
 			case 0: // raw
@@ -1088,10 +1111,10 @@ func (c *pageChecker) checkZstd(from, end, want int64) error {
 				blocks += zstdBlockMax
 				off += size
 			default:
-				return fmt.Errorf("reserved block type at byte %d", off-3-from)
+				return fmt.Errorf("reserved block type at byte %d", block-from)
 			}
 			if off > end {
-				return fmt.Errorf("block at byte %d runs past the page", off-from)
+				return fmt.Errorf("block at byte %d runs past the page", block-from)
 			}
 		}
 		if h.HasCheckSum {

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -339,4 +340,188 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 		}
 		wantErr(t, dir, "events.parquet: schema: (root) declares -13 children")
 	})
+
+	t.Run("dictionary page damaged: silently changed strings", func(t *testing.T) {
+		// runs.parquet without compression: a byte of the tool column's
+		// dictionary ("genai-perf" -> "genai-pErf"). parquet-go checks the
+		// checksums of data pages but not of dictionary pages: without
+		// validation the run reads cleanly with the changed name.
+		dir := t.TempDir()
+		writeSample(t, dir, 20, WriteOptions{Compression: CompressionNone})
+		p := filepath.Join(dir, "runs.parquet")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := openPF(t, p).Metadata().RowGroups[0].Columns[leafIndex(t, p, "tool")].MetaData
+		chunk := data[md.DictionaryPageOffset:md.DataPageOffset]
+		i := strings.Index(string(chunk), "genai-perf")
+		if md.DictionaryPageOffset == 0 || i < 0 {
+			t.Fatalf("no dictionary page holding genai-perf (at %d)", md.DictionaryPageOffset)
+		}
+		corrupt(t, dir, "runs.parquet", int(md.DictionaryPageOffset)+i+7, 'e', func(byte) byte { return 'E' })
+		var tool string
+		if msg := rawPanic(t, p, func(pf *parquet.File) {
+			rows := make([]Run, pf.NumRows())
+			parquet.NewGenericReader[Run](pf).Read(rows)
+			tool = rows[0].Tool
+		}); msg != "" || tool != "genai-pErf" {
+			t.Errorf("without validation: tool %q (panic %q), want the changed genai-pErf", tool, msg)
+		}
+		wantErr(t, dir, "runs.parquet: row group 0, column tool: page 0: dictionary page checksum")
+	})
+
+	t.Run("NULL annotation: values read as null", func(t *testing.T) {
+		// events.parquet: the logical type member of tokens (0xac: field
+		// +10, INTEGER) with bit 4 flipped (0xbc: +11, UNKNOWN/NULL):
+		// parquet-go reads every value of the column as null, silently.
+		dir, files := setup(t)
+		p := filepath.Join(dir, "events.parquet")
+		footer, start := footerOf(t, files["events.parquet"])
+		off := start + thriftOffsets(t, footer)[fmt.Sprintf("2[%d].10.10", schemaIndex(t, p, "tokens"))]
+		corrupt(t, dir, "events.parquet", off, 0xac, func(b byte) byte { return b ^ 0x10 })
+		wantErr(t, dir, "events.parquet: row group 0, column tokens: column annotated NULL (all values null) whose statistics count")
+	})
+}
+
+func TestPageCap(t *testing.T) {
+	for _, c := range []struct{ size, want int64 }{
+		{0, 16 << 20}, {11_000, 16 << 20}, {1 << 20, 64 << 20}, {16 << 20, 1 << 30}, {100 << 30, 1 << 30},
+	} {
+		if got := PageCap(c.size); got != c.want {
+			t.Errorf("PageCap(%d) = %d, want %d", c.size, got, c.want)
+		}
+	}
+}
+
+func TestCheckThrift(t *testing.T) {
+	var proto thrift.CompactProtocol
+	good, err := thrift.Marshal(&proto, &format.FileMetaData{Version: 1, NumRows: 3,
+		Schema: []format.SchemaElement{{Name: "root"}}, KeyValueMetadata: []format.KeyValue{{Key: "k", Value: "v"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem, err := checkThrift(good, 1<<20, 560); err != nil || mem != 2*560 {
+		t.Errorf("good footer: %d bytes, %v; want 1120 (two lists of one structure)", mem, err)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		// field 2 (delta), a list (9) of structures (0xc) with 0xff..07 =
+		// 2^31-1 elements, in 7 bytes
+		{"list longer than its bytes", []byte{0x29, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00}, "a list of 2147483647 elements at byte 7, with 1 bytes left"},
+		{"nesting", append(bytesRepeat(0x1c, 40), bytesRepeat(0, 41)...), "nested deeper than 32 levels"},
+		{"memory", append([]byte{0x29, 0xfc, 0x80, 0x08}, bytesRepeat(0, 1030)...), "its lists would take more than 512 KiB"},
+		{"cut", good[:len(good)-3], "cut short"},
+	} {
+		_, err := checkThrift(c.b, 512<<10, 560)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func bytesRepeat(b byte, n int) []byte { return []byte(strings.Repeat(string([]byte{b}), n)) }
+
+// TestReadFooterCaps: the footer's length against the file and
+// MaxFooterBytes, the magic bytes.
+func TestReadFooterCaps(t *testing.T) {
+	file := func(footerLen uint32, body int) []byte {
+		b := append([]byte("PAR1"), make([]byte, body)...)
+		b = binary.LittleEndian.AppendUint32(b, footerLen)
+		return append(b, "PAR1"...)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"short", []byte("PAR1PAR1"), "not a Parquet file: 8 bytes"},
+		{"magic", append([]byte("PAR2"), file(0, 4)[4:]...), `starts with "PAR2"`},
+		{"cut", file(0, 4)[:14], `ends with`},
+		{"encrypted", append([]byte("PARE"), file(0, 4)[4:]...), "encrypted Parquet files are not supported"},
+		{"footer past the file", file(1_800_000_000, 100), "footer length 1.8 GB exceeds the file (112 B)"},
+		{"footer cap", file(MaxFooterBytes+1, MaxFooterBytes+1), "exceeds the footer cap of 64 MiB (MaxFooterBytes)"},
+	} {
+		_, _, err := readFooter(bytes.NewReader(c.b), int64(len(c.b)), "x.parquet")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "formats: x.parquet: ") {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestCheckPagesCaps checks hand-built page headers and compressed data
+// against the caps: a corrupt length cannot reach parquet-go's allocation.
+func TestCheckPagesCaps(t *testing.T) {
+	var proto thrift.CompactProtocol
+	page := func(h format.PageHeader, body []byte) []byte {
+		h.CompressedPageSize = max(h.CompressedPageSize, int32(len(body)))
+		b, err := thrift.Marshal(&proto, &h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(b, body...)
+	}
+	v1 := func(n int32) thrift.Null[format.DataPageHeader] {
+		return thrift.Null[format.DataPageHeader]{Valid: true, V: format.DataPageHeader{NumValues: n, Encoding: format.Plain,
+			DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE}}
+	}
+	leaf := &schemaNode{elem: &format.SchemaElement{Type: thrift.Null[format.Type]{Valid: true, V: format.Int64}}, name: "offset_ns", leaf: 0}
+	zstdRLE := func(blocks int) []byte { // a frame without content size: RLE blocks of 128 KiB
+		b := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70} // no FCS, window 8 MiB
+		for i := range blocks {
+			h := uint32(zstdBlockMax)<<3 | 1<<1
+			if i == blocks-1 {
+				h |= 1
+			}
+			b = append(b, byte(h), byte(h>>8), byte(h>>16), 0)
+		}
+		return b
+	}
+	snappyLen := binary.AppendUvarint(nil, 1_000_000)
+	for _, c := range []struct {
+		name   string
+		codec  format.CompressionCodec
+		values int64
+		data   []byte
+		want   string
+	}{
+		{"uncompressed size", format.Zstd, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 1_800_000_000, DataPageHeader: v1(8)}, make([]byte, 10)),
+			"page 0: uncompressed size 1.8 GB exceeds the page cap of 16 MiB (64 times the file's size, at least 16 MiB, at most 1 GiB)"},
+		{"compressed size", format.Zstd, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, CompressedPageSize: 1_800_000_000, DataPageHeader: v1(8)}, make([]byte, 10)),
+			"page 0: compressed size 1.8 GB exceeds the column chunk"},
+		{"values", format.Uncompressed, 2_000_000_000, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 16, DataPageHeader: v1(2_000_000_000)}, make([]byte, 16)),
+			"page 0: 2000000000 values, above the cap of 1048576"},
+		{"plain values in too few bytes", format.Uncompressed, 100, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 16, DataPageHeader: v1(100)}, make([]byte, 16)),
+			"page 0: 100 values of INT64 in 16 B of data"},
+		{"dictionary", format.Uncompressed, 0, page(format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: 16,
+			DictionaryPageHeader: thrift.Null[format.DictionaryPageHeader]{Valid: true, V: format.DictionaryPageHeader{NumValues: 1000, Encoding: format.Plain}}}, make([]byte, 16)),
+			"page 0: a dictionary of 1000 values in 16 B of data (at most 2 values)"},
+		{"dictionary indexes without a dictionary", format.Uncompressed, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 16,
+			DataPageHeader: thrift.Null[format.DataPageHeader]{Valid: true, V: format.DataPageHeader{NumValues: 8, Encoding: format.RLEDictionary}}}, make([]byte, 16)),
+			"page 0: a RLE_DICTIONARY page without a dictionary page"},
+		{"snappy length", format.Snappy, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)}, append(snappyLen, 0, 0)),
+			"page 0: SNAPPY data: the block decodes to 1 MB, the page header says 64 B"},
+		{"zstd bomb", format.Zstd, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)}, zstdRLE(200)),
+			"page 0: ZSTD data: frames decode to up to 26.2 MB, above the page cap of 16 MiB"},
+		{"zstd block past the page", format.Zstd, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)},
+			// a frame header and a last raw block of 100 bytes, 3 of them there
+			[]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70, 100<<3&0xff | 1, 100 >> 5, 0, 1, 2, 3}),
+			"page 0: ZSTD data: block at byte 6 runs past the page"},
+		{"gzip header", format.Gzip, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)}, []byte("not gzip data at all")),
+			"page 0: GZIP data: decompressing (up to the page's 64 B): gzip: invalid header"},
+		{"values against the chunk", format.Uncompressed, 9, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)}, make([]byte, 64)),
+			"the pages hold 8 values, the column chunk says 9"},
+	} {
+		pc := &pageChecker{r: bytes.NewReader(c.data), path: "x.parquet", pageCap: PageCap(int64(len(c.data)))}
+		md := &format.ColumnMetaData{Codec: c.codec, NumValues: c.values, TotalCompressedSize: int64(len(c.data))}
+		pos := tableError{path: "x.parquet", rowGroup: 0, column: leaf.name, page: -1}
+		err := pc.checkPages(pos, leaf, md, c.values, 0, int64(len(c.data)))
+		want := "formats: x.parquet: row group 0, column offset_ns: " + c.want
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %s", c.name, err, want)
+		}
+	}
 }

@@ -493,6 +493,9 @@ func (t *parquetReader[T]) rowGroupAt(row int64) int {
 	return max(len(groups)-1, 0)
 }
 
+// panicked begins the error protect returns for a panic.
+const panicked = "parquet-go failed on the file's data"
+
 // protect runs fn and turns a panic into an error: the last line of
 // defence behind checkTableFile, which checks every length parquet-go
 // allocates from but not the encoded values inside the pages (a dictionary
@@ -501,7 +504,7 @@ func (t *parquetReader[T]) rowGroupAt(row int64) int {
 func protect(fn func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("parquet-go failed on the file's data (corrupt): %v", v)
+			err = fmt.Errorf("%s (corrupt): %v", panicked, v)
 		}
 	}()
 	return fn()

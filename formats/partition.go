@@ -435,6 +435,9 @@ func listParts(dir, table string) ([]partFile, error) {
 				return fmt.Errorf("formats: %s: bad %s %q", path, MetaPartitionSeq, s)
 			}
 			p.seq = n
+		} else if p.importID != "" && partition {
+			// tokentrace writes both keys into every part file
+			return fmt.Errorf("formats: %s: %s without %s (damaged metadata); the rows' order is unknown", path, MetaImportID, MetaPartitionSeq)
 		}
 		parts = append(parts, p)
 		return nil
