@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,6 +145,37 @@ func corrupt(t testing.TB, dir, name string, off int, want byte, edit func(byte)
 	}
 }
 
+// saveFuzzSeed writes dir/table.parquet as a seed of FuzzReadTables into
+// testdata/fuzz/FuzzReadTables, named after the test, when
+// TOKENTRACE_FUZZ_CORPUS is set: the corruptions of
+// TestReadTablesCorruptionRegressions are the corpus's crash reproducers
+// (regenerate with TOKENTRACE_FUZZ_CORPUS=1 go test -run
+// TestReadTablesCorruptionRegressions ./formats).
+func saveFuzzSeed(t *testing.T, dir, table string) {
+	t.Helper()
+	if os.Getenv("TOKENTRACE_FUZZ_CORPUS") == "" {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(dir, table+".parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(filepath.Base(t.Name())))
+	out := filepath.Join("testdata", "fuzz", "FuzzReadTables", name)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seed := fmt.Sprintf("go test fuzz v1\nuint8(%d)\n[]byte(%q)\n", slices.Index(fuzzTables, table), b)
+	if err := os.WriteFile(out, []byte(seed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rawPanic runs read with parquet-go opened directly on path (no
 // validation) and returns the panic it raised, "" if none.
 func rawPanic(t *testing.T, path string, read func(pf *parquet.File)) (msg string) {
@@ -185,7 +217,7 @@ func readRuns(pf *parquet.File) {
 func TestReadTablesCorruptionRegressions(t *testing.T) {
 	setup := func(t *testing.T) (string, map[string][]byte) {
 		dir := t.TempDir()
-		writeSample(t, dir, 20, WriteOptions{})
+		writeSample(t, dir, 3, WriteOptions{})
 		files := map[string][]byte{}
 		for _, n := range []string{"events.parquet", "requests.parquet", "runs.parquet"} {
 			b, err := os.ReadFile(filepath.Join(dir, n))
@@ -229,6 +261,7 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 		if msg := rawPanic(t, p, readRuns); !strings.Contains(msg, "unsafe.Slice: ptr is nil") {
 			t.Errorf("without validation: panic %q, want unsafe.Slice", msg)
 		}
+		saveFuzzSeed(t, dir, "runs")
 		wantErr(t, dir, "runs.parquet: row group 0, column model: ", "metadata missing or corrupt")
 	})
 
@@ -248,6 +281,7 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 		if !strings.Contains(msg, "cannot call Kind on parquet MAP type") {
 			t.Errorf("without validation: panic %q, want the MAP Kind panic", msg)
 		}
+		saveFuzzSeed(t, dir, "events")
 		wantErr(t, dir, "events.parquet: schema: column request_key: a MAP annotation on a column")
 	})
 
@@ -290,6 +324,7 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 				t.Logf("column %s: descriptor %#x: the frame declares %s for a page of %d bytes",
 					strings.Join(md.PathInSchema, "."), fhd, byteSize(int64(zh.FrameContentSize)), h.UncompressedPageSize)
 				corrupt(t, dir, "runs.parquet", frame+4, 0, func(byte) byte { return fhd })
+				saveFuzzSeed(t, dir, "runs")
 				wantErr(t, dir, fmt.Sprintf("runs.parquet: row group 0, column %s: page 0: ZSTD data: frame content size %s exceeds the page's uncompressed size (%s)",
 					strings.Join(md.PathInSchema, "."), byteSize(int64(zh.FrameContentSize)), byteSize(int64(h.UncompressedPageSize))))
 				found = true
@@ -323,6 +358,7 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 		if msg := rawPanic(t, p, readRuns); !strings.Contains(msg, "index out of range") {
 			t.Errorf("without validation: panic %q, want index out of range", msg)
 		}
+		saveFuzzSeed(t, dir, "runs")
 		wantErr(t, dir, "runs.parquet: row group 0, column source_files.list.element.role: page ")
 	})
 
@@ -338,6 +374,7 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 		if msg := rawPanic(t, p, func(*parquet.File) {}); !strings.Contains(msg, "slice bounds out of range") {
 			t.Errorf("without validation: panic %q, want slice bounds out of range", msg)
 		}
+		saveFuzzSeed(t, dir, "events")
 		wantErr(t, dir, "events.parquet: schema: (root) declares -13 children")
 	})
 
