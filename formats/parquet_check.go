@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
@@ -939,6 +940,11 @@ func (c *pageChecker) checkPages(pos tableError, leaf *schemaNode, md *format.Co
 				return pos.errorf("%s data: %v", md.Codec, err)
 			}
 		}
+		if enc := dataEncoding(h); enc == format.DeltaBinaryPacked || enc == format.DeltaLengthByteArray || enc == format.DeltaByteArray {
+			if err := c.checkDelta(md.Codec, compressed, h, leaf, body, comp, levels, unc-levels); err != nil {
+				return pos.errorf("%s values: %v", enc, err)
+			}
+		}
 		if h.Type == format.DictionaryPage && h.CRC != 0 {
 			// parquet-go checks the checksums of data pages, not of
 			// dictionary pages: a damaged dictionary would change values
@@ -1130,4 +1136,141 @@ func (c *pageChecker) checkZstd(from, end, want int64) error {
 		}
 	}
 	return nil
+}
+
+// dataEncoding returns a data page's encoding (-1 for other pages).
+func dataEncoding(h *format.PageHeader) format.Encoding {
+	switch {
+	case h.Type == format.DataPage && h.DataPageHeader.Valid:
+		return h.DataPageHeader.V.Encoding
+	case h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid:
+		return h.DataPageHeaderV2.V.Encoding
+	}
+	return -1
+}
+
+// checkDelta checks the headers inside a delta-encoded page's values
+// (Encodings.md), from which parquet-go allocates: the value count of a
+// DELTA_BINARY_PACKED run (4 or 8 bytes a value) within the page's values,
+// and for the byte-array encodings the lengths' sum (the bytes the values
+// decode to) within the data, or the page cap for DELTA_BYTE_ARRAY, whose
+// values share prefixes. The values sit inside the compressed data: the
+// page is decompressed here (the checks before bound that), so files with
+// delta pages — other tools'; tokentrace writes none — pay for it twice.
+func (c *pageChecker) checkDelta(codec format.CompressionCodec, compressed bool, h *format.PageHeader, leaf *schemaNode,
+	body, comp, levels, want int64) error {
+	raw := make([]byte, comp)
+	if _, err := c.r.ReadAt(raw, body); err != nil {
+		return err
+	}
+	vals := raw[levels:]
+	if compressed {
+		var err error
+		if vals, err = parquet.LookupCompressionCodec(codec).Decode(make([]byte, 0, want), vals); err != nil {
+			return nil // parquet-go fails the same way, allocating no more than want
+		}
+	}
+	var n int64
+	if h.Type == format.DataPage {
+		n = int64(h.DataPageHeader.V.NumValues)
+		// version 1: the levels come first, each with its 4-byte length
+		// (parquet-go's decodeLevelsV1)
+		for _, max := range []int{leaf.maxRep, leaf.maxDef} {
+			if max == 0 {
+				continue
+			}
+			if len(vals) < 4 || int64(binary.LittleEndian.Uint32(vals)) > int64(len(vals)-4) {
+				return nil // parquet-go reports the cut levels
+			}
+			vals = vals[4+binary.LittleEndian.Uint32(vals):]
+		}
+	} else {
+		n = int64(h.DataPageHeaderV2.V.NumValues)
+	}
+	runs := 1
+	switch dataEncoding(h) {
+	case format.DeltaByteArray: // prefix lengths, then suffixes (DELTA_LENGTH_BYTE_ARRAY)
+		runs = 2
+	}
+	var sums [2]int64
+	rest := vals
+	for r := range runs {
+		total, end, ok := deltaRunEnd(rest)
+		if !ok {
+			return nil // a header parquet-go refuses before allocating
+		}
+		if total > n {
+			return fmt.Errorf("a run of %d values in a page of %d", total, n)
+		}
+		if dataEncoding(h) == format.DeltaBinaryPacked {
+			return nil
+		}
+		var bp delta.BinaryPackedEncoding
+		lengths, err := bp.DecodeInt32(make([]int32, 0, total), rest[:end])
+		if err != nil {
+			return nil // parquet-go fails on it too
+		}
+		for _, l := range lengths {
+			if l < 0 {
+				return fmt.Errorf("a negative length (%d)", l)
+			}
+			sums[r] += int64(l)
+		}
+		rest = rest[end:]
+	}
+	if sums[runs-1] > int64(len(rest)) {
+		return fmt.Errorf("the lengths add up to %s, the data after them is %s", byteSize(sums[runs-1]), byteSize(int64(len(rest))))
+	}
+	if total := sums[0] + sums[1]; total > c.pageCap {
+		return fmt.Errorf("the values decode to %s, above the page cap of %s", byteSize(total), capSize(c.pageCap))
+	}
+	return nil
+}
+
+// deltaRunEnd walks a DELTA_BINARY_PACKED run at the start of b as
+// parquet-go's decoder does (header, then blocks of a minimum delta, bit
+// widths and miniblocks, until the header's count of values) and returns
+// the count and where the run ends; ok false when the header is one
+// parquet-go refuses.
+func deltaRunEnd(b []byte) (total int64, end int, ok bool) {
+	var head [3]uint64
+	i := 0
+	for k := range head {
+		v, m := binary.Uvarint(b[i:])
+		if m <= 0 {
+			return 0, 0, false
+		}
+		head[k], i = v, i+m
+	}
+	if _, m := binary.Varint(b[i:]); m <= 0 {
+		return 0, 0, false
+	} else {
+		i += m
+	}
+	blockSize, miniBlocks, count := head[0], head[1], head[2]
+	if miniBlocks == 0 || blockSize == 0 || blockSize%128 != 0 || blockSize > 65536 ||
+		(blockSize/miniBlocks)%32 != 0 || count > math.MaxInt32 {
+		return 0, 0, false
+	}
+	perMini := int64(blockSize / miniBlocks)
+	left := int64(count) - 1
+	for left > 0 && i < len(b) {
+		if _, m := binary.Varint(b[i:]); m <= 0 {
+			return 0, 0, false
+		} else {
+			i += m
+		}
+		widths := b[i:min(len(b), i+int(miniBlocks))]
+		i += len(widths)
+		for _, w := range widths {
+			k := min(perMini, left)
+			if w != 0 {
+				i += int(min(perMini*int64(w)/8, int64(len(b)-i)))
+			}
+			if left -= k; left == 0 {
+				break
+			}
+		}
+	}
+	return int64(count), i, true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -518,6 +520,17 @@ func TestCheckPagesCaps(t *testing.T) {
 		return b
 	}
 	snappyLen := binary.AppendUvarint(nil, 1_000_000)
+	v2 := func(n int32, enc format.Encoding) thrift.Null[format.DataPageHeaderV2] {
+		return thrift.Null[format.DataPageHeaderV2]{Valid: true, V: format.DataPageHeaderV2{NumValues: n, NumRows: n, Encoding: enc}}
+	}
+	// DELTA_BINARY_PACKED: block of 128 values in 4 miniblocks, 2^31-1
+	// values (parquet-go would allocate 8 bytes each: 16 GiB), first 0
+	deltaHuge := []byte{0x80, 0x01, 0x04, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00, 0, 0, 0, 0, 0}
+	var bp delta.BinaryPackedEncoding
+	bigLengths, err := bp.EncodeInt32(nil, []int32{1 << 30, 1 << 30}) // two strings of 1 GiB, no bytes
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		codec  format.CompressionCodec
@@ -549,6 +562,12 @@ func TestCheckPagesCaps(t *testing.T) {
 			"page 0: ZSTD data: block at byte 6 runs past the page"},
 		{"gzip header", format.Gzip, 8, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)}, []byte("not gzip data at all")),
 			"page 0: GZIP data: decompressing (up to the page's 64 B): gzip: invalid header"},
+		{"delta count", format.Uncompressed, 8, page(format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: int32(len(deltaHuge)),
+			DataPageHeaderV2: v2(8, format.DeltaBinaryPacked)}, deltaHuge),
+			"page 0: DELTA_BINARY_PACKED values: a run of 2147483647 values in a page of 8"},
+		{"delta lengths", format.Uncompressed, 2, page(format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: int32(len(bigLengths)),
+			DataPageHeaderV2: v2(2, format.DeltaLengthByteArray)}, bigLengths),
+			"page 0: DELTA_LENGTH_BYTE_ARRAY values: the lengths add up to 2.15 GB, the data after them is 0 B"},
 		{"values against the chunk", format.Uncompressed, 9, page(format.PageHeader{Type: format.DataPage, UncompressedPageSize: 64, DataPageHeader: v1(8)}, make([]byte, 64)),
 			"the pages hold 8 values, the column chunk says 9"},
 	} {
@@ -560,5 +579,70 @@ func TestCheckPagesCaps(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s:\n got %v\nwant %s", c.name, err, want)
 		}
+	}
+}
+
+// BenchmarkCheckTableFile measures the validation alone on
+// BenchmarkReadTables' tables (the three files): it reads footers and page
+// headers (and dictionary pages, for their checksums), not the data.
+func BenchmarkCheckTableFile(b *testing.B) {
+	dir := b.TempDir()
+	writeBenchTables(b, dir, 500, 430)
+	var size int64
+	for _, table := range fuzzTables {
+		st, err := os.Stat(filepath.Join(dir, table+".parquet"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += st.Size()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := validateDir(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(size), "file-bytes")
+}
+
+// TestReadTablesDuckDBRewrite reads tables another tool rewrote: DuckDB
+// copies the written tables (no tokentrace metadata, every column
+// nullable, its own page layout and encodings: version 1 pages with snappy,
+// zstd with small row groups, version 2 pages with delta encodings), and
+// the validation must take them and ReadTables read the same rows.
+func TestReadTablesDuckDBRewrite(t *testing.T) {
+	_, errNode := exec.LookPath("node")
+	requireTool(t, errNode == nil, "node")
+	_, errMod := os.Stat(filepath.Join(duckdbCheckDir, "node_modules/@duckdb/node-api/package.json"))
+	requireTool(t, errMod == nil, "tools/duckdb-check/node_modules (run: npm ci --prefix tools/duckdb-check)")
+
+	src := t.TempDir()
+	const nb = 40
+	writeSample(t, src, nb, WriteOptions{})
+	want := collectSample(t, nb)
+	for _, c := range []struct{ name, opts string }{
+		{"v1-snappy", "FORMAT parquet"},
+		{"zstd-small-row-groups", "FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 64"},
+		{"v2-pages", "FORMAT parquet, PARQUET_VERSION v2, COMPRESSION zstd"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			var sql strings.Builder
+			for _, table := range fuzzTables {
+				fmt.Fprintf(&sql, "COPY (SELECT * FROM %s) TO '%s' (%s);\n", table, filepath.Join(out, table+".parquet"), c.opts)
+			}
+			sqlFile := filepath.Join(t.TempDir(), "copy.sql")
+			if err := os.WriteFile(sqlFile, []byte(sql.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("node", filepath.Join(duckdbCheckDir, "run-sql.mjs"), src, sqlFile)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("run-sql.mjs: %v\n%s", err, b)
+			}
+			if _, ok := openPF(t, filepath.Join(out, "runs.parquet")).Lookup(MetaImportID); ok {
+				t.Fatal("DuckDB kept the tokentrace metadata")
+			}
+			diffCollectors(t, want, readAll(t, out))
+		})
 	}
 }
