@@ -142,10 +142,9 @@ func capSize(n int64) string {
 	return byteSize(n)
 }
 
-// tableMeta is what checkTableFile learned about a valid file.
+// tableMeta is a table file's checked footer.
 type tableMeta struct {
-	meta   *format.FileMetaData
-	leaves []*schemaNode // leaf columns, in column order
+	meta *format.FileMetaData
 }
 
 // lookup returns a key-value metadata entry of the footer.
@@ -195,12 +194,8 @@ func readFooter(r io.ReaderAt, size int64, path string) (*format.FileMetaData, i
 	if _, err := r.ReadAt(buf, start); err != nil {
 		return nil, 0, pos.errorf("reading the footer: %w", err)
 	}
-	mem, err := checkThrift(buf, maxFooterMemory, int64(unsafe.Sizeof(format.ColumnChunk{})))
-	if err != nil {
+	if _, err := checkThrift(buf, maxFooterMemory, int64(unsafe.Sizeof(format.ColumnChunk{}))); err != nil {
 		return nil, 0, pos.errorf("footer: %w", err)
-	}
-	if mem > maxFooterMemory {
-		return nil, 0, pos.errorf("footer: its lists would take about %s decoded, above the cap of %s", byteSize(mem), capSize(maxFooterMemory))
 	}
 	var proto thrift.CompactProtocol
 	pr := proto.NewReaderFromBytes(buf)
@@ -440,11 +435,6 @@ func buildSchema(elems []format.SchemaElement, pos tableError) (*schemaNode, []*
 		if k < 0 || int(k) > len(elems)-next {
 			return nil, pos.errorf("schema: %s declares %d children, %d elements are left", n.name, k, len(elems)-next)
 		}
-		switch e.LogicalType.Value.(type) {
-		case *format.MapType, *format.ListType, *format.VariantType, nil:
-		default:
-			// parquet-go ignores other annotations on groups
-		}
 		for range k {
 			c, err := build(n, depth+1)
 			if err != nil {
@@ -644,7 +634,6 @@ func checkTableFile(r io.ReaderAt, size int64, path, table string, want parquet.
 	if err != nil {
 		return nil, err
 	}
-	m.leaves = leaves
 	if err := checkShape(want, root, pos); err != nil {
 		return nil, err
 	}

@@ -380,6 +380,36 @@ func TestReadTablesCorruptionRegressions(t *testing.T) {
 		wantErr(t, dir, "events.parquet: schema: (root) declares -13 children")
 	})
 
+	t.Run("codec flipped to GZIP: invalid header panic", func(t *testing.T) {
+		// runs.parquet: a column chunk's codec (ZSTD, zigzag 12 = 0x0c)
+		// with bit 3 flipped (0x04: GZIP): parquet-go's gzip decoder pool
+		// panics on the zstd bytes' header ("gzip: invalid header").
+		dir, files := setup(t)
+		p := filepath.Join(dir, "runs.parquet")
+		footer, start := footerOf(t, files["runs.parquet"])
+		off := start + thriftOffsets(t, footer)[fmt.Sprintf("4[0].1[%d].3.4", leafIndex(t, p, "tool"))] + 1
+		corrupt(t, dir, "runs.parquet", off, 0x0c, func(b byte) byte { return b ^ 0x08 })
+		saveFuzzSeed(t, dir, "runs")
+		if msg := rawPanic(t, p, readRuns); !strings.Contains(msg, "gzip: invalid header") {
+			t.Errorf("without validation: panic %q, want gzip: invalid header", msg)
+		}
+		wantErr(t, dir, "runs.parquet: row group 0, column tool: page 0: GZIP data: decompressing (up to the page's", "gzip: invalid header")
+	})
+
+	t.Run("codec flipped to LZ4_RAW: endless doubling", func(t *testing.T) {
+		// events.parquet: a column chunk's codec (ZSTD, 0x0c) with bit 1
+		// flipped (0x0e: LZ4_RAW): parquet-go's LZ4 codec doubles its
+		// buffer on every error, and zstd bytes are an error whatever the
+		// size: it allocates until the process dies (not run here).
+		dir, files := setup(t)
+		p := filepath.Join(dir, "events.parquet")
+		footer, start := footerOf(t, files["events.parquet"])
+		off := start + thriftOffsets(t, footer)[fmt.Sprintf("4[0].1[%d].3.4", leafIndex(t, p, "offset_ns"))] + 1
+		corrupt(t, dir, "events.parquet", off, 0x0c, func(b byte) byte { return b ^ 0x02 })
+		saveFuzzSeed(t, dir, "events")
+		wantErr(t, dir, "events.parquet: row group 0, column offset_ns: page 0: LZ4_RAW data: decompressing (up to the page's")
+	})
+
 	t.Run("dictionary page damaged: silently changed strings", func(t *testing.T) {
 		// runs.parquet without compression: a byte of the tool column's
 		// dictionary ("genai-perf" -> "genai-pErf"). parquet-go checks the

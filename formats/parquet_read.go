@@ -97,6 +97,12 @@ func (t tee) EventColumns(r *Run) EventColumns {
 // tool with other types) is read row by row through parquet-go's
 // reflection, every column, as before.
 //
+// Tables are untrusted input: every file is checked before parquet-go
+// reads it (its footer, schema, column chunks and page headers: every
+// length parquet-go would allocate from, within the caps of
+// formats/SCHEMA.md "Reading untrusted tables"), and a damaged file is an
+// error naming the file, row group, column and page, never a panic.
+//
 // Errors name the file and, where known, the row: a missing file, a file
 // whose tokentrace.schema_version is newer than SchemaVersion, a file
 // lacking a non-nullable column, files from different imports (different
@@ -329,7 +335,11 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 	}
 	// The page index and bloom filters serve filtered reads; a full scan
 	// needs neither (they are not read).
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	var pf *parquet.File
+	err = protect(func() (err error) {
+		pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		return err
+	})
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("formats: %s: not a readable Parquet file: %w", path, err)
@@ -352,7 +362,7 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 	}
 	if t.cols == nil && t.flat == nil {
 		// parquet-go's reader panics on columns it cannot convert
-		if _, err := parquet.Convert(want, pf.Schema()); err != nil {
+		if err := protect(func() error { _, err := parquet.Convert(want, pf.Schema()); return err }); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("formats: %s: the columns do not convert to the %s table's types: %w", path, table, err)
 		}
