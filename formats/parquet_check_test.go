@@ -676,3 +676,22 @@ func TestReadTablesDuckDBRewrite(t *testing.T) {
 		})
 	}
 }
+
+// TestReadTablesMaxRuns: the runs table is held in memory, its rows capped.
+func TestReadTablesMaxRuns(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir, 3, WriteOptions{})
+	defer func(n int) { maxRuns = n }(maxRuns)
+	maxRuns = 3 // the sample has 4 runs
+	want := "runs.parquet: more than 3 runs (MaxRuns: the runs table is held in memory)"
+	if err := ReadTables(dir, &Collector{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadTables: %v, want %q", err, want)
+	}
+	if _, err := ReadRuns(dir); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadRuns: %v, want %q", err, want)
+	}
+	maxRuns = 4
+	if _, err := ReadRuns(dir); err != nil {
+		t.Errorf("4 runs, cap 4: %v", err)
+	}
+}

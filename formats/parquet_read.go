@@ -150,6 +150,9 @@ func ReadTables(dir string, sink Sink) error {
 		if _, dup := runIndex[r.RunID]; dup {
 			return fmt.Errorf("formats: %s row %d: second row for run %q", runsT.file(), row, r.RunID)
 		}
+		if len(runs) == maxRuns {
+			return errTooManyRuns(runsT.file())
+		}
 		runIndex[r.RunID] = len(runs)
 		runs = append(runs, *r)
 		nilIfEmpty(&runs[len(runs)-1])
@@ -591,9 +594,23 @@ func ReadRuns(dir string) ([]Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(runs) == maxRuns {
+			return nil, errTooManyRuns(runsT.file())
+		}
 		runs = append(runs, *r)
 		nilIfEmpty(&runs[len(runs)-1])
 	}
+}
+
+// MaxRuns caps the rows of a runs table: ReadTables and ReadRuns hold the
+// runs in memory (a few hundred bytes each), and a damaged or hostile file
+// can claim many millions of empty rows in a few kilobytes.
+const MaxRuns = 1_000_000
+
+var maxRuns = MaxRuns // tests lower it
+
+func errTooManyRuns(file string) error {
+	return fmt.Errorf("formats: %s: more than %d runs (MaxRuns: the runs table is held in memory)", file, maxRuns)
 }
 
 // The Event fields the column reader fills, in column order.
