@@ -641,6 +641,14 @@ func checkTableFile(r io.ReaderAt, size int64, path, table string, want parquet.
 		return nil, pos.errorf("encrypted Parquet files are not supported")
 	}
 	c := &pageChecker{r: r, path: path, pageCap: PageCap(size)}
+	if dataEnd <= readWhole {
+		// a small file's pages at once: one read instead of one per page
+		c.win = make([]byte, dataEnd)
+		if _, err := r.ReadAt(c.win, 0); err != nil {
+			return nil, pos.errorf("reading the column data: %w", err)
+		}
+		c.r = bytes.NewReader(c.win)
+	}
 	type span struct {
 		start, end int64
 		g          int
@@ -757,8 +765,12 @@ type pageChecker struct {
 }
 
 // readAhead is how much the checker reads at once: page headers of a
-// column chunk's small pages come with one read.
-const readAhead = 4096
+// column chunk's small pages come with one read. The column data of files
+// up to readWhole bytes is read at once.
+const (
+	readAhead = 4096
+	readWhole = 1 << 20
+)
 
 // bytesAt returns up to n bytes of the file at off, fewer where end (the
 // end of the column chunk) comes first. The slice is valid until the next
