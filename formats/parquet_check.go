@@ -871,6 +871,7 @@ func (c *pageChecker) checkPages(pos tableError, leaf *schemaNode, md *format.Co
 				return pos.errorf("a dictionary page after the first page of the column chunk")
 			}
 			dh := &h.DictionaryPageHeader.V
+			//lint:ignore SA1019 older writers (parquet-mr 1.x) still write PLAIN_DICTIONARY
 			if dh.Encoding != format.Plain && dh.Encoding != format.PlainDictionary {
 				return pos.errorf("dictionary encoded as %s (want PLAIN)", dh.Encoding)
 			}
@@ -977,6 +978,7 @@ func (c *pageChecker) checkPages(pos tableError, leaf *schemaNode, md *format.Co
 // and a dictionary page before dictionary indexes.
 func checkPageEncoding(e format.Encoding, dict bool) error {
 	switch e {
+	//lint:ignore SA1019 older writers (parquet-mr 1.x) still write PLAIN_DICTIONARY
 	case format.PlainDictionary, format.RLEDictionary:
 		if !dict {
 			return fmt.Errorf("a %s page without a dictionary page", e)
