@@ -60,7 +60,7 @@ func TestMetricTable(t *testing.T) {
 			}
 		}
 		switch m.Unit {
-		case "ms", "tokens", "tok/s", "req/s", "fraction":
+		case "ms", "tokens", "tok/s", "req/s", "fraction", "count":
 		default:
 			t.Errorf("%s: unit %q", m.Name, m.Unit)
 		}
