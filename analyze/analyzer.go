@@ -562,6 +562,8 @@ const implausibleMs = 24 * 3600 * 1000
 func errorCounts(reqs []RequestMetrics) []ErrorCount {
 	out := []ErrorCount{}
 	idx := map[ErrorKey]int{}
+	first := []string{} // each group's first message as written
+	varies := []bool{}
 	for i := range reqs {
 		k := reqs[i].Error
 		if k.Status == "" {
@@ -572,8 +574,18 @@ func errorCounts(reqs []RequestMetrics) []ErrorCount {
 			j = len(out)
 			idx[k] = j
 			out = append(out, ErrorCount{ErrorKey: k})
+			first, varies = append(first, reqs[i].ErrorText), append(varies, false)
+		} else if reqs[i].ErrorText != first[j] {
+			varies[j] = true
 		}
 		out[j].Count++
+	}
+	// a group whose messages are all the same shows the message itself
+	// ("524: A timeout occurred"); one whose numbers vary, the key with N
+	for j := range out {
+		if !varies[j] {
+			out[j].Message = first[j]
+		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Count > out[b].Count })
 	return out
@@ -825,7 +837,20 @@ func fit(x, y []float64) *Fit {
 		return nil
 	}
 	a, b := stat.LinearRegression(xs, ys, nil, false)
-	return &Fit{InterceptMs: F(a), SlopeMsPerToken: F(b), R2: F(stat.RSquared(xs, ys, nil, a, b)), N: len(xs)}
+	f := &Fit{InterceptMs: F(a), SlopeMsPerToken: F(b), R2: F(stat.RSquared(xs, ys, nil, a, b)), N: len(xs)}
+	switch {
+	case f.N < FitMinN:
+		f.Why = fmt.Sprintf("too few requests (%d; %d needed)", f.N, FitMinN)
+	case float64(f.R2) < FitMinR2:
+		f.Why = fmt.Sprintf("length explains little of the spread (R² %.3f < %g)", float64(f.R2), FitMinR2)
+	case b <= 0:
+		f.Why = "the latency does not grow with length"
+	case a < -0.05*stat.Mean(ys, nil):
+		f.Why = "a negative intercept: no fixed cost plus a per-token cost fits"
+	default:
+		f.Explains = true
+	}
+	return f
 }
 
 // reportedOf groups the run's reported statistics by metric.

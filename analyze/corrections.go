@@ -74,6 +74,10 @@ func (a *Analyzer) corrected(c convention.Convention, r *formats.Request, events
 	}
 	if evCopied {
 		formats.FillFromEvents(&cp, events)
+		if cp.OutputTokensSource == formats.SourceChunkCount {
+			n := cp.TokenMessageCount
+			cp.OutputTokens = &n
+		}
 	}
 	return &cp, events, applied
 }

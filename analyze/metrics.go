@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -72,8 +73,11 @@ type RequestMetrics struct {
 	// retokenized_below_messages check (traps.go).
 	RetokenizedBelow bool
 	RetokenizedN     float64
-	// Error summarizes a failed or cancelled request's error ("" otherwise).
-	Error ErrorKey
+	// Error summarizes a failed or cancelled request's error ("" otherwise):
+	// the key errors are grouped by (numbers but status codes as N);
+	// ErrorText is the first line of the message itself.
+	Error     ErrorKey
+	ErrorText string
 	// NonStreaming marks a request of a non-streaming run in a pooled
 	// report: its TPOT, TTST and ITL are left out.
 	NonStreaming bool
@@ -100,9 +104,40 @@ type ErrorKey struct {
 	Message string `json:"message,omitempty"`
 }
 
-// digitRuns are replaced by "N" in grouped error messages, so that "Output
-// too few tokens 102" and "… 59" are one kind of error.
+// digitRuns are replaced by "N" in the key that groups error messages, so
+// that "Output too few tokens 102" and "… 59" are one kind of error —
+// except HTTP status codes (statusCode), which name the kind.
 var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// statusBefore matches the text just before a status code: the message's
+// start, or "HTTP", "HTTP/1.1", "status", "status code", "code", "error"
+// and a separator.
+var statusBefore = regexp.MustCompile(`(?i)(^|\b(https?(/[0-9.]+)?|status( code)?|code|error))[\s:=#]*$`)
+
+// httpVersion matches the text before the digits of an HTTP version.
+var httpVersion = regexp.MustCompile(`(?i)\bhttps?/([0-9]+\.)?$`)
+
+// errorGroupKey is message with its numbers replaced by N, HTTP status
+// codes kept: "524: A timeout occurred" stays, "took 1234 ms" becomes
+// "took N ms".
+func errorGroupKey(message string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range digitRuns.FindAllStringIndex(message, -1) {
+		i, j := loc[0], loc[1]
+		b.WriteString(message[last:i])
+		d := message[i:j]
+		if n, err := strconv.Atoi(d); err == nil && len(d) == 3 && n >= 100 && n <= 599 && statusBefore.MatchString(message[:i]) ||
+			httpVersion.MatchString(message[:i]) {
+			b.WriteString(d)
+		} else {
+			b.WriteString("N")
+		}
+		last = j
+	}
+	b.WriteString(message[last:])
+	return b.String()
+}
 
 // firstLine returns s's first non-blank line, cut at n runes; for an HTML
 // error page (a proxy's 5xx body) its <title>.
@@ -230,7 +265,8 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true
 	}
 	if r.Status == formats.StatusError || r.Status == formats.StatusCancelled {
-		m.Error = ErrorKey{Status: r.Status, Type: r.ErrorType, Message: digitRuns.ReplaceAllString(firstLine(r.ErrorText, 120), "N")}
+		m.ErrorText = firstLine(r.ErrorText, 120)
+		m.Error = ErrorKey{Status: r.Status, Type: r.ErrorType, Message: errorGroupKey(m.ErrorText)}
 		if r.ErrorCode != nil {
 			m.Error.Code = fmt.Sprint(*r.ErrorCode)
 		}

@@ -273,7 +273,7 @@ func TestErrorCounts(t *testing.T) {
 		ms = append(ms, m)
 	}
 	got := errorCounts(ms)
-	if len(got) != 2 || got[0].Count != 2 || got[0].Code != "524" || got[0].Message != "HTML page: x.com | N: A timeout occurred" || got[1].Type != "TimeoutError" {
+	if len(got) != 2 || got[0].Count != 2 || got[0].Code != "524" || got[0].Message != "HTML page: x.com | 524: A timeout occurred" || got[1].Type != "TimeoutError" {
 		t.Fatalf("%+v", got)
 	}
 }

@@ -250,7 +250,20 @@ type Fit struct {
 	SlopeMsPerToken F   `json:"slope_ms_per_token"`
 	R2              F   `json:"r2"`
 	N               int `json:"n"`
+	// Explains is true when the line is a latency model worth printing:
+	// at least FitMinN pairs, R² ≥ FitMinR2, a positive slope and an
+	// intercept not below zero by more than 5% of the mean latency; Why
+	// says which test failed otherwise. Reports print the line only when
+	// it explains the data.
+	Explains bool   `json:"explains"`
+	Why      string `json:"why,omitempty"`
 }
+
+// The tests a length fit must pass to be printed (Fit.Explains).
+const (
+	FitMinN  = 10
+	FitMinR2 = 0.3
+)
 
 // Reported is one metric of the tool's own summary: stat → value (numbers,
 // or strings where the tool wrote text), plus "unit".

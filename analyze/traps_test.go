@@ -123,3 +123,39 @@ func TestTrapRetokenizedBelowMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorGroupKey: numbers become N in the grouping key, HTTP status
+// codes stay (at the start, after HTTP/status/code/error).
+func TestErrorGroupKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"524: A timeout occurred":               "524: A timeout occurred",
+		"HTTP 429 Too Many Requests":            "HTTP 429 Too Many Requests",
+		"HTTP/1.1 503 Service Unavailable":      "HTTP/1.1 503 Service Unavailable",
+		"Error code: 400 - context length 9000": "Error code: 400 - context length N",
+		"status code 502 after 1234 ms":         "status code 502 after N ms",
+		"Output too few tokens 102":             "Output too few tokens N",
+		"read timed out after 300 s":            "read timed out after N s",
+		"request 12345 failed with code=500":    "request N failed with code=500",
+		"upstream 999: odd":                     "upstream N: odd",
+	} {
+		if got := errorGroupKey(in); got != want {
+			t.Errorf("errorGroupKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestErrorGroupsReadable: a group of identical messages shows the
+// message as written; a group whose numbers vary shows its key.
+func TestErrorGroupsReadable(t *testing.T) {
+	fail := func(key int64, msg string) func() (formats.Request, []formats.Event) {
+		return func() (formats.Request, []formats.Event) {
+			return formats.Request{RunID: "r", RequestKey: key, Status: formats.StatusError, ErrorText: msg}, nil
+		}
+	}
+	rr := analyzeRows(t, formats.Run{RunID: "r"}, fail(0, "524: A timeout occurred"), fail(1, "524: A timeout occurred"),
+		fail(2, "Output too few tokens 102"), fail(3, "Output too few tokens 59"))
+	if len(rr.Errors) != 2 || rr.Errors[0].Message != "524: A timeout occurred" || rr.Errors[0].Count != 2 ||
+		rr.Errors[1].Message != "Output too few tokens N" || rr.Errors[1].Count != 2 {
+		t.Errorf("errors %+v", rr.Errors)
+	}
+}

@@ -59,3 +59,30 @@ func FillFromEvents(r *Request, events []Event) {
 }
 
 func i64p(v int64) *int64 { return &v }
+
+// FillOutputCount sets a completed request's unknown output length to its
+// number of token messages (source chunk_count), the last of the
+// canonical sources (SCHEMA.md output_tokens): so a notebook reading
+// requests.output_tokens gets the N the report uses. A request with no
+// token message, or not completed, keeps a null.
+func FillOutputCount(r *Request) {
+	if r.OutputTokens == nil && r.Status == StatusOK && r.TokenMessageCount > 0 {
+		n := r.TokenMessageCount
+		r.OutputTokens, r.OutputTokensSource = &n, SourceChunkCount
+	}
+}
+
+// WithOutputCount returns a Sink that applies FillOutputCount to every
+// request before s receives it (the registry's imports go through it).
+func WithOutputCount(s Sink) Sink { return outputCountSink{s} }
+
+type outputCountSink struct{ s Sink }
+
+func (o outputCountSink) Request(r *Request, events []Event) error {
+	FillOutputCount(r)
+	return o.s.Request(r, events)
+}
+
+func (o outputCountSink) Run(r *Run) error { return o.s.Run(r) }
+
+func (o outputCountSink) StartRun(r *Run) error { return StartRun(o.s, r) }

@@ -173,7 +173,7 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Llama-2-7b-chat-hf<script>document.title='pwned-model'</script>",
-		"<script>document.title='pwned-error'</script><img src=x onerror=alert(N)> Bad Gateway",
+		"<script>document.title='pwned-error'</script><img src=x onerror=alert(1)> Bad Gateway",
 		"run<script>document.title='pwned-label'</script>",
 	} {
 		if !strings.Contains(text, want) {

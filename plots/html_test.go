@@ -40,7 +40,7 @@ func TestHTMLEscapesTraceStrings(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Llama-2-7b-chat-hf&lt;script&gt;document.title=&#39;pwned-model&#39;&lt;/script&gt;",                             // model (html/template)
-		"&lt;script&gt;document.title=&#39;pwned-error&#39;&lt;/script&gt;&lt;img src=x onerror=alert(N)&gt; Bad Gateway", // digits grouped by the report
+		"&lt;script&gt;document.title=&#39;pwned-error&#39;&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; Bad Gateway", // the message as written (one request)
 		"run&lt;script&gt;document.title=&#39;pwned-label&#39;&lt;/script&gt;",                                            // the label in the tables
 		"run&lt;script&gt;document.title=&#39;pwned-label&#39;&lt;/script&gt; (n=1)",                                      // … and in an SVG legend (gonum/plot)
 	} {

@@ -368,7 +368,7 @@ func (set *Set) e2eOSL(in Input, slug string) error {
 	for _, b := range rr.E2EByOSL {
 		fmt.Fprintf(&d, "bucket [%s, %s) n=%d p50=%s p90=%s p99=%s\n", g(b.Min), g(b.Max), b.N, g(b.P50), g(b.P90), g(b.P99))
 	}
-	if f := rr.E2EOSLFit; f != nil {
+	if f := rr.E2EOSLFit; f != nil && f.Explains {
 		a, b := float64(f.InterceptMs), float64(f.SlopeMsPerToken)
 		fl, err := line([]XY{{xmin, a + b*xmin}, {xmax, a + b*xmax}}, black, 1.5, []vg.Length{vg.Points(5), vg.Points(3)})
 		if err != nil {

@@ -167,11 +167,11 @@ const runHTML = `<h3>Provenance</h3>
 {{if .R.E2EByOSL}}<table><tr><th>E2E by output length (tokens)</th><th>n</th><th>P50 ms</th><th>P90 ms</th><th>P99 ms</th></tr>
 {{range .R.E2EByOSL}}{{if .N}}<tr><td class="t">[{{edge .Min}}, {{edge .Max}})</td><td>{{.N}}</td><td>{{fnum .P50}}</td><td>{{fnum .P90}}</td><td>{{fnum .P99}}</td></tr>
 {{end}}{{end}}</table>{{end}}
-{{with .R.E2EOSLFit}}<p>E2E ≈ {{num .InterceptMs}} ms + {{num .SlopeMsPerToken}} ms × N (R² {{num .R2}}, n {{.N}}).</p>{{end}}
+{{with .R.E2EOSLFit}}{{if .Explains}}<p>E2E ≈ {{num .InterceptMs}} ms + {{num .SlopeMsPerToken}} ms × N (R² {{num .R2}}, n {{.N}}).</p>{{else}}<p>E2E vs N: no linear fit: {{.Why}}.</p>{{end}}{{end}}
 {{if .R.TTFTByISL}}<table><tr><th>TTFT by input length (tokens)</th><th>n</th><th>P50 ms</th><th>P90 ms</th><th>P99 ms</th></tr>
 {{range .R.TTFTByISL}}{{if .N}}<tr><td class="t">[{{edge .Min}}, {{edge .Max}})</td><td>{{.N}}</td><td>{{fnum .P50}}</td><td>{{fnum .P90}}</td><td>{{fnum .P99}}</td></tr>
 {{end}}{{end}}</table>{{end}}
-{{with .R.TTFTISLFit}}<p>TTFT ≈ {{num .InterceptMs}} ms + {{num .SlopeMsPerToken}} ms × ISL (R² {{num .R2}}, n {{.N}}).</p>{{end}}
+{{with .R.TTFTISLFit}}{{if .Explains}}<p>TTFT ≈ {{num .InterceptMs}} ms + {{num .SlopeMsPerToken}} ms × ISL (R² {{num .R2}}, n {{.N}}).</p>{{else}}<p>TTFT vs ISL: no linear fit: {{.Why}}.</p>{{end}}{{end}}
 {{if .R.Errors}}<h3>Errors</h3>
 <table><tr><th>count</th><th>status</th><th>code</th><th>type</th><th>message</th></tr>
 {{range .R.Errors}}<tr><td>{{.Count}}</td><td class="t">{{.Status}}</td><td class="t">{{.Code}}</td><td class="t">{{.Type}}</td><td class="t">{{.Message}}</td></tr>

@@ -49,11 +49,11 @@ func WriteReconciliation(w interface{ Write([]byte) (int, error) }, r *reproduce
 					}
 					line = fmt.Sprintf("  %s %s: %s → %s (%s)", verb, strings.Join(s.Corrections, ", "), num(float64(s.Before)), num(float64(s.After)), signed(float64(s.Delta)))
 				}
-				if s.NBefore != s.NAfter {
+				switch {
+				case s.Why != "":
+					line = fmt.Sprintf("  %-20s %s → %s: %s → undefined: %s", s.Choice, s.From, s.To, num(float64(s.Before)), s.Why)
+				case s.NBefore != s.NAfter:
 					line += fmt.Sprintf("; n %d → %d: samples enter or leave the statistic, not only its formula", s.NBefore, s.NAfter)
-				}
-				if s.Why != "" {
-					line += "; " + s.Why
 				}
 				lines = append(lines, line)
 			}

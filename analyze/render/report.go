@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -73,6 +74,14 @@ func num(v float64) string {
 	default:
 		return fmt.Sprintf("%.3f", v)
 	}
+}
+
+// repNum is num with four significant digits below 1.
+func repNum(v float64) string {
+	if a := math.Abs(v); a > 0 && a < 1 && !math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return num(v)
 }
 
 type table struct {
@@ -220,8 +229,8 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 	if md {
 		fmt.Fprintln(w)
 	}
-	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms %s ms × N (R² %s, n %d)")
-	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms %s ms × ISL (R² %s, n %d)")
+	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms %s ms × N (R² %s, n %d)", "E2E vs N")
+	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms %s ms × ISL (R² %s, n %d)", "TTFT vs ISL")
 
 	if len(rr.Reported) > 0 {
 		keys := make([]string, 0, len(rr.Reported))
@@ -313,7 +322,7 @@ func dataCheckLine(wn analyze.Warning, md bool) string {
 	return head + ": " + cleanN(msg, md, 1000)
 }
 
-func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *analyze.Fit, fitFmt string) {
+func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *analyze.Fit, fitFmt, what string) {
 	t := &table{md: md}
 	t.add(title, "n", "P50 ms", "P90 ms", "P99 ms")
 	for _, b := range bs {
@@ -330,11 +339,14 @@ func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *an
 		return
 	}
 	t.write(w)
-	if f != nil {
+	switch {
+	case f != nil && f.Explains:
 		fmt.Fprintf(w, fitFmt+"\n", num(float64(f.InterceptMs)), signedTerm(float64(f.SlopeMsPerToken)), num(float64(f.R2)), f.N)
-		if md {
-			fmt.Fprintln(w)
-		}
+	case f != nil:
+		fmt.Fprintf(w, "%s: no linear fit: %s\n", what, f.Why)
+	}
+	if f != nil && md {
+		fmt.Fprintln(w)
 	}
 }
 
@@ -355,11 +367,14 @@ func signedTerm(v float64) string {
 	return "+ " + num(v)
 }
 
+// rep writes the tool's own value: as num, but a value below 1 keeps four
+// significant digits (0.005234, not 0.005): tools report seconds, and the
+// value must compare with tokentrace's milliseconds (5.234).
 func rep(r analyze.Reported, keys ...string) string {
 	for _, k := range keys {
 		if v, ok := r[k]; ok {
 			if f, ok := v.(analyze.F); ok {
-				return num(float64(f))
+				return repNum(float64(f))
 			}
 			return fmt.Sprint(v)
 		}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/convention"
@@ -192,6 +193,9 @@ func undefinedWhy(rd *analyze.RunData) string {
 	if rd.TokenizerErr == "" {
 		return ""
 	}
-	return "the " + rd.Convention.Name + " convention counts output tokens by re-tokenizing the text (" + rd.TokenizerErr +
-		"): give --tokenizer with the model's tokenizer.json, a SentencePiece .model or a built-in name"
+	which := "the model's tokenizer.json, a SentencePiece .model or a built-in name"
+	if t := rd.Run.Tokenizer; t != "" {
+		which = "the tokenizer.json of " + strconv.Quote(t) + " (the run's tokenizer), a SentencePiece .model or a built-in name"
+	}
+	return "output tokens are counted here by re-tokenizing the text, which needs a tokenizer (" + rd.TokenizerErr + "): give --tokenizer with " + which
 }

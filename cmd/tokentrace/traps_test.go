@@ -101,3 +101,17 @@ func TestTrapSurfaces(t *testing.T) {
 		t.Errorf("reconcile: %v\n%s", err, rec)
 	}
 }
+
+// TestReconcileNeedsTokenizer: reconciling an AIPerf run to GenAI-Perf's
+// convention, which re-tokenizes the output, without a tokenizer says so
+// and names the flag and the run's tokenizer, instead of "– (–)".
+func TestReconcileNeedsTokenizer(t *testing.T) {
+	out, err := run(t, "reconcile", "--to-convention", "genai-perf", "../../testdata/aiperf/qwen3vl30b-local-agent-c2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `output_count         tool_reported_raw → tokenizer: 44.94 → undefined: output tokens are counted here by re-tokenizing the text, which needs a tokenizer (no tokenizer): give --tokenizer with the tokenizer.json of "Qwen/Qwen3-VL-30B-A3B-Instruct"`
+	if !strings.Contains(out, want) || strings.Contains(out, "– (–)") {
+		t.Errorf("reconcile without a tokenizer:\n%s", out)
+	}
+}

@@ -332,6 +332,8 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 			sizes[size[i]]++
 		}
 	}
+	// requests.output_tokens holds the N the report uses (SCHEMA.md)
+	sink = formats.WithOutputCount(sink)
 	used := map[string]int{}
 	for i, j := range jobs {
 		o := opt
