@@ -144,23 +144,21 @@ func (importer) Companions(path string) []string {
 }
 
 // Import implements ingest.Importer.
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.Label
 	if label == "" {
 		label = defaultLabel(path)
 	}
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return err
-	}
+	head := in.Head()
 	if len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))) == 0 {
 		return ingest.Errorf(path, "", "empty file (expected a guidellm benchmarks report)")
 	}
 	switch sniff(path, head) {
 	case kindJSON:
-		return importJSON(path, label, opt, sink)
+		return importJSON(in, label, opt, sink)
 	case kindYAML:
-		return importYAML(path, label, opt, sink)
+		return importYAML(in, label, opt, sink)
 	}
 	return &ingest.FormatError{File: path, Msg: "not a guidellm benchmarks report", Err: ingest.ErrNotThisFormat}
 }
@@ -248,6 +246,9 @@ func yamlTwin(path string) string {
 // defaultLabel is ingest.DefaultLabel, except that guidellm's default file
 // name (benchmarks.json) gives the directory's name.
 func defaultLabel(path string) string {
+	if path == ingest.StdinPath {
+		return ingest.DefaultLabel(path)
+	}
 	base := filepath.Base(path)
 	if strings.TrimSuffix(base, filepath.Ext(base)) != "benchmarks" {
 		return ingest.DefaultLabel(path)

@@ -26,7 +26,7 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -271,7 +271,7 @@ func TestTruncated(t *testing.T) {
 	}
 	// Cut before any benchmark: an error.
 	os.WriteFile(p, []byte(`{"metadata": {"version": 1}, "benchmarks": [`), 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), "the file ends before its first benchmark") {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), "the file ends before its first benchmark") {
 		t.Errorf("cut before the first benchmark: %v", err)
 	}
 }
@@ -299,7 +299,7 @@ func TestMalformed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "benchmarks.json")
 			os.WriteFile(p, []byte(tc.data), 0o644)
-			err := New().Import(p, ingest.Options{}, &formats.Collector{})
+			err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{})
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) || fe.Where != tc.where || !strings.Contains(err.Error(), tc.msg) || fe.File != p {
 				t.Errorf("error %v (where %q), want %q at %q", err, whereOf(fe), tc.msg, tc.where)
@@ -391,12 +391,12 @@ func TestEmptyAndForeign(t *testing.T) {
 	if !New().Detect(p, nil) {
 		t.Error("Detect: an empty benchmarks.json should be claimed")
 	}
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected a guidellm benchmarks report)" {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected a guidellm benchmarks report)" {
 		t.Errorf("empty: %v", err)
 	}
 	q := filepath.Join(t.TempDir(), "other.json")
 	os.WriteFile(q, []byte(`{"x": 1}`), 0o644)
-	if err := New().Import(q, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
+	if err := ingest.ImportFile(New(), q, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
 		t.Errorf("foreign: %v", err)
 	}
 }
@@ -458,7 +458,7 @@ func TestDefaultLabel(t *testing.T) {
 
 func TestYAML(t *testing.T) {
 	if !yamlSupported {
-		err := New().Import("testdata/v04-yaml/benchmarks.yaml", ingest.Options{}, &formats.Collector{})
+		err := ingest.ImportFile(New(), "testdata/v04-yaml/benchmarks.yaml", ingest.Options{}, &formats.Collector{})
 		if err == nil || !strings.Contains(err.Error(), "needs a build with YAML support") {
 			t.Errorf("YAML without support: %v", err)
 		}

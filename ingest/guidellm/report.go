@@ -67,24 +67,20 @@ type benchmark struct {
 // errCut marks the end of the input inside the report.
 var errCut = errors.New("file cut")
 
-func importJSON(path, label string, opt ingest.Options, sink formats.Sink) error {
-	hf, err := ingest.OpenInput(path, opt)
-	if err != nil {
-		return err
-	}
-	defer hf.Close()
-	d := newDecoder(path, label, opt, sink, newNonFiniteReader(hf))
+func importJSON(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
+	d := newDecoder(path, label, opt, sink, newNonFiniteReader(in))
 	if err := d.report(); err != nil {
 		return err
 	}
-	src, err := hf.SourceFile(d.role())
+	src, err := in.SourceFile(d.role())
 	if err != nil {
 		return err
 	}
 	sources := []formats.SourceFile{src}
 	var extra []string
 	if twin := yamlTwin(path); twin != "" {
-		ts, _, err := ingest.HashFile(twin, "yaml_twin")
+		ts, err := hashOnly(twin, "yaml_twin")
 		if err == nil {
 			sources = append(sources, ts)
 			extra = append(extra, fmt.Sprintf("%s holds the same report as YAML (guidellm --outputs json yaml): listed, not imported again", filepath.Base(twin)))
@@ -93,8 +89,19 @@ func importJSON(path, label string, opt ingest.Options, sink formats.Sink) error
 	return d.finish(sources, extra)
 }
 
+// hashOnly describes the file at path (its digest and size) without
+// keeping its content.
+func hashOnly(path, role string) (formats.SourceFile, error) {
+	in, err := ingest.Open(path, ingest.Options{})
+	if err != nil {
+		return formats.SourceFile{}, err
+	}
+	defer in.Close()
+	return in.SourceFile(role)
+}
+
 func newDecoder(path, label string, opt ingest.Options, sink formats.Sink, r io.Reader) *decoder {
-	dec := json.NewDecoder(r)
+	dec := ingest.NewJSONDecoder(r, opt.MaxValue())
 	dec.UseNumber()
 	return &decoder{file: path, dec: dec, label: label, opt: opt, sink: sink}
 }

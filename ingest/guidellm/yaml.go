@@ -20,8 +20,9 @@ const yamlSupported = true
 // order (metadata, args or config, benchmarks). Python's .nan/.inf become
 // the strings the JSON path makes of NaN/Infinity. A YAML file cut short is
 // read as far as it parses.
-func importYAML(path, label string, opt ingest.Options, sink formats.Sink) error {
-	src, data, err := ingest.HashFile(path, "raw")
+func importYAML(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
+	src, data, err := in.ReadFile(path, "raw", opt)
 	if err != nil {
 		return err
 	}

@@ -170,7 +170,8 @@ func (importer) Companions(path string) []string {
 // ("stage_3_lifecycle_metrics.json: successes.latency.time_to_first_token.mean:
 // not a number: \"fast\"", "per_request_lifecycle_metrics.json: record 7:
 // start_time: missing (a number is required)", "… byte 1834: invalid JSON").
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.Label
 	if label == "" {
 		label = Label(path)
@@ -180,10 +181,7 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 	}
 	g, named := groupOf(path)
 	if !named {
-		head, err := ingest.ReadHead(path)
-		if err != nil {
-			return err
-		}
+		head := in.Head()
 		g = &group{dir: filepath.Dir(path), stages: map[int]string{}, adapters: map[string]string{},
 			adapterStages: map[adapterStage]string{}, promStages: map[int]string{}}
 		switch sniffContent(head) {
@@ -202,6 +200,6 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 			return &ingest.FormatError{File: path, Msg: "not an inference-perf report", Err: ingest.ErrNotThisFormat}
 		}
 	}
-	im := &runImport{g: g, label: label, opt: opt, sink: sink}
+	im := &runImport{g: g, in: in, label: label, opt: opt, sink: sink}
 	return im.run()
 }

@@ -37,7 +37,7 @@ func importFile(t *testing.T, path string) (*formats.Collector, []string) {
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -45,7 +45,7 @@ func importFile(t *testing.T, path string) (*formats.Collector, []string) {
 }
 
 func importErr(path string) error {
-	return New().Import(path, ingest.Options{}, &formats.Collector{})
+	return ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 }
 
 func dump(t *testing.T, path string) []byte {
@@ -303,7 +303,7 @@ func TestHeadTwoStages(t *testing.T) {
 // TestNoText drops generated text.
 func TestNoText(t *testing.T) {
 	var c formats.Collector
-	if err := New().Import("testdata/head-2stages/per_request_lifecycle_metrics.json", ingest.Options{NoText: true}, &c); err != nil {
+	if err := ingest.ImportFile(New(), "testdata/head-2stages/per_request_lifecycle_metrics.json", ingest.Options{NoText: true}, &c); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range c.Events {
@@ -572,7 +572,12 @@ func TestVersions(t *testing.T) {
 	} {
 		p := filepath.Join(t.TempDir(), "stage_0_lifecycle_metrics.json")
 		os.WriteFile(p, []byte(tc.file), 0o644)
-		s, err := readSummary(p, false)
+		in, err := ingest.Open(p, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := readSummary(in, ingest.Options{}, p, false)
+		in.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -319,8 +319,8 @@ func copyPtr(p *int64) *int64 {
 // Token + Decode). An array cut short — a last element that ends early, or
 // no closing bracket — returns the complete elements and a note saying
 // where the cut is; anything else undecodable is a positioned error.
-func readRows(path string, rd io.Reader) (rows []row, cut string, err error) {
-	dec := json.NewDecoder(rd)
+func readRows(path string, rd io.Reader, max int64) (rows []row, cut string, err error) {
+	dec := ingest.NewJSONDecoder(rd, max)
 	t, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return nil, "", ingest.Errorf(path, "", "empty file (expected a JSON array)")

@@ -72,6 +72,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -176,6 +177,13 @@ var notALog = map[string]bool{
 
 var reTritonHead = regexp.MustCompile(`^\s*\[\s*\{\s*"id"\s*:`)
 
+// isTritonArray reports whether head starts a Triton trace file: an array
+// whose first element starts with "id" (Triton 2.x: one element per
+// timestamp or trace header) and that holds "timestamps".
+func isTritonArray(head []byte) bool {
+	return reTritonHead.Match(head) && bytes.Contains(head, []byte(`"timestamps"`))
+}
+
 // Detect implements ingest.Importer.
 func (*Importer) Detect(path string, head []byte) bool {
 	if notALog[strings.ToLower(filepath.Ext(path))] {
@@ -184,7 +192,7 @@ func (*Importer) Detect(path string, head []byte) bool {
 	if bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff"), []byte("#!")) {
 		return false // a script (python3, bash, …) that writes or quotes log lines
 	}
-	if reTritonHead.Match(head) && bytes.Contains(head, []byte(`"timestamps"`)) {
+	if isTritonArray(head) {
 		return true
 	}
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
@@ -247,13 +255,10 @@ type ClientRow struct {
 
 var reFullDate = regexp.MustCompile(`(20\d\d)[-/](\d\d)[-/](\d\d)`)
 
-// parse reads path into a textState.
-func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
-	br := bufio.NewReaderSize(r, ingest.HeadSize)
-	head, err := br.Peek(ingest.HeadSize)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, err
-	}
+// parse reads in into a textState.
+func (im *Importer) parse(in *ingest.Input) (*textState, error) {
+	path := in.Path
+	head := in.Head()
 	var year int
 	var ysrc string
 	if m := reFullDate.FindSubmatch(head); m != nil {
@@ -264,22 +269,22 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 		if ysrc == "" {
 			ysrc = "Importer.Year"
 		}
-	} else if st, err := os.Stat(path); err == nil {
+	} else if st, err := os.Stat(path); err == nil && path != ingest.StdinPath {
 		year, ysrc = st.ModTime().Year(), "the file's modification time: a guess; check the clock offset"
 	} else {
 		year, ysrc = time.Now().Year(), "the current date: a guess; check the clock offset"
 	}
 	s := newTextState(filepath.Base(path), year, ysrc)
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	var lines io.Reader = br
+	lr := newLineReader(in.Reader(), in.MaxValue())
 	// one JSON document (pretty-printed OTLP, a Triton array, a body) is
 	// read whole; JSONL and text logs are streamed line by line
 	firstLine := t
 	if i := bytes.IndexByte(t, '\n'); i >= 0 {
 		firstLine = t[:i]
 	}
-	if len(t) > 0 && (t[0] == '[' && reTritonHead.Match(t) || t[0] == '{' && !json.Valid(bytes.TrimSpace(firstLine))) {
-		data, err := io.ReadAll(br)
+	if len(t) > 0 && (t[0] == '[' && isTritonArray(t) || t[0] == '{' && !json.Valid(bytes.TrimSpace(firstLine))) {
+		data, err := in.ReadAll()
 		if err != nil {
 			return nil, err
 		}
@@ -297,9 +302,8 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 		case s.jsonDocuments(data, len(data)-len(d)):
 			return s, nil
 		}
-		lines = bytes.NewReader(data)
+		lr = newLineReader(bufio.NewReader(bytes.NewReader(data)), in.MaxValue())
 	}
-	lr := newLineReader(lines)
 	last := 0
 	for {
 		line, err := lr.next()
@@ -307,12 +311,12 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, &ingest.FormatError{File: path, Where: fmt.Sprintf("line %d", lr.n+1), Err: err}
 		}
 		last = lr.n
 		unk := s.unknown
 		s.line(lr.n, line)
-		if lr.lastCut && s.unknown > unk {
+		if lr.lastCut && !lr.lastComplete && s.unknown > unk {
 			// the cut line itself: reported as the cut, not as unknown
 			s.unknown--
 			s.cutPartial = true
@@ -321,22 +325,33 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 	s.crlf = lr.crlf
 	s.lines = lr.n
 	s.lastStart = lr.start
-	s.finish(lr.lastCut && last > 0, last)
+	s.finish(lr.lastCut && last > 0 && !lr.lastComplete, last)
 	return s, nil
 }
 
-// Parse reads a server log.
+// Parse reads the server log at path (through ingest.Open: "-" is
+// standard input, compressed files are decompressed).
 func (im *Importer) Parse(path string) (*Result, formats.SourceFile, error) {
-	hf, err := ingest.OpenHashed(path)
+	in, err := ingest.Open(path, ingest.Options{})
 	if err != nil {
 		return nil, formats.SourceFile{}, err
 	}
-	defer hf.Close()
-	s, err := im.parse(path, hf)
+	defer in.Close()
+	return im.ParseInput(in)
+}
+
+// ParseInput reads the server log in.
+func (im *Importer) ParseInput(in *ingest.Input) (*Result, formats.SourceFile, error) {
+	path := in.Path
+	s, err := im.parse(in)
 	if err != nil {
-		return nil, formats.SourceFile{}, fmt.Errorf("%s: %w", path, err)
+		var fe *ingest.FormatError
+		if errors.As(err, &fe) {
+			return nil, formats.SourceFile{}, err
+		}
+		return nil, formats.SourceFile{}, fmt.Errorf("%s: %w", ingest.DisplayName(path), err)
 	}
-	src, err := hf.SourceFile("server_log")
+	src, err := in.SourceFile("server_log")
 	if err != nil {
 		return nil, src, err
 	}
@@ -467,17 +482,26 @@ func noRecordsPrefix(reason string) string {
 }
 
 // Import implements ingest.Importer.
-func (im *Importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	_, err := im.ImportFile(path, opt, sink)
-	return err
+func (im *Importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	res, src, err := im.ParseInput(in)
+	if err != nil {
+		return err
+	}
+	return im.importParsed(in.Path, res, src, opt, sink)
 }
 
-// ImportFile is Import that also returns the parse result, so that a
-// caller can tell a log without records (Result.Requests empty) that is a
-// recognized log without per-request timing (Result.NoTiming,
-// Result.Recognized) from a file that is no server log at all.
+// ImportFile is Import of the file at path that also returns the parse
+// result, so that a caller can tell a log without records
+// (Result.Requests empty) that is a recognized log without per-request
+// timing (Result.NoTiming, Result.Recognized) from a file that is no
+// server log at all.
 func (im *Importer) ImportFile(path string, opt ingest.Options, sink formats.Sink) (*Result, error) {
-	res, src, err := im.Parse(path)
+	in, err := ingest.Open(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	res, src, err := im.ParseInput(in)
 	if err != nil {
 		return nil, err
 	}

@@ -377,7 +377,7 @@ func (f *fileState) checkCompanions(results []*result) []*result {
 	var extra []*result
 	for _, comp := range (importer{}).Companions(f.path) {
 		base := filepath.Base(comp)
-		src, data, err := ingest.HashFile(comp, "run")
+		src, data, err := ingest.ReadFile(comp, "run", f.opt)
 		if err != nil {
 			results[0].notes = append(results[0].notes, fmt.Sprintf("companion %s unreadable: %v", base, err))
 			continue
