@@ -190,6 +190,13 @@ func Errorf(file, where, format string, args ...any) error {
 	return &FormatError{File: file, Where: where, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Wrap returns a *FormatError for err at file and where, with err's own
+// text as the message and err kept for errors.Is/As (a *CapError stays a
+// CapError).
+func Wrap(file, where string, err error) error {
+	return &FormatError{File: file, Where: where, Err: err}
+}
+
 // ErrNotThisFormat is returned (wrapped) by an importer forced with --from
 // onto a file it cannot read at all.
 var ErrNotThisFormat = errors.New("not this format")

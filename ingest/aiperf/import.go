@@ -124,7 +124,7 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			break
 		}
 		if err != nil {
-			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
+			return ingest.Wrap(w.path, fmt.Sprintf("line %d", lineNo), err)
 		}
 		line = jsonTrim(line)
 		if len(line) == 0 {
@@ -138,7 +138,7 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 				w.notes.Warn(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
 				break
 			}
-			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
+			return ingest.Wrap(w.path, fmt.Sprintf("line %d", lineNo), err)
 		}
 		if err := w.add(rec); err != nil {
 			return err

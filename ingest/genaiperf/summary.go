@@ -327,7 +327,7 @@ func (s *summary) parseCSV(path string, b []byte) error {
 			if errors.As(err, &pe) {
 				return ingest.Errorf(path, fmt.Sprintf("line %d", pe.Line), "%v", pe.Err)
 			}
-			return ingest.Errorf(path, "", "%v", err)
+			return ingest.Wrap(path, "", err)
 		}
 		if strings.TrimSpace(rec[0]) == "Metric" {
 			header, sawHeader = rec, true
@@ -405,12 +405,12 @@ func csvLabel(label string) (metric, unit string) {
 func summaryErr(path string, dec *json.Decoder, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return ingest.Errorf(path, fmt.Sprintf("byte %d", se.Offset), "%v", err)
+		return ingest.Wrap(path, fmt.Sprintf("byte %d", se.Offset), err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return ingest.Errorf(path, fmt.Sprintf("byte %d", dec.InputOffset()), "file ends inside the JSON object")
 	}
-	return ingest.Errorf(path, fmt.Sprintf("byte %d", dec.InputOffset()), "%v", err)
+	return ingest.Wrap(path, fmt.Sprintf("byte %d", dec.InputOffset()), err)
 }
 
 // stringList reads a string or a list of strings.

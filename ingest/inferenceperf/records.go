@@ -376,7 +376,7 @@ func scanRecords(path string, rd io.Reader, max int64, limit int, fn func(i int,
 		}
 		r, err := parseRecord(fields)
 		if err != nil {
-			return 0, "", ingest.Errorf(path, where, "%v", err)
+			return 0, "", ingest.Wrap(path, where, err)
 		}
 		if err := fn(n, r); err != nil {
 			return 0, "", err

@@ -338,14 +338,14 @@ func readRows(path string, rd io.Reader, max int64) (rows []row, cut string, err
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				return rows, where + " is incomplete (file cut)", nil
 			}
-			return nil, "", ingest.Errorf(path, where, "%v", err)
+			return nil, "", ingest.Wrap(path, where, err)
 		}
 		if fields == nil {
 			return nil, "", ingest.Errorf(path, where, "null instead of an object")
 		}
 		r, err := parseRow(fields)
 		if err != nil {
-			return nil, "", ingest.Errorf(path, where, "%v", err)
+			return nil, "", ingest.Wrap(path, where, err)
 		}
 		rows = append(rows, r)
 	}
@@ -354,7 +354,7 @@ func readRows(path string, rd io.Reader, max int64) (rows []row, cut string, err
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return rows, fmt.Sprintf("the array ends after record %d without its closing ']' (file cut)", len(rows)), nil
 	case err != nil:
-		return nil, "", ingest.Errorf(path, fmt.Sprintf("record %d", len(rows)+1), "%v", err)
+		return nil, "", ingest.Wrap(path, fmt.Sprintf("record %d", len(rows)+1), err)
 	case t != json.Delim(']'):
 		return nil, "", ingest.Errorf(path, fmt.Sprintf("record %d", len(rows)+1), "unexpected %v", t)
 	}
