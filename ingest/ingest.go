@@ -98,13 +98,21 @@ func (o Options) MaxValue() int64 {
 // tools write one run per directory under a fixed file name
 // (profile_export.json, individual_responses.json, summary.json), so the
 // label is the name of the directory holding the file. Standard input
-// ("-") is labelled "stdin". When the file name
+// ("-") is labelled "stdin", a process substitution (/dev/fd/63)
+// "fd63"; a compressed file (.gz, .zst) is named without that suffix.
+// When the file name
 // carries the run's own name — LLMPerf's "<model>_<in>_<out>_individual_responses.json",
 // a renamed export — the label is that stem instead (tool suffixes
 // removed), so several runs in one directory get distinct labels.
 func DefaultLabel(path string) string {
 	if path == StdinPath {
 		return "stdin"
+	}
+	if m := fdPath.FindStringSubmatch(path); m != nil { // <(cmd): /dev/fd/63
+		return "fd" + m[1]
+	}
+	for _, z := range []string{".gz", ".zst", ".zstd"} { // a compressed file: its own name
+		path = strings.TrimSuffix(path, z)
 	}
 	base := filepath.Base(path)
 	stem := strings.TrimSuffix(base, filepath.Ext(base))
@@ -131,6 +139,8 @@ func DefaultLabel(path string) string {
 	}
 	return dir
 }
+
+var fdPath = regexp.MustCompile(`^/(?:dev|proc/self)/fd/(\d+)$`)
 
 var lifecycleName = regexp.MustCompile(`^(.*?)(?:per_request|summary|stage_\d+|adapter_.+)_(?:lifecycle|prometheus)_metrics$`)
 

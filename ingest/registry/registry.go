@@ -241,14 +241,14 @@ func ResolveInputs(inputs []string, from string, opt ingest.Options) (jobs []Job
 // unrecognized is the error for an explicitly named input no importer
 // claims.
 func unrecognized(path string, in *ingest.Input) error {
-	what := ""
+	known := fmt.Sprintf("known: %s; force one with --from", strings.Join(Names(), ", "))
 	switch {
 	case len(in.Head()) == 0:
-		what = " (it is empty)"
+		return fmt.Errorf("%s: %w: it is empty", ingest.DisplayName(path), ErrUnrecognized)
 	case path == ingest.StdinPath:
-		what = " (standard input has no file name, so the formats told by their file names — summaries, logs — cannot be recognized: name the format)"
+		return fmt.Errorf("standard input: %w: name its format with --from (%s); standard input has no file name, so the formats told by their file names (summaries, logs) are not recognized there", ErrUnrecognized, strings.Join(Names(), ", "))
 	}
-	return fmt.Errorf("%s: %w%s (known: %s; force one with --from)", ingest.DisplayName(path), ErrUnrecognized, what, strings.Join(Names(), ", "))
+	return fmt.Errorf("%s: %w (%s)", path, ErrUnrecognized, known)
 }
 
 // listDir returns the regular files below the input directory in, sorted,
