@@ -2,6 +2,32 @@
 // inputs (files and directories) into import jobs: which importer reads
 // which file, with the tool's companion files (summaries) attached to their
 // raw file rather than imported twice.
+//
+// # Detection
+//
+// Every input is opened once (ingest.Open) and its first 64 KiB, decoded,
+// go to every importer's Detect. The benchmark tools' importers (GenAI-Perf,
+// AIPerf, LLMPerf, inference-perf, vLLM, SGLang, guidellm, MLPerf) each
+// recognize shapes only their tool writes, so at most one of them should
+// claim a file:
+//
+//   - A file that two or more of them claim is ambiguous, and an error:
+//     "matches the shapes of both genai-perf and vllm: name the format to
+//     read it as with --from". A guess would import one tool's view of the
+//     file and drop what only the other reads (a vLLM result that also has
+//     an "experiments" key, read as GenAI-Perf, loses vLLM's per-request
+//     arrays and their failures). This holds for a file found in a
+//     directory too; --from settles it (in a directory, --from picks the
+//     format for every file it recognizes).
+//   - The server-log importer comes last and is a fallback: its signatures
+//     are strings any file may quote (a benchmark result can embed a
+//     server's log line or metric name), so it reads a file only when no
+//     benchmark tool's importer claims it.
+//
+// A file named on the command line that no importer claims is an error:
+// when it is a companion of a file beside it (a summary whose raw file is
+// there), the error names that file and the --from that imports it alone;
+// else it lists the formats and --from.
 package registry
 
 import (
@@ -203,6 +229,10 @@ func ResolveInputs(inputs []string, from string, opt ingest.Options) (jobs []Job
 		if im == nil {
 			in.Close()
 			if c.explicit {
+				if owner, oim := companionOwner(c.path); owner != "" {
+					return fail(fmt.Errorf("%s: %w on its own: it is a companion of %s beside it, which the %s importer reads with it: give that file or the directory; to import this file alone, name its format with --from %s",
+						c.path, ErrUnrecognized, filepath.Base(owner), oim.Name(), oim.Name()))
+				}
 				return fail(unrecognized(c.path, in))
 			}
 			skipped = append(skipped, c.path)
@@ -236,6 +266,46 @@ func ResolveInputs(inputs []string, from string, opt ingest.Options) (jobs []Job
 		}
 	}
 	return out, skippedOut, nil
+}
+
+// companionOwner finds, among the files beside path (at most 1000 are
+// looked at), one that an importer recognizes and that lists path as its
+// companion: the raw file of a summary. It returns "" when there is none.
+// It runs only for an explicitly named file that no importer claims, to
+// say what that file needs.
+func companionOwner(path string) (string, ingest.Importer) {
+	if path == ingest.StdinPath || !ingest.Exists(path) {
+		return "", nil
+	}
+	dir := filepath.Dir(path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", nil
+	}
+	want := filepath.Clean(path)
+	for i, e := range ents {
+		if i == 1000 {
+			break
+		}
+		p := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || filepath.Clean(p) == want {
+			continue
+		}
+		head, err := ingest.ReadHead(p)
+		if err != nil {
+			continue
+		}
+		im, err := detect(p, head)
+		if err != nil || im == nil {
+			continue
+		}
+		for _, c := range im.Companions(p) {
+			if filepath.Clean(c) == want {
+				return p, im
+			}
+		}
+	}
+	return "", nil
 }
 
 // unrecognized is the error for an explicitly named input no importer
@@ -348,15 +418,39 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// ErrAmbiguous is returned (wrapped, with the path and the formats) for a
+// file that two benchmark tools' importers claim.
+var ErrAmbiguous = errors.New("matches the shapes of more than one format")
+
 // detect returns the importer that recognizes path (whose decoded head is
-// head), or nil.
+// head), or nil; an error wrapping ErrAmbiguous when two benchmark tools'
+// importers claim it (see the package documentation). The server-log
+// importer is asked only when none does.
 func detect(path string, head []byte) (ingest.Importer, error) {
-	for _, im := range All() {
-		if im.Detect(path, head) {
-			return im, nil
+	var claims []ingest.Importer
+	var fallback ingest.Importer
+	for i, im := range All() {
+		if !im.Detect(path, head) {
+			continue
 		}
+		if importers[i].Tool == nil { // server logs
+			fallback = im
+			continue
+		}
+		claims = append(claims, im)
 	}
-	return nil, nil
+	switch len(claims) {
+	case 0:
+		return fallback, nil
+	case 1:
+		return claims[0], nil
+	}
+	names := make([]string, len(claims))
+	for i, im := range claims {
+		names[i] = im.Name()
+	}
+	return nil, fmt.Errorf("%s: %w: %s; name the format to read it as with --from (e.g. --from %s): a guess would drop what only the other format reads",
+		ingest.DisplayName(path), ErrAmbiguous, strings.Join(names, " and "), names[0])
 }
 
 // ErrLabels is returned (wrapped) when the labels do not match the jobs.
