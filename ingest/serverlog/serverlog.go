@@ -107,6 +107,7 @@ const (
 	KindOllamaFinal     = "ollama.final_chunk"
 	KindOllamaGIN       = "ollama.gin"
 	KindOTLPGenAI       = "otlp.gen_ai_span"
+	KindProxyLog        = "proxy.request_log"
 )
 
 // Definitions states each kind's fields as the server defines them; one
@@ -125,12 +126,13 @@ var Definitions = map[string]string{
 	KindLlamaCppLegacy:  "llamacpp.print_timings (2024 log format): prefill = t_prompt_processing, decode = t_token_generation, e2e = t_total (ms), output tokens = n_decoded, time_per_token = t_token; arrival = timestamp (unix s, 1 s resolution) − t_total; id = slot and task",
 	KindOllamaFinal:     "ollama.final_chunk (api/types.go Metrics): e2e = total_duration, prefill = prompt_eval_duration (excludes load_duration), decode = eval_duration (ns); time_per_token = eval_duration / eval_count; tokens = prompt_eval_count (small when the prompt is cached) / eval_count; arrival = created_at (end of generation) − total_duration; no queue",
 	KindOllamaGIN:       "ollama.gin (GIN access line): e2e = handler latency (Go duration; for streams until the stream ends); arrival = the line's timestamp (handler end, 1 s resolution, local zone) − latency; only POST inference routes are records; no id, no tokens",
+	KindProxyLog:        "proxy.request_log (a logging proxy in front of the server, one JSON line per request: anud18/qwen36-vllm-aiperf-benchmark scripts/trace_proxy.py, docs/TRACING.md): arrival = ts (request received by the proxy; ISO 8601, µs; else ts_epoch), server_ttft = ttft_ms (received → first reasoning or content token; streamed requests only), e2e = latency_ms (received → last byte), tokens = prompt_tokens/completion_tokens (the server's usage), id = response_id (the completion id, which vLLM's spans carry as gen_ai.request.id), status = the upstream HTTP status; measured one network hop before the server, so TTFT and E2E include that hop",
 	KindOTLPGenAI:       "otlp.gen_ai_span (OpenTelemetry gen_ai semantic conventions): arrival = span start; e2e = gen_ai.latency.e2e or span end − start; queue/prefill/decode/ttft from gen_ai.latency.* when present; tokens = gen_ai.usage.input/output_tokens (or prompt/completion_tokens)",
 }
 
 // Tool names of server runs (formats.Run.Tool), by kind prefix.
 var serverTool = map[string]string{"vllm": "vllm-server", "tgi": "tgi-server", "sglang": "sglang-server", "triton": "triton-server",
-	"llamacpp": "llamacpp-server", "ollama": "ollama-server", "otlp": "otel-genai"}
+	"llamacpp": "llamacpp-server", "ollama": "ollama-server", "otlp": "otel-genai", "proxy": "logging-proxy"}
 
 // Importer reads server logs. Year, when not 0, is the year of timestamps
 // that have none (vLLM's "MM-DD HH:MM:SS") in a file that carries no full
@@ -179,9 +181,46 @@ var reTritonHead = regexp.MustCompile(`^\s*\[\s*\{\s*"id"\s*:`)
 
 // isTritonArray reports whether head starts a Triton trace file: an array
 // whose first element starts with "id" (Triton 2.x: one element per
-// timestamp or trace header) and that holds "timestamps".
+// timestamp or trace header) or with "model_name" (TensorRT Inference
+// Server 1.x, 2019: one element per trace, docs/trace.rst) and that holds
+// "timestamps".
 func isTritonArray(head []byte) bool {
-	return reTritonHead.Match(head) && bytes.Contains(head, []byte(`"timestamps"`))
+	return (reTritonHead.Match(head) || reTritonHead1.Match(head)) && bytes.Contains(head, []byte(`"timestamps"`))
+}
+
+var reTritonHead1 = regexp.MustCompile(`^\s*\[\s*\{\s*"model_name"\s*:`)
+
+// firstKeys are the keys of the JSON object on t's first line (t trimmed
+// of leading blanks), nil when it is not one.
+func firstKeys(t []byte) map[string]bool {
+	if len(t) == 0 || t[0] != '{' {
+		return nil
+	}
+	line := t
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		line = t[:i]
+	}
+	keys, _, _ := ingest.HeadKeys(line)
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// isLlamaJSONLog: the first line is a llama.cpp JSON server-log line
+// (llama-server --log-format json, 2024: tid, timestamp, level, function,
+// line, msg; late 2023: timestamp, level, function, line, message).
+func isLlamaJSONLog(t []byte) bool {
+	k := firstKeys(t)
+	return k["timestamp"] && k["level"] && k["function"] && k["line"] && (k["msg"] || k["message"])
+}
+
+// isProxyLog: the first line is a logging proxy's per-request record (ts or
+// ts_epoch, latency_ms, and ttft_ms or token counts).
+func isProxyLog(t []byte) bool {
+	k := firstKeys(t)
+	return k["latency_ms"] && (k["ts"] || k["ts_epoch"]) && (k["ttft_ms"] || k["completion_tokens"])
 }
 
 // Detect implements ingest.Importer.
@@ -200,6 +239,9 @@ func (*Importer) Detect(path string, head []byte) bool {
 		return true
 	}
 	if bytes.HasPrefix(t, []byte("sglang:")) || bytes.HasPrefix(t, []byte("vllm:")) {
+		return true
+	}
+	if isLlamaJSONLog(t) || isProxyLog(t) {
 		return true
 	}
 	// a client tool's file may embed server strings deep inside its JSON;
