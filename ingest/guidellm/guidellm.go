@@ -117,7 +117,8 @@ func (importer) Name() string { return Name }
 // v0.4's "scheduler_metrics"), judged from head alone; for any JSON object
 // holding "benchmarks" in a file named benchmarks*.json, or an empty file so
 // named, so that Import can say what is wrong with it; and for a .yaml/.yml
-// file with "benchmarks:" and a marker, in builds that read YAML.
+// file with "benchmarks:" and a marker (or named benchmarks*.yaml with a
+// top-level "benchmarks:"), in builds that read YAML.
 //
 // YAML reports are claimed only by builds that read YAML (yaml.go), so that
 // a directory holding one is not refused by a build that cannot.
@@ -190,7 +191,10 @@ func sniff(path string, head []byte) inputKind {
 		if bytes.Contains(head, []byte("benchmarks:")) && containsAny(head, yamlMarkers) {
 			return kindYAML
 		}
-		if named && len(head) == 0 {
+		// named so and empty, or holding "benchmarks:" without a marker
+		// (yaml.dump sorts the keys, so a report cut early has none yet):
+		// claimed, so that Import can say what is wrong
+		if named && (len(head) == 0 || bytes.HasPrefix(head, []byte("benchmarks:")) || bytes.Contains(head, []byte("\nbenchmarks:"))) {
 			return kindYAML
 		}
 		return kindUnknown

@@ -2,6 +2,8 @@ package serverlog
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +91,35 @@ func TestProxyRequestLog(t *testing.T) {
 	}
 	if c.Requests[0].ServerTTFTNs != nil {
 		t.Errorf("record 1 (not streamed, ttft_ms null): TTFT %d, want null", *c.Requests[0].ServerTTFTNs)
+	}
+}
+
+// TestOneLineOTLPWithoutNewline: a complete one-line OTLP/JSON export
+// written without a final newline is complete — no "the file was cut
+// there", not Truncated — while the same line cut short still is (a cut
+// JSON document, its complete span imported).
+func TestOneLineOTLPWithoutNewline(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/server-logs/anud18-trace-samples/sample_vllm_spans.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := bytes.TrimRight(b, "\n")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		data []byte
+		cut  bool
+		n    int
+	}{{line, false, 2}, {line[:len(line)-40], true, 1}} {
+		p := filepath.Join(dir, "spans.jsonl")
+		os.WriteFile(p, tc.data, 0o644)
+		var warnings []string
+		var c formats.Collector
+		if err := ingest.ImportFile(&Importer{Year: 2026}, p, ingest.Options{Label: "t", Warn: func(m string) { warnings = append(warnings, m) }}, &c); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(strings.Join(warnings, "\n"), "cut")
+		if c.Runs[0].Truncated != tc.cut || said != tc.cut || len(c.Requests) != tc.n {
+			t.Errorf("cut %v: truncated %v, %d records, warnings %q", tc.cut, c.Runs[0].Truncated, len(c.Requests), warnings)
+		}
 	}
 }
