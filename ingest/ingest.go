@@ -10,6 +10,43 @@
 // ingest/aiperf, ingest/llmperf); ingest/registry lists them and detects
 // which one reads a file. SSE parsing shared by several importers lives in
 // ingest/sse.
+//
+// # Inputs
+//
+// Every importer reads its primary file and its companion files through an
+// Input (Open, ReadFile), which reads every byte once: its first HeadSize
+// bytes are buffered for detection and the import reads on from there, so
+// "-" (standard input), a named pipe and a process substitution
+// (/dev/fd/N) work like a file (ingest/registry keeps such an Input open
+// from detection to import; a regular file it opens again for the import,
+// so that a directory of thousands of files holds nothing in between).
+// gzip and zstd content is decompressed by its magic bytes, whatever the
+// name; a UTF-8 byte-order mark is dropped; the bytes as given are hashed
+// (SourceFile). Positions in errors count the decoded content.
+//
+// # Caps on one value
+//
+// Every value an importer holds in memory at once is capped by
+// Options.MaxValue (default DefaultMaxValueBytes, 256 MiB; the importing
+// commands' --max-value-size):
+//
+//   - a line of a line-oriented file (AIPerf's JSONL, server logs, MLPerf
+//     logs): ReadLine;
+//   - a JSON value read from a stream — a GenAI-Perf request, an LLMPerf
+//     or inference-perf record, a guidellm benchmark's metrics or request
+//     — and so every string and array inside it: NewJSONDecoder, and the
+//     GenAI-Perf lexer;
+//   - a file parsed as one document (a vLLM result, SGLang's JSON lines, a
+//     guidellm YAML report, a summary, a server log that is one JSON
+//     document): Input.ReadAll and ReadFile.
+//
+// The cap is checked as the value is read, before the buffer holding it
+// grows past it, so a runaway value (a 2 GB string, a file of zeros) costs
+// at most about twice the cap in memory and is refused with a *CapError
+// (errors.Is ErrValueTooLarge) naming the cap and the option that raises
+// it, positioned at the value. The GenAI-Perf lexer also stops at the
+// first byte JSON does not allow where it stands, so a damaged export is
+// refused where it goes wrong, not after its end.
 package ingest
 
 import (

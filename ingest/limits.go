@@ -10,28 +10,6 @@ import (
 	"strings"
 )
 
-// Caps on one value
-//
-// Every importer reads its input through an Input, and every value it
-// holds in memory at once is capped by Options.MaxValue (default
-// DefaultMaxValueBytes, 256 MiB; the importing commands' --max-value-size):
-//
-//   - a line of a line-oriented file (AIPerf's JSONL, server logs, MLPerf
-//     logs, SGLang's JSON lines): ReadLine;
-//   - a JSON value read from a stream — a GenAI-Perf request, an LLMPerf
-//     or inference-perf record, a guidellm benchmark or request — and so
-//     every string and array inside it: NewJSONDecoder, and the GenAI-Perf
-//     lexer;
-//   - a file parsed as one document (a vLLM result, a guidellm YAML report,
-//     a summary): Input.ReadAll and ReadFile.
-//
-// The cap is checked as the value is read, before the buffer holding it
-// grows past it, so a runaway value (a 2 GB string, a file of zeros) costs
-// at most about twice the cap in memory and is refused with a *CapError
-// naming the cap and the option that raises it, positioned at the value's
-// first byte. Importers that have no such cap of their own (they parse
-// nothing larger than a head) need none.
-
 // ErrValueTooLarge is wrapped by every *CapError.
 var ErrValueTooLarge = errors.New("value larger than the cap")
 
