@@ -36,7 +36,7 @@ type lexer struct {
 }
 
 func newLexer(r io.Reader, max int64) *lexer {
-	return &lexer{r: r, max: max, buf: make([]byte, 0, min(1<<20, max+1))}
+	return &lexer{r: r, max: max, buf: make([]byte, 0, min(1<<20, max))}
 }
 
 // offset is the file offset of the next unread byte.
@@ -54,12 +54,14 @@ func (l *lexer) more() bool {
 		l.pos = 0
 	}
 	if len(l.buf) == cap(l.buf) {
-		// buf[0:] is the value being scanned (pos is its start)
-		if int64(len(l.buf)) > l.max {
+		// buf[0:] is the value being scanned (pos is its start; more is
+		// called when the scan reached the end of buf): a full buffer of
+		// max bytes holds a value that is longer still
+		if int64(len(l.buf)) >= l.max {
 			l.err = &spanError{err: &ingest.CapError{What: "JSON value", Cap: l.max}, base: l.off}
 			return false
 		}
-		nb := make([]byte, len(l.buf), min(2*int64(cap(l.buf)), l.max+1+4096))
+		nb := make([]byte, len(l.buf), min(2*int64(cap(l.buf)), l.max))
 		copy(nb, l.buf)
 		l.buf = nb
 	}
@@ -392,6 +394,13 @@ func quoteChar(c byte) string {
 	}
 	if c == '"' {
 		return `'"'`
+	}
+	if c < 0x20 || c >= 0x7f { // as encoding/json writes it: '\x00'
+		q := strconv.Quote(string(rune(c)))
+		if c >= 0x80 {
+			q = fmt.Sprintf(`"\x%02x"`, c)
+		}
+		return "'" + q[1:len(q)-1] + "'"
 	}
 	return "'" + string(c) + "'"
 }
