@@ -44,12 +44,12 @@ func (s *stream) Read(p []byte) (int, error) {
 const mib = 1 << 20
 
 // importStream imports s as the file name with the importer called from,
-// under cap, and returns the error and the bytes allocated meanwhile.
-func importStream(t *testing.T, from, name string, s *stream, capBytes int64) (error, uint64) {
+// under cap, and returns the bytes allocated meanwhile and the error.
+func importStream(t *testing.T, from, name string, s *stream, capBytes int64) (alloc uint64, err error) {
 	t.Helper()
-	im, err := Lookup(from)
-	if err != nil {
-		t.Fatal(err)
+	im, lerr := Lookup(from)
+	if lerr != nil {
+		t.Fatal(lerr)
 	}
 	var a, b runtime.MemStats
 	runtime.GC()
@@ -61,7 +61,7 @@ func importStream(t *testing.T, from, name string, s *stream, capBytes int64) (e
 		in.Close()
 	}
 	runtime.ReadMemStats(&b)
-	return err, b.TotalAlloc - a.TotalAlloc
+	return b.TotalAlloc - a.TotalAlloc, err
 }
 
 // TestImportersCapValues: for every importer, a value of 200 MiB (a string
@@ -88,7 +88,7 @@ func TestImportersCapValues(t *testing.T) {
 		{"server-log", "otlp.json", "{\n" + `"resourceSpans": [ "`, ""},
 	} {
 		s := &stream{prefix: []byte(tc.prefix), fill: 'a', n: 200 * mib}
-		err, alloc := importStream(t, tc.from, tc.name, s, capBytes)
+		alloc, err := importStream(t, tc.from, tc.name, s, capBytes)
 		var fe *ingest.FormatError
 		switch {
 		case !errors.Is(err, ingest.ErrValueTooLarge) || !errors.As(err, &fe):
@@ -119,7 +119,7 @@ func TestGenAIPerfFailsFast(t *testing.T) {
 	for _, fill := range []byte{0, '@'} {
 		s := &stream{prefix: []byte(prefix), fill: fill, n: 2 << 30}
 		start := time.Now()
-		err, alloc := importStream(t, "genai-perf", "profile_export.json", s, ingest.DefaultMaxValueBytes)
+		alloc, err := importStream(t, "genai-perf", "profile_export.json", s, ingest.DefaultMaxValueBytes)
 		if err == nil || !strings.Contains(err.Error(), "(byte 76)") || !strings.Contains(err.Error(), "invalid character") {
 			t.Errorf("fill %q: %v, want an invalid character at byte 76", fill, err)
 		}
@@ -130,7 +130,7 @@ func TestGenAIPerfFailsFast(t *testing.T) {
 	// inside a string, a control character stops the scan too
 	inString := `{"experiments":[{"experiment":{"mode":"concurrency","value":1},"requests":[{"k":"`
 	s := &stream{prefix: []byte(inString), fill: 0, n: 2 << 30}
-	err, _ := importStream(t, "genai-perf", "profile_export.json", s, ingest.DefaultMaxValueBytes)
+	_, err := importStream(t, "genai-perf", "profile_export.json", s, ingest.DefaultMaxValueBytes)
 	if want := fmt.Sprintf("(byte %d)", len(inString)); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "in string literal") || s.read > 4*mib {
 		t.Errorf("NULs in a string: %v after %d bytes, want %s", err, s.read, want)
 	}
