@@ -67,6 +67,9 @@ type Analyzer struct {
 	// reused per-token gap buffer.
 	fluid []Deadlines
 	gaps  []int64
+	// fixes are the data-check catalogue's fixes by trap code, applied
+	// under the conventions that correct (SetCorrections, corrections.go).
+	fixes map[string]convention.Fix
 }
 
 type runAcc struct {
@@ -83,6 +86,9 @@ type convAcc struct {
 	// block being filled (see addGaps). Read it with gaps().
 	itlBlocks [][]float64
 	itl       []float64
+	// applied counts, per trap code, the requests whose values a data
+	// correction changed under this convention.
+	applied map[string]int
 }
 
 // itlBlock is the largest number of token gaps per block of the pooled
@@ -194,7 +200,14 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 		p := &acc.per[i]
 		p.reserve(len(events))
 		n := len(p.itl)
-		m, p.itl = ComputeRequest(c, r, events, acc.tok, p.itl)
+		cr, cev, applied := a.corrected(c, r, events)
+		for _, code := range applied {
+			if p.applied == nil {
+				p.applied = map[string]int{}
+			}
+			p.applied[code]++
+		}
+		m, p.itl = ComputeRequest(c, cr, cev, acc.tok, p.itl)
 		if !m.Counted {
 			// ITL pools the gaps of the convention's completed requests
 			// only (CONVENTIONS.md), not a failed request's partial stream.
@@ -202,7 +215,7 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 			m.ITLSamples = 0
 		}
 		if len(a.fluid) > 0 {
-			a.gaps = TokenGaps(c, events, a.gaps)
+			a.gaps = TokenGaps(c, cev, a.gaps)
 			m.Fluidity = make([]FluidityValue, len(a.fluid))
 			for j, d := range a.fluid {
 				m.Fluidity[j] = FluidityValue{Deadlines: d, Index: math.NaN()}
@@ -493,17 +506,19 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 
 	if c.Tool != "" && c.Tool == run.Tool {
 		if opt.Reproduce != nil {
-			rr.Reproduction = opt.Reproduce(runData(run, c, streaming, reqs, itl, s))
+			rr.Reproduction = opt.Reproduce(runData(run, c, streaming, &acc.per[ci], itl, s))
 		}
 	}
 	rr.Warnings = append(rr.Warnings, a.warnings(c, run, acc, rr, streaming, s)...)
+	rr.Warnings = append(rr.Warnings, a.dataChecks(c, run, &acc.per[ci], rr, s, opt.Tools)...)
 	return rr, nil
 }
 
 // implausible describes negative latencies among the samples ("" if none):
 // a sign of clock trouble or a broken file, never of a fast server.
-func implausible(s *Samples) string {
+func implausible(s *Samples) (string, int) {
 	var neg, long []string
+	total := 0
 	for _, x := range Table {
 		if !x.Report || x.Unit != "ms" || x.WithReasoning {
 			continue // the latencies: TTFT, TTST, TPOT, ITL, E2E
@@ -518,6 +533,7 @@ func implausible(s *Samples) string {
 				l++
 			}
 		}
+		total += n + l
 		if n > 0 {
 			neg = append(neg, fmt.Sprintf("%d negative %s", n, q))
 		}
@@ -533,9 +549,9 @@ func implausible(s *Samples) string {
 		parts = append(parts, "latencies over a day ("+strings.Join(long, ", ")+"; a request start or a response time far from the others)")
 	}
 	if len(parts) == 0 {
-		return ""
+		return "", 0
 	}
-	return strings.Join(parts, "; ") + ": check the source's clocks"
+	return strings.Join(parts, "; ") + ": check the source's clocks", total
 }
 
 // implausibleMs is the latency no inference request takes: one day.
@@ -886,9 +902,6 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 	}
 	if missing := s.Counted - rr.Metrics.Of(E2E).N; s.Counted > 0 && missing > 0 {
 		w = append(w, Warning{Code: "e2e_unavailable", Metric: E2E.Key, Message: fmt.Sprintf("%d of %d completed requests have no last-token time (the source records only the stream's end, e.g. LLMPerf 2024-12): their E2E and TPOT are undefined; the tool's own E2E is under reported", missing, s.Counted)})
-	}
-	if bad := implausible(s); bad != "" {
-		w = append(w, Warning{Code: "implausible_values", Message: bad})
 	}
 	if s.tokErr != "" {
 		msg := "re-tokenized output counts unavailable: " + s.tokErr

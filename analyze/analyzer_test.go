@@ -14,11 +14,11 @@ func TestImplausible(t *testing.T) {
 		ITL:  {-0.5, 12},
 	}}
 	want := "negative latencies (1 negative ttft, 1 negative itl); latencies over a day (1 ttft, 1 e2e; a request start or a response time far from the others): check the source's clocks"
-	if got := implausible(s); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
+	if got, n := implausible(s); got != want || n != 4 {
+		t.Errorf("got  %q (%d values)\nwant %q (4)", got, n, want)
 	}
 	ok := &Samples{Values: map[*Metric][]float64{TTFT: {0, 120, 86_400_000}, E2E: {5000}}}
-	if got := implausible(ok); got != "" {
+	if got, _ := implausible(ok); got != "" {
 		t.Errorf("plausible values flagged: %q", got)
 	}
 }

@@ -65,7 +65,7 @@ func choiceRequest() (formats.Request, []formats.Event) {
 	r := formats.Request{RunID: "r", StartNs: ingest.Ptr(int64(0)), ClockDomain: formats.ClockUnix,
 		OutputTokens: ingest.Ptr(int64(6)), OutputTokensSource: formats.SourceServerUsage,
 		ReportedOutputTokens: ingest.Ptr(7.0), MaxTokens: ingest.Ptr(int64(16))}
-	ingest.FillFromEvents(&r, evs)
+	formats.FillFromEvents(&r, evs)
 	return r, evs
 }
 

@@ -26,7 +26,7 @@ type Metric struct {
 	// Label is its name in text tables and on plot axes ("TTFT").
 	Label string
 	// Unit is the unit of its values: "ms", "tokens", "tok/s", "req/s" or
-	// "fraction".
+	// "fraction" or "count".
 	Unit string
 	// Scope says what one value is: one per request, one per token gap
 	// pooled over the run's requests, or one per run.
@@ -279,6 +279,24 @@ var (
 		}}
 )
 
+// DataWarnings counts the data checks that found a run's data wrong or
+// impossible (TRAPS.md): the warnings marked DataCheck; explanations
+// (itl_below_tpot) are not counted. A gate data_warnings<=0 fails CI on
+// data that disagrees with itself.
+var DataWarnings = &Metric{Name: "data_warnings", Label: "data warnings", Unit: "count", Scope: RunLevel,
+	Doc:     "data checks that found the run's data wrong or impossible (TRAPS.md; explanations not counted)",
+	Source:  "TRAPS.md",
+	Aliases: []string{"warnings.data_check"}, Gate: true,
+	Run: func(rr *RunReport) RunValue {
+		n := 0
+		for _, w := range rr.Warnings {
+			if w.DataCheck {
+				n++
+			}
+		}
+		return RunValue{Value: float64(n)}
+	}}
+
 // throughputValue is a throughput's RunValue: recomputed, or the tool's
 // own where the source has no start times.
 func throughputValue(rr *RunReport, v float64) RunValue {
@@ -294,7 +312,7 @@ func throughputValue(rr *RunReport, v float64) RunValue {
 var Table = []*Metric{
 	TTFT, TTFO, TTST, TPOT, ITL, E2E, NTPOT, MaxITL, OSL, ISL, Fluidity,
 	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, ErrorISL,
-	GoodputFraction, GoodputRate, OutputThroughput, RequestRate, ErrorRate,
+	GoodputFraction, GoodputRate, OutputThroughput, RequestRate, ErrorRate, DataWarnings,
 }
 
 // LookupMetric returns the metric called name (its Name or one of its
@@ -374,6 +392,8 @@ func FormatValue(v float64, unit string) string {
 		return n + " tok/s"
 	case "tokens":
 		return n + " tok"
+	case "count":
+		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return n + " ms"
 }

@@ -60,7 +60,7 @@ func TestMetricTable(t *testing.T) {
 			}
 		}
 		switch m.Unit {
-		case "ms", "tokens", "tok/s", "req/s", "fraction":
+		case "ms", "tokens", "tok/s", "req/s", "fraction", "count":
 		default:
 			t.Errorf("%s: unit %q", m.Name, m.Unit)
 		}
@@ -94,6 +94,7 @@ func TestCanonicalSQLMetrics(t *testing.T) {
 	for _, part := range []struct{ begin, end, want string }{
 		{SamplesBegin, SamplesEnd, CanonicalSamplesSQL()},
 		{MetricsListBegin, MetricsListEnd, CanonicalMetricsSQL()},
+		{FixesBegin, FixesEnd, CanonicalFixesSQL(tools.Traps())},
 	} {
 		i, j := strings.Index(s, part.begin), strings.Index(s, part.end)
 		if i < 0 || j < i {

@@ -67,6 +67,11 @@ type RequestMetrics struct {
 	Messages  int
 	// TokenizerErr records why a tokenizer count was unavailable.
 	TokenizerErr string
+	// RetokenizedBelow is true when the re-tokenized output count
+	// (RetokenizedN) was below the token messages (Responses): the
+	// retokenized_below_messages check (traps.go).
+	RetokenizedBelow bool
+	RetokenizedN     float64
 	// Error summarizes a failed or cancelled request's error ("" otherwise).
 	Error ErrorKey
 	// NonStreaming marks a request of a non-streaming run in a pooled
@@ -300,6 +305,7 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	}
 
 	m.OutputTokens, m.OutputSource, m.TokenizerErr = count(c, c.OutputTokens, r, events, resp, tok)
+	retokenizedFloor(c, &m)
 	m.TPOTTokens = m.OutputTokens
 	if c.TPOTCount != nil {
 		m.TPOTTokens, _, _ = count(c, c.TPOTCount, r, events, resp, tok)

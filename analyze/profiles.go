@@ -21,6 +21,7 @@ var Canonical = convention.Convention{
 	Duration:           convention.DurationFirstStartToLastResponse,
 	ThroughputRequests: convention.ThroughputCompleted,
 	Goodput:            convention.GoodputFractionAndRate,
+	Corrections:        true,
 	Sources: map[string]string{
 		"completed":           "tokentrace: no error and at least one generated token; every status still counted",
 		"responses":           "tokentrace: the user waits for the first generated token, reasoning included (= AIPerf time_to_first_token)",
@@ -39,5 +40,6 @@ var Canonical = convention.Convention{
 		"duration":            "tokentrace: first request sent → last token received",
 		"throughput_requests": "tokentrace: completed requests",
 		"goodput":             "tokentrace: share of all requests meeting every SLO, and good requests/s",
+		"corrections":         "tokentrace: a tool's known per-request bugs are corrected from the raw fields (TRAPS.md); the raw values stay in the tables",
 	},
 }

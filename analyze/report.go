@@ -268,6 +268,18 @@ type Warning struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Metric  string `json:"metric,omitempty"`
+	// Metrics are every metric a data check affects (Metric is the first).
+	Metrics []string `json:"metrics,omitempty"`
+	// DataCheck marks an entry of the data-check catalogue that found the
+	// data wrong or impossible (analyze/TRAPS.md; gate's data_warnings
+	// counts them); explanations such as itl_below_tpot are not.
+	DataCheck bool `json:"data_check,omitempty"`
+	// Count is the number of requests (or values) affected, 0 when the
+	// warning is about the run; Field the source field the check read.
+	Count int64  `json:"count,omitempty"`
+	Field string `json:"field,omitempty"`
+	// Source is the public record of the trap (issue or PR URLs).
+	Source string `json:"source,omitempty"`
 }
 
 // F is a float64 that marshals NaN and ±Inf as JSON null.

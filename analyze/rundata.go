@@ -38,6 +38,12 @@ type RunData struct {
 	// Report is the run's report, for the data Subjects returns (nil
 	// otherwise).
 	Report *RunReport
+	// Corrected counts, per data-check code, the requests a correction
+	// changed under the convention (nil when none).
+	Corrected map[string]int
+	// TokenizerErr says why re-tokenized counts were unavailable ("" when
+	// they were, or were not needed).
+	TokenizerErr string
 	// PairOSL and PairE2E are the counted requests' (OSL, E2E) pairs the
 	// report's e2e_by_osl buckets and fit use (NaN where undefined).
 	PairOSL, PairE2E []float64
@@ -62,14 +68,15 @@ func (a *Analyzer) RunData(runID, convention string) (*RunData, error) {
 	c := a.convs[ci]
 	reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
 	streaming := isStreaming(acc.run, reqs)
-	return runData(acc.run, c, streaming, reqs, itl, Sample(c, reqs, itl, streaming)), nil
+	return runData(acc.run, c, streaming, &acc.per[ci], itl, Sample(c, reqs, itl, streaming)), nil
 }
 
 // runData assembles a RunData from what a report computed.
-func runData(run *formats.Run, c convention.Convention, streaming bool, reqs []RequestMetrics, itl []float64, s *Samples) *RunData {
+func runData(run *formats.Run, c convention.Convention, streaming bool, p *convAcc, itl []float64, s *Samples) *RunData {
 	return &RunData{
-		Run: run, Convention: c, Streaming: streaming, Requests: reqs, ITL: itl,
+		Run: run, Convention: c, Streaming: streaming, Requests: p.reqs, ITL: itl,
 		Values: s.Values, Weights: s.Weights, Counted: s.Counted, PairOSL: s.pairOSL, PairE2E: s.pairE2E,
+		Corrected: p.applied, TokenizerErr: s.tokErr,
 	}
 }
 
@@ -106,7 +113,7 @@ func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error)
 	data := func(acc *runAcc, ci int, rr *RunReport) *RunData {
 		reqs, itl := acc.per[ci].reqs, acc.per[ci].gaps()
 		st := isStreaming(acc.run, reqs)
-		rd := runData(acc.run, a.convs[ci], st, reqs, itl, Sample(a.convs[ci], reqs, itl, st))
+		rd := runData(acc.run, a.convs[ci], st, &acc.per[ci], itl, Sample(a.convs[ci], reqs, itl, st))
 		rd.Report = rr
 		return rd
 	}

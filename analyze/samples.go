@@ -28,6 +28,11 @@ type Samples struct {
 	sumN        float64
 	sumMsgs     float64
 	tokErr      string
+	// retokBelow counts the counted requests whose re-tokenized N was
+	// below their token messages; the first one's numbers follow.
+	retokBelow     int
+	retokFirstN    float64
+	retokFirstMsgs int
 }
 
 // Sample collects, for every per-request metric of the Table, its
@@ -75,6 +80,12 @@ func Sample(c convention.Convention, reqs []RequestMetrics, itl []float64, strea
 		if !math.IsNaN(m.OutputTokens) && m.Responses > 0 {
 			s.sumN += m.OutputTokens
 			s.sumMsgs += float64(m.Responses)
+		}
+		if m.RetokenizedBelow {
+			if s.retokBelow == 0 {
+				s.retokFirstN, s.retokFirstMsgs = m.RetokenizedN, m.Responses
+			}
+			s.retokBelow++
 		}
 		if m.TokenizerErr != "" && s.tokErr == "" {
 			s.tokErr = m.TokenizerErr

@@ -165,6 +165,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := analyze.NewAnalyzer(analyze.Canonical)
+	a.SetCorrections(tools.Fixes(), true)
 	imported := 0
 	for _, dir := range dirs {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -211,6 +212,7 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 		}
 	}
 	a2 := analyze.NewAnalyzer(analyze.Canonical)
+	a2.SetCorrections(tools.Fixes(), true)
 	if err := formats.ReadTables(out, onlyRuns{a2, streaming}); err != nil {
 		t.Fatal(err)
 	}
@@ -459,5 +461,45 @@ func ruleCases(s formats.Sink) error {
 			return err
 		}
 	}
-	return s.Run(&formats.Run{RunID: ns, Tool: "test", Streaming: &f})
+	if err := s.Run(&formats.Run{RunID: ns, Tool: "test", Streaming: &f}); err != nil {
+		return err
+	}
+	return correctionCases(s, t0)
+}
+
+// correctionCases sends a run whose requests name data checks in their
+// corrections column: the TTFT repeated as the first gap (vLLM's, fix
+// phantom_second_gap, a one-token reply among them), the role-only chunk
+// timed as TTFT (first_not_token), a stored re-tokenized count below the
+// token messages (raised to them), and an unknown code (nothing done).
+func correctionCases(s formats.Sink, t0 int64) error {
+	const run = "rules/corrections"
+	tru := true
+	type rq struct {
+		code   string
+		offsMs []float64
+		n      int64
+		src    string
+	}
+	reqs := []rq{
+		{"vllm_ttft_in_itls", []float64{500, 1000, 1010, 1020}, 3, formats.SourceToolReported},
+		{"vllm_ttft_in_itls", []float64{300, 600}, 1, formats.SourceToolReported},
+		{"vllm_role_chunk_ttft", []float64{100, 600, 610, 620, 640}, 4, formats.SourceToolReported},
+		{"", []float64{100, 150, 200, 250}, 2, "tokenizer:test"},
+		{"no_such_check", []float64{90, 120, 150}, 3, formats.SourceToolReported},
+	}
+	for k, q := range reqs {
+		var evs []formats.Event
+		for i, o := range q.offsMs {
+			evs = append(evs, formats.Event{RunID: run, RequestKey: int64(k), Index: int32(i), ReadIndex: int32(i), OffsetNs: int64(o * 1e6),
+				Kind: formats.KindContent, HasChoices: true})
+		}
+		r := &formats.Request{RunID: run, RequestKey: int64(k), StartNs: p64(t0 + int64(k)*2e9), ClockDomain: formats.ClockUnix,
+			Corrections: q.code, OutputTokens: p64(q.n), OutputTokensSource: q.src}
+		formats.FillFromEvents(r, evs)
+		if err := s.Request(r, evs); err != nil {
+			return err
+		}
+	}
+	return s.Run(&formats.Run{RunID: run, Tool: "test", Streaming: &tru})
 }

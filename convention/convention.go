@@ -78,6 +78,11 @@ type Convention struct {
 	ThroughputRequests ThroughputCount
 	// Goodput is how goodput is expressed.
 	Goodput GoodputForm
+	// Corrections: the data checks' corrections apply (a request whose
+	// Corrections name a trap of the catalogue is corrected by the trap's
+	// Fix). tokentrace's own conventions correct; a tool's profile
+	// computes the tool's numbers from its data as written, bugs included.
+	Corrections bool
 	// Sources gives, per choice name, where the choice comes from.
 	Sources map[string]string
 }
@@ -253,10 +258,17 @@ func joinSources(s []CountSource) string {
 	return strings.Join(parts, " > ")
 }
 
-// choices lists every choice in reconciliation order: which requests,
-// which messages, where E2E ends, how tokens are counted, the TPOT formula,
-// ITL, then the statistics and the run-level rules.
+// ChoiceCorrections is the name of the choice whether the data checks'
+// corrections apply (Convention.Corrections): a reconciliation step that
+// flips it is a data correction.
+const ChoiceCorrections = "corrections"
+
+// choices lists every choice in reconciliation order: whether the data's
+// known bugs are corrected, which requests, which messages, where E2E
+// ends, how tokens are counted, the TPOT formula, ITL, then the statistics
+// and the run-level rules.
 var choices = []choice{
+	{ChoiceCorrections, func(c *Convention) string { return fmt.Sprint(c.Corrections) }, func(d, s *Convention) { d.Corrections = s.Corrections }},
 	{"completed", func(c *Convention) string { return string(c.Completed) }, func(d, s *Convention) { d.Completed = s.Completed }},
 	{"responses", func(c *Convention) string { return string(c.Responses) }, func(d, s *Convention) { d.Responses = s.Responses }},
 	{"response_unit", func(c *Convention) string { return string(c.ResponseUnit) }, func(d, s *Convention) { d.ResponseUnit = s.ResponseUnit }},

@@ -47,6 +47,9 @@ type Tool struct {
 	// distributions, by profile name; a profile not listed is computed as
 	// numpy does (StatsNumpy).
 	Stats map[string]StatsRule
+	// Traps are the known bugs of the tool's per-request data the importer
+	// detects (the data-check catalogue, analyze/TRAPS.md).
+	Traps []Trap
 }
 
 // ReportedMetric maps one of a tool's reported metrics to what tokentrace
@@ -159,6 +162,7 @@ const (
 type Set struct {
 	canonical Convention
 	tools     []Tool
+	traps     []Trap // traps of no one tool (WithTraps)
 	profiles  []Convention
 	aliases   map[string]string
 }

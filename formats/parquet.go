@@ -254,6 +254,9 @@ func runSize(r *Run) int64 {
 		n += int64(48 + len(s.Metric) + len(s.Stat) + len(s.Unit) + len(s.Text) + len(s.File))
 	}
 	n += int64(80 * len(r.Load))
+	for _, c := range r.Checks {
+		n += int64(40 + len(c.Code) + len(c.Field) + len(c.Detail))
+	}
 	return n
 }
 

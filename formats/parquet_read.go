@@ -97,6 +97,12 @@ func (t tee) EventColumns(r *Run) EventColumns {
 // tool with other types) is read row by row through parquet-go's
 // reflection, every column, as before.
 //
+// Tables are untrusted input: every file is checked before parquet-go
+// reads it (its footer, schema, column chunks and page headers: every
+// length parquet-go would allocate from, within the caps of
+// formats/SCHEMA.md "Reading untrusted tables"), and a damaged file is an
+// error naming the file, row group, column and page, never a panic.
+//
 // Errors name the file and, where known, the row: a missing file, a file
 // whose tokentrace.schema_version is newer than SchemaVersion, a file
 // lacking a non-nullable column, files from different imports (different
@@ -143,6 +149,9 @@ func ReadTables(dir string, sink Sink) error {
 		}
 		if _, dup := runIndex[r.RunID]; dup {
 			return fmt.Errorf("formats: %s row %d: second row for run %q", runsT.file(), row, r.RunID)
+		}
+		if len(runs) == maxRuns {
+			return errTooManyRuns(runsT.file())
 		}
 		runIndex[r.RunID] = len(runs)
 		runs = append(runs, *r)
@@ -257,6 +266,9 @@ func nilIfEmpty(r *Run) {
 	if len(r.Load) == 0 {
 		r.Load = nil
 	}
+	if len(r.Checks) == 0 {
+		r.Checks = nil
+	}
 }
 
 // fileInfo is what sameImport compares.
@@ -319,20 +331,26 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 		f.Close()
 		return nil, fmt.Errorf("formats: %w", err)
 	}
+	var zero T
+	want := parquet.SchemaOf(zero)
+	// Tables are untrusted input: every length parquet-go would allocate
+	// from is checked first (checkTableFile), the metadata too.
+	if _, err := checkTableFile(f, st.Size(), path, table, want); err != nil {
+		f.Close()
+		return nil, err
+	}
 	// The page index and bloom filters serve filtered reads; a full scan
-	// needs neither (parquet-go loads the offset index on demand if a seek
-	// wants it).
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	// needs neither (they are not read).
+	var pf *parquet.File
+	err = protect(func() (err error) {
+		pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		return err
+	})
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("formats: %s: not a readable Parquet file: %w", path, err)
 	}
-	if err := checkFileMeta(path, table, pf.Lookup); err != nil {
-		f.Close()
-		return nil, err
-	}
-	var zero T
-	if err := checkColumns(path, parquet.SchemaOf(zero), pf.Schema(), partition); err != nil {
+	if err := checkColumns(path, want, pf.Schema(), partition); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -349,7 +367,15 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 		t.buf = make([]T, readBatchRows) // the pipe brings its own
 	}
 	if t.cols == nil && t.flat == nil {
-		t.r = parquet.NewGenericReader[T](pf)
+		// parquet-go's reader panics on columns it cannot convert
+		if err := protect(func() error { _, err := parquet.Convert(want, pf.Schema()); return err }); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("formats: %s: the columns do not convert to the %s table's types: %w", path, table, err)
+		}
+		if err := protect(func() error { t.r = parquet.NewGenericReader[T](pf); return nil }); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("formats: %s: %w", path, err)
+		}
 	}
 	return t, nil
 }
@@ -381,7 +407,7 @@ func checkFileMeta(path, table string, lookup func(string) (string, bool)) error
 // zeroIfMissing lists the non-nullable columns added after tables were
 // first written; a file without one reads it as its zero value ("" or an
 // empty list), as the writer of that file meant.
-var zeroIfMissing = map[string]bool{"server_finish_reason": true, "load": true}
+var zeroIfMissing = map[string]bool{"server_finish_reason": true, "load": true, "checks": true, "corrections": true}
 
 // checkColumns checks that every non-nullable top-level column of want is in
 // the file (nullable ones, and zeroIfMissing ones, may be missing: they read
@@ -430,16 +456,26 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 		t.buf = any(buf).([]T)
 	} else if t.flat != nil {
 		// every field of every row is set: nothing to clear
-		n, err = t.flat.read(t.buf)
+		err = protect(func() (err error) {
+			n, err = t.flat.read(t.buf)
+			return err
+		})
 	} else {
 		clear(t.buf) // fresh values: nothing left over from the last batch
 		// At most the rows left: asked for more, parquet-go's reader goes
 		// on reading page headers past the end of every column (30 ms and
 		// 17 MB for the one row of a runs table read into 1024 slots).
-		if left := t.pf.NumRows() - t.base; left < int64(len(t.buf)) {
-			n, err = t.r.Read(t.buf[:max(left, 1)])
-		} else {
-			n, err = t.r.Read(t.buf)
+		err = protect(func() (err error) {
+			if left := t.pf.NumRows() - t.base; left < int64(len(t.buf)) {
+				n, err = t.r.Read(t.buf[:max(left, 1)])
+			} else {
+				n, err = t.r.Read(t.buf)
+			}
+			return err
+		})
+		if err != nil && err != io.EOF {
+			// the row reader does not say which column failed
+			err = fmt.Errorf("row group %d: %w", t.rowGroupAt(t.base+int64(n)), err)
 		}
 	}
 	t.n = n
@@ -447,7 +483,7 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 		if err == io.EOF {
 			t.err = io.EOF
 		} else {
-			t.err = fmt.Errorf("formats: %s: reading rows from %d: %w", t.path, t.base, err)
+			t.err = fmt.Errorf("formats: %s: %w (reading rows from %d)", t.path, err, t.base)
 		}
 		if n == 0 {
 			return nil, t.base, t.err
@@ -460,6 +496,35 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 }
 
 func (t *parquetReader[T]) advance() { t.pos++ }
+
+// rowGroupAt returns the row group holding row (a file row index).
+func (t *parquetReader[T]) rowGroupAt(row int64) int {
+	groups := t.pf.RowGroups()
+	for g, rg := range groups {
+		if row < rg.NumRows() {
+			return g
+		}
+		row -= rg.NumRows()
+	}
+	return max(len(groups)-1, 0)
+}
+
+// panicked begins the error protect returns for a panic.
+const panicked = "parquet-go failed on the file's data"
+
+// protect runs fn and turns a panic into an error: the last line of
+// defence behind checkTableFile, which checks every length parquet-go
+// allocates from but not the encoded values inside the pages (a dictionary
+// index beyond the dictionary in a file whose page checksums were
+// recomputed after the damage, say).
+func protect(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%s (corrupt): %v", panicked, v)
+		}
+	}()
+	return fn()
+}
 
 func (t *parquetReader[T]) close() {
 	if t.r != nil {
@@ -532,9 +597,23 @@ func ReadRuns(dir string) ([]Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(runs) == maxRuns {
+			return nil, errTooManyRuns(runsT.file())
+		}
 		runs = append(runs, *r)
 		nilIfEmpty(&runs[len(runs)-1])
 	}
+}
+
+// MaxRuns caps the rows of a runs table: ReadTables and ReadRuns hold the
+// runs in memory (a few hundred bytes each), and a damaged or hostile file
+// can claim many millions of empty rows in a few kilobytes.
+const MaxRuns = 1_000_000
+
+var maxRuns = MaxRuns // tests lower it
+
+func errTooManyRuns(file string) error {
+	return fmt.Errorf("formats: %s: more than %d runs (MaxRuns: the runs table is held in memory)", file, maxRuns)
 }
 
 // The Event fields the column reader fills, in column order.
@@ -770,7 +849,7 @@ func (r *eventColumnReader) read(b *eventBuf) (int, error) {
 }
 
 func (r *eventColumnReader) colErr(f int, err error) error {
-	return fmt.Errorf("column %s: %w", eventFields[f].name, err)
+	return fmt.Errorf("row group %d, column %s: %w", r.g-1, eventFields[f].name, err)
 }
 
 // zeroField sets field f of every row to its zero value.
@@ -1096,7 +1175,11 @@ func startEventPipe(r *eventColumnReader) *eventPipe {
 			case <-p.done:
 				return
 			}
-			n, err := r.read(b)
+			var n int
+			err := protect(func() (err error) {
+				n, err = r.read(b)
+				return err
+			})
 			select {
 			case p.full <- pipeBatch{b, n, err}:
 			case <-p.done:
@@ -1259,7 +1342,7 @@ func (r *flatColumnReader[T]) read(buf []T) (int, error) {
 			vals = reflect.ValueOf(r.str[:n])
 		}
 		if err != nil {
-			return 0, fmt.Errorf("column %s: %w", f.name, err)
+			return 0, fmt.Errorf("row group %d, column %s: %w", r.g-1, f.name, err)
 		}
 		var slab reflect.Value // backing array of the pointers of the batch
 		for i := range n {

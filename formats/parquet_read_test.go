@@ -305,6 +305,36 @@ func (c *counting) EventColumns(*Run) EventColumns { return c.cols }
 func BenchmarkReadTables(b *testing.B) {
 	const nReq, nEv = 500, 430
 	dir := b.TempDir()
+	writeBenchTables(b, dir, nReq, nEv)
+	noText := ColReadIndex | ColOffsetNs | ColKind | ColHasChoices | ColTokens | ColReasoningText
+	for _, c := range []struct {
+		name string
+		rows bool
+		cols EventColumns
+	}{{"rows", true, AllEventColumns}, {"columns", false, AllEventColumns}, {"no-text", false, noText}} {
+		b.Run(c.name, func(b *testing.B) {
+			forceRowReader = c.rows
+			defer func() { forceRowReader = false }()
+			b.ReportAllocs()
+			var events int64
+			for b.Loop() {
+				s := &counting{cols: c.cols}
+				if err := ReadTables(dir, s); err != nil {
+					b.Fatal(err)
+				}
+				if s.events != nReq*nEv {
+					b.Fatalf("%d events", s.events)
+				}
+				events += s.events
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// writeBenchTables writes BenchmarkReadTables' tables into dir: one run of
+// nReq requests of nEv events.
+func writeBenchTables(b *testing.B, dir string, nReq, nEv int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := make([]string, 5000)
 	for i := range words {
@@ -331,30 +361,6 @@ func BenchmarkReadTables(b *testing.B) {
 	}
 	if err := cmpErr(w.Run(&Run{RunID: "genai-perf/c8#1"}), w.Close()); err != nil {
 		b.Fatal(err)
-	}
-	noText := ColReadIndex | ColOffsetNs | ColKind | ColHasChoices | ColTokens | ColReasoningText
-	for _, c := range []struct {
-		name string
-		rows bool
-		cols EventColumns
-	}{{"rows", true, AllEventColumns}, {"columns", false, AllEventColumns}, {"no-text", false, noText}} {
-		b.Run(c.name, func(b *testing.B) {
-			forceRowReader = c.rows
-			defer func() { forceRowReader = false }()
-			b.ReportAllocs()
-			var events int64
-			for b.Loop() {
-				s := &counting{cols: c.cols}
-				if err := ReadTables(dir, s); err != nil {
-					b.Fatal(err)
-				}
-				if s.events != nReq*nEv {
-					b.Fatalf("%d events", s.events)
-				}
-				events += s.events
-			}
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-		})
 	}
 }
 

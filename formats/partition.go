@@ -420,18 +420,24 @@ func listParts(dir, table string) ([]partFile, error) {
 		if err != nil {
 			return fmt.Errorf("formats: %w", err)
 		}
-		pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		// the footer only, checked (readFooter); the rest of the file is
+		// checked when it is read
+		meta, _, err := readFooter(f, st.Size(), path)
 		if err != nil {
-			return fmt.Errorf("formats: %s: not a readable Parquet file: %w", path, err)
+			return err
 		}
+		m := &tableMeta{meta: meta}
 		p := partFile{path: path, value: value, partition: partition, seq: int(^uint(0) >> 1)}
-		p.importID, _ = pf.Lookup(MetaImportID)
-		if s, ok := pf.Lookup(MetaPartitionSeq); ok {
+		p.importID, _ = m.lookup(MetaImportID)
+		if s, ok := m.lookup(MetaPartitionSeq); ok {
 			n, err := strconv.Atoi(s)
 			if err != nil {
 				return fmt.Errorf("formats: %s: bad %s %q", path, MetaPartitionSeq, s)
 			}
 			p.seq = n
+		} else if p.importID != "" && partition {
+			// tokentrace writes both keys into every part file
+			return fmt.Errorf("formats: %s: %s without %s (damaged metadata); the rows' order is unknown", path, MetaImportID, MetaPartitionSeq)
 		}
 		parts = append(parts, p)
 		return nil

@@ -18,6 +18,8 @@
 // keeps it in step with these types.
 package formats
 
+import "strings"
+
 // SchemaVersion is the version of the table layout written to Parquet
 // key-value metadata ("tokentrace.schema_version") and to the runs table.
 // It changes when a column is removed, renamed or changes meaning; adding a
@@ -189,6 +191,32 @@ type Run struct {
 	// line, ingest/serverlog), one sample per line in file order; empty for
 	// client runs and for server logs without such lines.
 	Load []LoadSample `parquet:"load,list" json:"load,omitempty"`
+	// Checks are the data checks (traps) the importer found in the run's
+	// data: a tool's known per-request bug, a value that cannot be right.
+	// Each names its catalogue code (analyze/TRAPS.md), how many requests
+	// it affected and whether the requests' values were corrected (their
+	// codes then in Request.Corrections; the raw values stay in the
+	// tables). Empty when nothing was found.
+	Checks []DataCheck `parquet:"checks,list" json:"checks,omitempty"`
+}
+
+// DataCheck is one data check an importer found in a run's data (a trap of
+// the catalogue in analyze/TRAPS.md).
+type DataCheck struct {
+	// Code is the trap's catalogue code ("vllm_ttft_in_itls").
+	Code string `parquet:"code" json:"code"`
+	// Field is the field or metric concerned ("itls", "ttft_ms").
+	Field string `parquet:"field" json:"field"`
+	// Requests is the number of requests it affected (0: the run as a
+	// whole, e.g. a summary statistic).
+	Requests int64 `parquet:"requests" json:"requests"`
+	// Corrected is true when the affected requests' canonical values were
+	// corrected (Request.Corrections names the code); false when the
+	// values were only flagged, or set to null.
+	Corrected bool `parquet:"corrected" json:"corrected"`
+	// Detail gives the evidence: the first affected request and the
+	// numbers that show the trap.
+	Detail string `parquet:"detail" json:"detail"`
 }
 
 // LoadSample is one periodic load line of a server log (vLLM
@@ -398,6 +426,35 @@ type Request struct {
 	// gen_ai.response.finish_reasons, SGLang meta_info.finish_reason type,
 	// Ollama done_reason, llama.cpp stop type); "" when the record has none.
 	ServerFinishReason string `parquet:"server_finish_reason" json:"server_finish_reason"`
+	// Corrections lists, comma-separated, the codes of the data checks
+	// (Run.Checks; analyze/TRAPS.md) whose correction applies to this
+	// request: the analysis corrects its canonical metrics accordingly
+	// (report --no-corrections does not), from the raw values the tables
+	// keep — the messages as the tool recorded them, and the file's own
+	// counts in reported_* (corrected counts in output_tokens). "" when
+	// none applies.
+	Corrections string `parquet:"corrections" json:"corrections"`
+}
+
+// HasCorrection reports whether the request's Corrections name code.
+func (r *Request) HasCorrection(code string) bool {
+	for c := range strings.SplitSeq(r.Corrections, ",") {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// AddCorrection adds code to the request's Corrections (once).
+func (r *Request) AddCorrection(code string) {
+	if r.HasCorrection(code) {
+		return
+	}
+	if r.Corrections != "" {
+		r.Corrections += ","
+	}
+	r.Corrections += code
 }
 
 // Server clock domains (Request.ServerClockDomain) besides ClockUnix and

@@ -5,65 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/tokentrace/tokentrace/formats"
 )
-
-// FillFromEvents sets the request fields that follow from its events:
-// MessageCount, TokenMessageCount, the first-token, first-content,
-// second-token, last-token and stream-end offsets, and — unless the request
-// is already marked error or cancelled — Status: "error" when an error event
-// arrived, "ok" when at least one message carried generated tokens, else
-// "empty". A StreamEndOffsetNs already set by the importer (a stream-close
-// time the tool recorded) is kept when it is later than the last event.
-func FillFromEvents(r *formats.Request, events []formats.Event) {
-	r.MessageCount = int64(len(events))
-	r.TokenMessageCount = 0
-	r.FirstTokenOffsetNs, r.FirstContentOffsetNs, r.SecondTokenOffsetNs, r.LastTokenOffsetNs = nil, nil, nil, nil
-	sawError := false
-	last := int64(-1) // the last token message's offset
-	for i := range events {
-		e := &events[i]
-		if e.Kind == formats.KindError {
-			sawError = true
-		}
-		if !e.CarriesTokens() {
-			continue
-		}
-		r.TokenMessageCount++
-		off := e.OffsetNs
-		switch r.TokenMessageCount {
-		case 1:
-			r.FirstTokenOffsetNs = Ptr(off)
-		case 2:
-			r.SecondTokenOffsetNs = Ptr(off)
-		}
-		if e.Kind == formats.KindContent && r.FirstContentOffsetNs == nil {
-			r.FirstContentOffsetNs = Ptr(off)
-		}
-		last = off
-	}
-	if r.TokenMessageCount > 0 {
-		r.LastTokenOffsetNs = Ptr(last)
-	}
-	if n := len(events); n > 0 {
-		last := events[n-1].OffsetNs
-		if r.StreamEndOffsetNs == nil || *r.StreamEndOffsetNs < last {
-			r.StreamEndOffsetNs = Ptr(last)
-		}
-	}
-	if r.Status == formats.StatusError || r.Status == formats.StatusCancelled {
-		return
-	}
-	switch {
-	case sawError:
-		r.Status = formats.StatusError
-	case r.TokenMessageCount > 0:
-		r.Status = formats.StatusOK
-	default:
-		r.Status = formats.StatusEmpty
-	}
-}
 
 // Redacted is the text that replaces a secret.
 const Redacted = "REDACTED"

@@ -93,8 +93,27 @@ func WriteGateText(w io.Writer, g *slo.GateReport) error {
 	}
 	writeCapacity(w, g.Capacity, false)
 	writeBetweenRuns(w, g.BetweenRuns)
+	writeGateDataChecks(w, g, false)
 	_, err := fmt.Fprintln(w, verdict(g))
 	return err
+}
+
+// writeGateDataChecks lists each run's data checks (TRAPS.md).
+func writeGateDataChecks(w io.Writer, g *slo.GateReport, md bool) {
+	for _, rc := range g.DataChecks {
+		if md {
+			fmt.Fprintf(w, "\nData checks of run %s (TRAPS.md):\n\n", clean(rc.Run, true))
+		} else {
+			fmt.Fprintf(w, "data checks of run %s (TRAPS.md):\n", clean(rc.Run, false))
+		}
+		for _, c := range rc.Checks {
+			if md {
+				fmt.Fprintf(w, "- %s\n", dataCheckLine(c, true))
+			} else {
+				fmt.Fprintf(w, "  %s\n", dataCheckLine(c, false))
+			}
+		}
+	}
 }
 
 // writeBetweenRuns prints each pooled run's own P99 spread (gate --pool).
@@ -185,6 +204,7 @@ func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
 		fmt.Fprintln(w)
 		writeBetweenRuns(w, g.BetweenRuns)
 	}
+	writeGateDataChecks(w, g, true)
 	return nil
 }
 
@@ -233,6 +253,16 @@ func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
 			tc.Failure = &failure{Message: msg, Type: "GateFailed", Text: tc.SystemOut}
 		}
 		s.Cases = append(s.Cases, tc)
+		s.Tests++
+	}
+	for _, rc := range g.DataChecks {
+		// a run's data checks, as a passing case whose output lists them
+		// (a data_warnings gate is what fails a build on them)
+		var lines []string
+		for _, c := range rc.Checks {
+			lines = append(lines, dataCheckLine(c, false))
+		}
+		s.Cases = append(s.Cases, testcase{Name: "data checks", Classname: "tokentrace.gate." + rc.Run, Time: "0", SystemOut: strings.Join(lines, "\n")})
 		s.Tests++
 	}
 	doc := suites{Name: "tokentrace", Tests: s.Tests, Failures: s.Failures, Suites: []suite{s}}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
@@ -122,7 +123,21 @@ var runTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 		}
 		return HTMLNum(*p)
 	},
+	"dataChecks":    func(ws []analyze.Warning) []analyze.Warning { return warningsWhere(ws, true) },
+	"otherWarnings": func(ws []analyze.Warning) []analyze.Warning { return warningsWhere(ws, false) },
+	"join":          strings.Join,
 }).Parse(runHTML))
+
+// warningsWhere are the warnings of ws that are data checks (or not).
+func warningsWhere(ws []analyze.Warning, dataCheck bool) []analyze.Warning {
+	var out []analyze.Warning
+	for _, w := range ws {
+		if w.DataCheck == dataCheck {
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 const runHTML = `<h3>Provenance</h3>
 <table>
@@ -161,7 +176,10 @@ const runHTML = `<h3>Provenance</h3>
 <table><tr><th>count</th><th>status</th><th>code</th><th>type</th><th>message</th></tr>
 {{range .R.Errors}}<tr><td>{{.Count}}</td><td class="t">{{.Status}}</td><td class="t">{{.Code}}</td><td class="t">{{.Type}}</td><td class="t">{{.Message}}</td></tr>
 {{end}}</table>{{end}}
-{{if .R.Warnings}}<h3>Warnings</h3><ul>
-{{range .R.Warnings}}<li class="warn"><code>{{.Code}}</code>{{if .Metric}} [{{.Metric}}]{{end}}: {{.Message}}</li>
+{{if dataChecks .R.Warnings}}<h3>Data checks</h3><p>Known bugs of the tool's data, and values that cannot be right (<a href="https://github.com/tokentrace/tokentrace/blob/main/analyze/TRAPS.md">TRAPS.md</a>); <code>--no-corrections</code> computes on the data as written.</p><ul>
+{{range dataChecks .R.Warnings}}<li class="warn"><code>{{.Code}}</code>{{if .Metrics}} [{{join .Metrics " "}}]{{else if .Metric}} [{{.Metric}}]{{end}}{{if .Count}} {{.Count}} request(s){{end}}: {{.Message}}{{if .Source}} — {{.Source}}{{end}}</li>
+{{end}}</ul>{{end}}
+{{if otherWarnings .R.Warnings}}<h3>Warnings</h3><ul>
+{{range otherWarnings .R.Warnings}}<li class="warn"><code>{{.Code}}</code>{{if .Metric}} [{{.Metric}}]{{end}}: {{.Message}}{{if .Source}} ({{.Source}}){{end}}</li>
 {{end}}</ul>{{end}}
 `

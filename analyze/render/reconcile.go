@@ -33,12 +33,29 @@ func WriteReconciliation(w interface{ Write([]byte) (int, error) }, r *reproduce
 		for _, m := range rr.Metrics {
 			var lines []string
 			quiet := 0
+			if m.Why != "" {
+				lines = append(lines, "  "+rr.From+" undefined: "+m.Why)
+			}
 			for _, s := range m.Steps {
-				if float64(s.Delta) == 0 || math.IsNaN(float64(s.Delta)) && math.IsNaN(float64(s.Before)) && math.IsNaN(float64(s.After)) {
+				if s.NBefore == s.NAfter && (float64(s.Delta) == 0 || math.IsNaN(float64(s.Delta)) && math.IsNaN(float64(s.Before)) && math.IsNaN(float64(s.After))) {
 					quiet++
 					continue
 				}
-				lines = append(lines, fmt.Sprintf("  %-20s %s → %s: %s → %s (%s)", s.Choice, s.From, s.To, num(float64(s.Before)), num(float64(s.After)), signed(float64(s.Delta))))
+				line := fmt.Sprintf("  %-20s %s → %s: %s → %s (%s)", s.Choice, s.From, s.To, num(float64(s.Before)), num(float64(s.After)), signed(float64(s.Delta)))
+				if len(s.Corrections) > 0 {
+					verb := "data correction"
+					if s.To == "false" {
+						verb = "data correction undone"
+					}
+					line = fmt.Sprintf("  %s %s: %s → %s (%s)", verb, strings.Join(s.Corrections, ", "), num(float64(s.Before)), num(float64(s.After)), signed(float64(s.Delta)))
+				}
+				if s.NBefore != s.NAfter {
+					line += fmt.Sprintf("; n %d → %d: samples enter or leave the statistic, not only its formula", s.NBefore, s.NAfter)
+				}
+				if s.Why != "" {
+					line += "; " + s.Why
+				}
+				lines = append(lines, line)
 			}
 			if len(lines) == 0 {
 				continue

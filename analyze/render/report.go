@@ -266,14 +266,51 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 	if rp := rr.Reproduction; rp != nil {
 		writeReproduction(w, rp, rr.Tool, md)
 	}
+	checks := 0
 	for _, wn := range rr.Warnings {
+		if !wn.DataCheck {
+			continue
+		}
+		if checks == 0 {
+			line("data checks (the catalogue: analyze/TRAPS.md; --no-corrections computes on the data as written):")
+		}
+		checks++
+		line("  %s", dataCheckLine(wn, md))
+	}
+	for _, wn := range rr.Warnings {
+		if wn.DataCheck {
+			continue
+		}
 		m := ""
 		if wn.Metric != "" {
 			m = " [" + wn.Metric + "]"
 		}
-		line("warning %s%s: %s", wn.Code, m, cleanN(wn.Message, md, 1000))
+		msg := wn.Message
+		if wn.Source != "" {
+			msg += " (" + wn.Source + ")"
+		}
+		line("warning %s%s: %s", wn.Code, m, cleanN(msg, md, 1000))
 	}
 	return nil
+}
+
+// dataCheckLine is one data check of a run: code, metric, count of
+// requests, what was found and done, and the public source.
+func dataCheckLine(wn analyze.Warning, md bool) string {
+	head := wn.Code
+	if len(wn.Metrics) > 0 {
+		head += " [" + strings.Join(wn.Metrics, " ") + "]"
+	} else if wn.Metric != "" {
+		head += " [" + wn.Metric + "]"
+	}
+	if wn.Count > 0 {
+		head += fmt.Sprintf(" %d request(s)", wn.Count)
+	}
+	msg := wn.Message
+	if wn.Source != "" {
+		msg += " — " + wn.Source
+	}
+	return head + ": " + cleanN(msg, md, 1000)
 }
 
 func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *analyze.Fit, fitFmt string) {

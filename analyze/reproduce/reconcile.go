@@ -2,7 +2,9 @@ package reproduce
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/convention"
@@ -41,6 +43,8 @@ type MetricReconciled struct {
 	Steps      []ReconcileStep `json:"steps"`
 	// Total is ToValue − FromValue, the sum of the steps' deltas.
 	Total analyze.F `json:"total"`
+	// Why says why FromValue is undefined ("" when it is not).
+	Why string `json:"why,omitempty"`
 }
 
 // ReconcileStep is the effect of changing one choice.
@@ -51,6 +55,17 @@ type ReconcileStep struct {
 	Before analyze.F `json:"before"`
 	After  analyze.F `json:"after"`
 	Delta  analyze.F `json:"delta"`
+	// NBefore and NAfter are the statistic's sample counts on either side:
+	// when they differ the step moved requests (or gaps) into or out of
+	// the statistic, and part of Delta is theirs, not the choice's rule.
+	NBefore int `json:"n_before"`
+	NAfter  int `json:"n_after"`
+	// Corrections are the data checks whose corrections the step turned on
+	// or off (the corrections choice), as "code (requests)".
+	Corrections []string `json:"corrections,omitempty"`
+	// Why says why After is undefined where Before was not ("" otherwise):
+	// e.g. the tokenizer a count needs, and the flag that gives it.
+	Why string `json:"why,omitempty"`
 }
 
 // Reconcile builds the reconciliation of every run a saw, from
@@ -82,8 +97,10 @@ func Reconcile(a *analyze.Analyzer, pair func(*formats.Run) [2]convention.Conven
 			for _, stat := range stats {
 				m := MetricReconciled{Metric: q.Key, Stat: stat, Reported: analyze.F(math.NaN()), Steps: []ReconcileStep{}}
 				vals := make([]float64, len(path))
+				ns := make([]int, len(path))
 				for i := range path {
 					vals[i], _ = statOf(data[i].Values[q], data[i].Weights[q], stat, data[i].Convention)
+					ns[i] = len(data[i].Values[q])
 				}
 				if allNaN(vals) {
 					continue
@@ -91,8 +108,19 @@ func Reconcile(a *analyze.Analyzer, pair func(*formats.Run) [2]convention.Conven
 				m.FromValue, m.ToValue = analyze.F(vals[0]), analyze.F(vals[len(vals)-1])
 				m.Total = analyze.F(vals[len(vals)-1] - vals[0])
 				for i := 1; i < len(path); i++ {
-					m.Steps = append(m.Steps, ReconcileStep{Choice: path[i].Choice, From: path[i].From, To: path[i].To,
-						Before: analyze.F(vals[i-1]), After: analyze.F(vals[i]), Delta: analyze.F(vals[i] - vals[i-1])})
+					st := ReconcileStep{Choice: path[i].Choice, From: path[i].From, To: path[i].To,
+						Before: analyze.F(vals[i-1]), After: analyze.F(vals[i]), Delta: analyze.F(vals[i] - vals[i-1]),
+						NBefore: ns[i-1], NAfter: ns[i]}
+					if path[i].Choice == convention.ChoiceCorrections {
+						st.Corrections = corrections(data[i-1].Corrected, data[i].Corrected)
+					}
+					if math.IsNaN(vals[i]) && !math.IsNaN(vals[i-1]) {
+						st.Why = undefinedWhy(data[i])
+					}
+					m.Steps = append(m.Steps, st)
+				}
+				if math.IsNaN(vals[0]) {
+					m.Why = undefinedWhy(data[0])
 				}
 				m.Reported, m.ReportedAs = reportedFor(p[0], tools, run, q.Name, stat)
 				rr.Metrics = append(rr.Metrics, m)
@@ -139,4 +167,31 @@ func reportedFor(c convention.Convention, tools *convention.Set, run *formats.Ru
 		}
 	}
 	return analyze.F(math.NaN()), ""
+}
+
+// corrections lists the data-check codes corrected on one side of a step
+// and not the other, as "code (requests)".
+func corrections(before, after map[string]int) []string {
+	var out []string
+	for _, m := range []map[string]int{after, before} {
+		for _, code := range slices.Sorted(maps.Keys(m)) {
+			if before[code] != after[code] {
+				out = append(out, fmt.Sprintf("%s (%d)", code, m[code]))
+			}
+		}
+		if len(out) > 0 {
+			break
+		}
+	}
+	return out
+}
+
+// undefinedWhy says why a statistic is undefined under rd's convention,
+// where the reason is known: a re-tokenized count without a tokenizer.
+func undefinedWhy(rd *analyze.RunData) string {
+	if rd.TokenizerErr == "" {
+		return ""
+	}
+	return "the " + rd.Convention.Name + " convention counts output tokens by re-tokenizing the text (" + rd.TokenizerErr +
+		"): give --tokenizer with the model's tokenizer.json, a SentencePiece .model or a built-in name"
 }

@@ -11,6 +11,7 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func reproduce(tools *convention.Set, rd *analyze.RunData) *analyze.Reproduction
 			item.Recomputed = analyze.F(v)
 			item.Reason = why
 		}
-		judge(&item, run, tool)
+		judge(&item, run, tool, tools, tm)
 		switch item.Status {
 		case "reproduced":
 			out.Reproduced++
@@ -76,9 +77,10 @@ func reproduce(tools *convention.Set, rd *analyze.RunData) *analyze.Reproduction
 }
 
 // judge sets the item's status from its values: reproduced within
-// ReproTolerance, differs (with the tool's known reason where one of its
-// Differences applies) or not reproducible.
-func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool) {
+// ReproTolerance, differs (with a reason: a data check of the run's that
+// affects the metric, else one of the tool's Differences that applies)
+// or not reproducible.
+func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool, tools *convention.Set, tm convention.ReportedMetric) {
 	rec, rep := float64(item.Recomputed), float64(item.Reported)
 	if math.IsNaN(rec) {
 		item.Status = "not_reproducible"
@@ -98,14 +100,23 @@ func judge(item *analyze.ReproducedStat, run *formats.Run, tool *convention.Tool
 		return
 	}
 	item.Status = "differs"
-	if item.Reason != "" || tool == nil {
+	if item.Reason != "" {
 		return
 	}
-	for _, d := range tool.Differences {
-		if d.Applies(item.Metric, item.Stat, run.ToolVersion, run.Notes) {
-			item.Reason = d.Reason
-			return
+	if why := trapReason(run, tools, tm); why != "" {
+		item.Reason = why
+		return
+	}
+	if tool != nil {
+		for _, d := range tool.Differences {
+			if d.Applies(item.Metric, item.Stat, run.ToolVersion, run.Notes) {
+				item.Reason = d.Reason
+				return
+			}
 		}
+	}
+	if run.Truncated {
+		item.Reason = "the input was cut (truncated_input): the tool's summary covers requests the file lost"
 	}
 }
 
@@ -117,6 +128,16 @@ func recompute(rule convention.StatsRule, tm convention.ReportedMetric, st forma
 	c := rd.Convention
 	if q, ok := strings.CutPrefix(tm.Quantity, "scalar:"); ok {
 		v, why := reproductionScalar(q, &scalarInput{st: st, rd: rd})
+		if q == "duration_s" {
+			// the run's span summarized like a per-request metric (AIPerf's
+			// benchmark_duration has avg, min, max and count): one value
+			switch st.Stat {
+			case "count":
+				return 1, ""
+			case "std", "std_dev", "stddev", "variance":
+				return 0, ""
+			}
+		}
 		return v * tm.Scale, why
 	}
 	x := analyze.LookupMetric(tm.Quantity)
@@ -205,12 +226,35 @@ func (in *scalarInput) duration() float64 {
 
 // sum is Σ of a Table metric's values over the counted requests (0 for
 // none; NaN for an unknown metric).
-func (in *scalarInput) sum(name string) float64 {
+// sum is Σ of metric name's values over the convention's completed
+// requests that have one (the tools sum what they have: AIPerf's totals
+// skip requests without usage); NaN with the reason when completed
+// requests exist but none has a value — vLLM without output_lens, say:
+// an empty sum is unknown, not 0.
+func (in *scalarInput) sum(name string) (float64, string) {
 	x := analyze.LookupMetric(name)
 	if x == nil {
-		return math.NaN()
+		return math.NaN(), "unknown metric " + strconv.Quote(name)
 	}
-	return sumOr0(in.rd.Values[x])
+	xs := in.rd.Values[x]
+	n, which := float64(in.rd.Counted), "completed"
+	if x.FailedRequests {
+		n, which = in.count(isFailure), "failed"
+	}
+	if len(xs) == 0 && n > 0 {
+		return math.NaN(), fmt.Sprintf("none of the %g %s requests has its %s in the file", n, which, x.Label)
+	}
+	return sumOr0(xs), ""
+}
+
+// sum2 is the sum of two metrics' sums, with the first reason.
+func (in *scalarInput) sum2(a, b string) (float64, string) {
+	x, why := in.sum(a)
+	y, why2 := in.sum(b)
+	if why == "" {
+		why = why2
+	}
+	return x + y, why
 }
 
 func isFailure(m *analyze.RequestMetrics) bool {
@@ -241,10 +285,12 @@ var reproductionScalars = []struct {
 		return float64(analyze.ComputeThroughput(in.rd.Convention, in.rd.Requests, in.duration()).RequestsPerS), ""
 	}},
 	{"output_token_throughput", "Σ OSL over counted requests / duration", func(in *scalarInput) (float64, string) {
-		return div(in.sum(analyze.OSL.Name), in.duration()), ""
+		v, why := in.sum(analyze.OSL.Name)
+		return div(v, in.duration()), why
 	}},
 	{"total_token_throughput", "(Σ OSL + Σ ISL) / duration", func(in *scalarInput) (float64, string) {
-		return div(in.sum(analyze.OSL.Name)+in.sum(analyze.ISL.Name), in.duration()), ""
+		v, why := in.sum2(analyze.OSL.Name, analyze.ISL.Name)
+		return div(v, in.duration()), why
 	}},
 	{"error_code", "failed requests whose error code is the statistic's name", func(in *scalarInput) (float64, string) {
 		code, err := strconv.ParseFloat(in.st.Stat, 64)
@@ -270,7 +316,7 @@ var reproductionScalars = []struct {
 // loop, so only the numerator is recomputed).
 func reproductionScalar(name string, in *scalarInput) (float64, string) {
 	if q, ok := strings.CutPrefix(name, "sum:"); ok {
-		return in.sum(q), ""
+		return in.sum(q)
 	}
 	if rest, ok := strings.CutPrefix(name, "reported_duration:"); ok {
 		dur := math.NaN()
@@ -283,10 +329,12 @@ func reproductionScalar(name string, in *scalarInput) (float64, string) {
 			return math.NaN(), "the tool reported no positive duration"
 		}
 		if rest == "sum:osl+isl" {
-			return (in.sum(analyze.OSL.Name) + in.sum(analyze.ISL.Name)) / dur, ""
+			v, why := in.sum2(analyze.OSL.Name, analyze.ISL.Name)
+			return v / dur, why
 		}
 		if q, ok := strings.CutPrefix(rest, "sum:"); ok {
-			return in.sum(q) / dur, ""
+			v, why := in.sum(q)
+			return v / dur, why
 		}
 		if rest == "counted" {
 			return float64(in.rd.Counted) / dur, ""
@@ -313,4 +361,26 @@ func div(a, b float64) float64 {
 		return math.NaN()
 	}
 	return a / b
+}
+
+// trapReason is the reason a data check of the run gives for a difference
+// in the tokentrace metric tm maps to ("" when none affects it): the
+// trap's Reproduction, else its Effect.
+func trapReason(run *formats.Run, tools *convention.Set, tm convention.ReportedMetric) string {
+	key := strings.TrimPrefix(tm.Quantity, "scalar:")
+	if x := analyze.LookupMetric(tm.Quantity); x != nil {
+		key = x.Key
+	}
+	for _, ch := range run.Checks {
+		t, ok := tools.Trap(ch.Code)
+		if !ok || !slices.Contains(t.Metrics, key) {
+			continue
+		}
+		why := t.Reproduction
+		if why == "" {
+			why = t.Effect
+		}
+		return fmt.Sprintf("data check %s (%d requests): %s", ch.Code, ch.Requests, why)
+	}
+	return ""
 }

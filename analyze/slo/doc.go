@@ -42,6 +42,7 @@
 //	           | "throughput" | "throughput.output_tokens_per_s"
 //	           | "request_rate" | "throughput.requests_per_s"
 //	           | "error_rate" | "requests.error_rate"
+//	           | "data_warnings" | "warnings.data_check"
 //	op         = "<=" | "<" | ">=" | ">"
 //	rhs        = quantity
 //	           | number "*" "baseline" [ ( "+" | "-" ) quantity ]
@@ -52,6 +53,7 @@
 //	rate       = number ( "/s" | "req/s" )        (* goodput_rate, request_rate, capacity *)
 //	tokrate    = number ( "tok/s" | "tokens/s" )  (* throughput *)
 //	tokens     = number [ "tok" | "tokens" ]      (* osl, isl *)
+//	count      = number                           (* data_warnings *)
 //	sep        = "," | ";" | newline
 //
 // Units are required for times and rates: "500" is an error, never silently
@@ -62,7 +64,10 @@
 // (analyze.FluidityIndex). Run metrics are the report's JSON keys: goodput =
 // goodput.fraction, goodput_rate = goodput.requests_per_s, throughput =
 // throughput.output_tokens_per_s, request_rate = throughput.requests_per_s,
-// error_rate = requests.error_rate; capacity is DistServe's goodput over a
+// error_rate = requests.error_rate, data_warnings = the number of data
+// checks that found the run's data wrong or impossible (analyze/TRAPS.md;
+// data_warnings<=0 fails CI on data that disagrees with itself); capacity
+// is DistServe's goodput over a
 // rate sweep (Capacity). A gate against "baseline" is a regression gate: it
 // fails only when the violation is significant (regressionSignificant).
 //

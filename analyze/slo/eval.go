@@ -99,6 +99,16 @@ type GateReport struct {
 	// BetweenRuns is, with --pool, each pooled run's own P99 and their
 	// spread (as in the pooled report), beside the pooled gate values.
 	BetweenRuns map[string]analyze.Spread `json:"between_runs,omitempty"`
+	// DataChecks are, per run, the data checks that found its data wrong
+	// or impossible (analyze/TRAPS.md), whether or not a gate bounds them
+	// (data_warnings does).
+	DataChecks []RunDataChecks `json:"data_checks,omitempty"`
+}
+
+// RunDataChecks are one run's data-check warnings.
+type RunDataChecks struct {
+	Run    string            `json:"run"`
+	Checks []analyze.Warning `json:"checks"`
 }
 
 // GateResult is one gate checked on one subject (a run, the pooled runs,
@@ -202,6 +212,17 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		out.Baseline = base.name
 	}
 	for _, r := range rep.Runs {
+		var checks []analyze.Warning
+		for _, w := range r.Warnings {
+			if w.DataCheck {
+				checks = append(checks, w)
+			}
+		}
+		if len(checks) > 0 {
+			out.DataChecks = append(out.DataChecks, RunDataChecks{Run: r.RunID, Checks: checks})
+		}
+	}
+	for _, r := range rep.Runs {
 		if !hasWarning(r.Warnings, "truncated_input") {
 			continue
 		}
@@ -221,7 +242,19 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 			continue
 		}
 		for _, s := range subs {
-			out.Results = append(out.Results, checkGate(g, s, base, spec, alpha))
+			r := checkGate(g, s, base, spec, alpha)
+			if g.Metric == analyze.DataWarnings && s.rr != nil {
+				var found []string
+				for _, w := range s.rr.Warnings {
+					if w.DataCheck {
+						found = append(found, fmt.Sprintf("%s (%d requests)", w.Code, w.Count))
+					}
+				}
+				if len(found) > 0 {
+					r.Reason = strings.TrimPrefix(r.Reason+"; data checks: "+strings.Join(found, ", ")+" (TRAPS.md)", "; ")
+				}
+			}
+			out.Results = append(out.Results, r)
 		}
 	}
 	for _, r := range out.Results {
@@ -331,6 +364,9 @@ func measureOf(g Gate, s *subject) measure {
 		if len(g.Conds) > 0 {
 			m.why += " among requests with " + condText(g.Conds)
 		}
+		if why := notMeasured(g, s); why != "" {
+			m.why = why
+		}
 		return m
 	}
 	switch g.Stat {
@@ -436,6 +472,14 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	r.Bound = analyze.F(bound)
 	if math.IsNaN(cur.value) {
 		return r
+	}
+	if g.Metric != nil && g.Metric != analyze.DataWarnings && s.rr != nil {
+		// the data checks that affect the gated metric
+		for _, w := range s.rr.Warnings {
+			if w.DataCheck && slices.Contains(w.Metrics, g.Metric.Key) {
+				r.Warnings = append(r.Warnings, w)
+			}
+		}
 	}
 	if holds(cur.value, g.Op, bound) {
 		r.Status = "pass"
@@ -707,4 +751,21 @@ func capacityGate(g Gate, rep *analyze.Report) (GateResult, *Capacity) {
 		r.Reason = fmt.Sprintf("capacity %s is not %s %s", analyze.FormatValue(float64(c.RateRPS), "req/s"), g.Op, analyze.FormatValue(g.Bound.Value, "req/s"))
 	}
 	return r, &c
+}
+
+// notMeasured says why g's value is unknown when a data check of the run
+// set it to null (a value the tool wrote as 0 meaning "not measured",
+// TRAPS.md); "" when none did.
+func notMeasured(g Gate, s *subject) string {
+	if s.run == nil || s.tools == nil || g.Metric == nil {
+		return ""
+	}
+	for _, ch := range s.run.Checks {
+		t, ok := s.tools.Trap(ch.Code)
+		if !ok || t.Action != convention.ActionNull || !slices.Contains(t.Metrics, g.Metric.Key) {
+			continue
+		}
+		return fmt.Sprintf("not measured: %s (data check %s, %s): the value is null, never 0; the gate cannot pass on it", t.Title, ch.Code, t.Source)
+	}
+	return ""
 }

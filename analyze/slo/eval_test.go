@@ -8,6 +8,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/registry"
@@ -342,5 +343,38 @@ func TestPooledReportsBetweenRunSpread(t *testing.T) {
 	s := stats.SortedCopy(want)
 	if float64(sp.Min) != s[0] || float64(sp.Median) != s[1] || float64(sp.Max) != s[2] {
 		t.Errorf("spread %+v of %v", sp, s)
+	}
+}
+
+// TestGateNotMeasured: a summary-only run whose tool wrote its TTFT
+// statistics as 0 meaning "not measured" (mlcommons/inference#1788) has
+// them null and a null-action data check: p99(ttft)<=1s fails and says
+// why — it never passes on a 0 that means unknown — and data_warnings<=0
+// counts the check.
+func TestGateNotMeasured(t *testing.T) {
+	trap := convention.Trap{Code: "zero_not_measured", Title: "TTFT statistics written as 0: not measured", Action: convention.ActionNull,
+		Metrics: []string{"ttft_ms"}, Source: "https://github.com/mlcommons/inference/issues/1788"}
+	set := convention.NewSet(analyze.Canonical, convention.Tool{Name: "t"}).WithTraps(trap)
+	a := analyze.NewAnalyzer(analyze.Canonical)
+	if err := a.Run(&formats.Run{RunID: "r", Tool: "t", Reported: []formats.ReportedStat{{Metric: "ttft", Stat: "p99", Text: "0 (not measured)"}},
+		Checks: []formats.DataCheck{{Code: "zero_not_measured", Field: "ttft"}}}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(a, mustSpec(t, "", "p99(ttft)<=1s", "data_warnings<=0"), analyze.Options{Tools: set}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pass || len(rep.Results) != 2 {
+		t.Fatalf("%+v", rep)
+	}
+	ttft, dw := rep.Results[0], rep.Results[1]
+	if ttft.Status != "fail" || !strings.Contains(ttft.Reason, "not measured: TTFT statistics written as 0") || !strings.Contains(ttft.Reason, "never 0") {
+		t.Errorf("p99(ttft): %+v", ttft)
+	}
+	if dw.Status != "fail" || float64(dw.Value) != 1 || !strings.Contains(dw.Reason, "zero_not_measured") {
+		t.Errorf("data_warnings: %+v", dw)
+	}
+	if len(rep.DataChecks) != 1 || rep.DataChecks[0].Run != "r" {
+		t.Errorf("data checks %+v", rep.DataChecks)
 	}
 }

@@ -207,6 +207,7 @@ const (
 	unitRate                     // /s, req/s → requests per second
 	unitTokRate                  // tok/s, tokens/s → tokens per second
 	unitTokens                   // plain number or tok, tokens → tokens
+	unitCount                    // plain number: a count of things
 )
 
 // unitOf is the kind of a metric's unit (Metric.Unit).
@@ -220,6 +221,8 @@ func unitOf(unit string) unitKind {
 		return unitRate
 	case "tok/s":
 		return unitTokRate
+	case "count":
+		return unitCount
 	}
 	return unitTime
 }
@@ -236,6 +239,8 @@ func (k unitKind) want() string {
 		return "a rate unit (/s or req/s)"
 	case unitTokRate:
 		return "a token-rate unit (tok/s)"
+	case unitCount:
+		return "a count (0)"
 	}
 	return "a token count (300 or 300tok)"
 }
@@ -261,6 +266,11 @@ func (p *parser) unit(k unitKind, numTok token) (float64, error) {
 			return 0.01, nil
 		}
 		if t.kind == tIdent {
+			return 0, p.errAt(t, "unexpected unit %q: want %s", t.text, k.want())
+		}
+		return 1, nil
+	case unitCount:
+		if t.kind == tIdent || t.kind == tPercent {
 			return 0, p.errAt(t, "unexpected unit %q: want %s", t.text, k.want())
 		}
 		return 1, nil

@@ -37,6 +37,22 @@
 -- Units: times in milliseconds (the tables hold nanoseconds), counts in tokens.
 -- Undefined values are NULL, never 0.
 
+-- The data checks' corrections (analyze/TRAPS.md): a request whose
+-- corrections column names a code is computed as the Go analyzer computes
+-- it under the canonical convention (corrections true), from the raw
+-- events the tables keep: phantom_second_gap drops the second response and
+-- moves every later one back by its gap; first_not_token takes the first
+-- response as carrying no token; count_not_stuck takes N from the
+-- responses, not from the tool's stuck count. count_from_import needs
+-- nothing here: output_tokens holds the corrected count.
+-- canonical-fixes:begin (generated from the data-check catalogue by go test ./analyze -run TestCanonicalSQLMetrics -update)
+CREATE OR REPLACE TABLE canonical_fixes AS
+SELECT * FROM (VALUES
+    ('vllm_role_chunk_ttft', 'first_not_token'),
+    ('vllm_ttft_in_itls', 'phantom_second_gap')
+) f(code, fix);
+-- canonical-fixes:end
+
 -- Per request. Responses are the messages carrying generated tokens (kind
 -- content or reasoning, in arrival order "index"): a role-only first chunk
 -- (kind role), usage and [DONE] messages are not responses. A request without
@@ -44,15 +60,29 @@
 -- Server-side events (kind server.*, on server rows) are no client messages:
 -- left out, as in the Go analyzer (formats.ClientEvents).
 CREATE OR REPLACE TABLE canonical_requests AS
-WITH ev AS (
+WITH fx AS (
+    SELECT run_id, request_key,
+           list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'phantom_second_gap')) AS fix_phantom,
+           list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'first_not_token')) AS fix_first,
+           list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'count_not_stuck')) AS fix_stuck
+    FROM (SELECT run_id, request_key, string_split(coalesce(corrections, ''), ',') AS cs FROM requests)
+),
+ev0 AS (
     SELECT run_id, request_key,
            count(*) AS n_events,
-           count(*) FILTER (WHERE kind IN ('content', 'reasoning')) AS n_responses,
            list(offset_ns ORDER BY "index") FILTER (WHERE kind IN ('content', 'reasoning')) AS resp_ns,
            bool_or(kind = 'reasoning' OR coalesce(reasoning_text, '') <> '') AS reasoning_event
     FROM events
     WHERE kind NOT LIKE 'server.%'
     GROUP BY run_id, request_key
+),
+ev AS (
+    SELECT ev0.run_id, ev0.request_key, ev0.n_events, ev0.reasoning_event,
+           CASE WHEN fx.fix_phantom AND len(ev0.resp_ns) >= 2
+                     THEN [ev0.resp_ns[1]] || list_transform(ev0.resp_ns[3:], x -> x - (ev0.resp_ns[2] - ev0.resp_ns[1]))
+                WHEN fx.fix_first AND len(ev0.resp_ns) >= 2 THEN ev0.resp_ns[2:]
+                ELSE ev0.resp_ns END AS resp_ns
+    FROM ev0 LEFT JOIN fx USING (run_id, request_key)
 ),
 q AS (
     SELECT r.run_id, r.request_key, r.status, r.start_ns,
@@ -63,29 +93,36 @@ q AS (
            CASE WHEN coalesce(ev.n_events, 0) > 0 THEN ev.resp_ns[-1] ELSE r.last_token_offset_ns END AS last_ns,
            CASE WHEN coalesce(ev.n_events, 0) > 0 THEN ev.resp_ns[2] - ev.resp_ns[1]
                 ELSE r.second_token_offset_ns - r.first_token_offset_ns END AS ttst_ns,
-           CASE WHEN coalesce(ev.n_events, 0) > 0 THEN ev.n_responses ELSE r.token_message_count END AS responses,
+           CASE WHEN coalesce(ev.n_events, 0) > 0 THEN coalesce(len(ev.resp_ns), 0) ELSE r.token_message_count END AS responses,
            -- N: server usage > the tool's count (LLMPerf's without BOS) > a
-           -- stored re-tokenized count > the number of responses.
+           -- stored re-tokenized count (never below the responses: the
+           -- retokenized_below_messages check) > the number of responses;
+           -- a count stuck at the requested length (count_not_stuck) is
+           -- not used.
            -- NOT IN SQL: re-tokenizing generated text (the Go analyzer does
            -- when a tokenizer is configured or built in); SQL uses a count
            -- only when the importer stored one ('tokenizer:<name>').
-           CASE WHEN r.output_tokens IS NOT NULL
-                     AND (r.output_tokens_source IN ('server_usage', 'tool_reported')
-                          OR starts_with(r.output_tokens_source, 'tokenizer:')) THEN r.output_tokens
-                WHEN coalesce(ev.n_events, 0) > 0 THEN ev.n_responses
-                WHEN r.token_message_count > 0 THEN r.token_message_count
-           END AS osl,
+           CASE WHEN coalesce(fx.fix_stuck, false) THEN NULL
+                WHEN r.output_tokens IS NOT NULL AND r.output_tokens_source IN ('server_usage', 'tool_reported') THEN r.output_tokens
+                WHEN r.output_tokens IS NOT NULL AND starts_with(r.output_tokens_source, 'tokenizer:')
+                     THEN greatest(r.output_tokens, CASE WHEN coalesce(ev.n_events, 0) > 0 THEN coalesce(len(ev.resp_ns), 0) ELSE r.token_message_count END)
+           END AS osl_counted,
            r.input_tokens AS isl,
            r.first_content_offset_ns,
            coalesce(r.reasoning_tokens, 0) > 0 OR coalesce(ev.reasoning_event, false) AS has_reasoning
-    FROM requests r LEFT JOIN ev USING (run_id, request_key)
+    FROM requests r LEFT JOIN ev USING (run_id, request_key) LEFT JOIN fx USING (run_id, request_key)
+),
+q2 AS (
+    SELECT q.* EXCLUDE (osl_counted),
+           coalesce(q.osl_counted, CASE WHEN q.has_events OR q.responses > 0 THEN q.responses END) AS osl
+    FROM q
 ),
 run_kind AS (
     -- Streaming: the run's flag; when the source does not say, whether any
     -- request (any status) received more than one response.
     SELECT ru.run_id,
-           coalesce(ru.streaming, (SELECT bool_or(q.responses > 1) FROM q WHERE q.run_id = ru.run_id), false) AS streaming,
-           coalesce((SELECT bool_or(q.has_reasoning) FROM q WHERE q.run_id = ru.run_id AND q.counted), false) AS run_has_reasoning
+           coalesce(ru.streaming, (SELECT bool_or(q2.responses > 1) FROM q2 WHERE q2.run_id = ru.run_id), false) AS streaming,
+           coalesce((SELECT bool_or(q2.has_reasoning) FROM q2 WHERE q2.run_id = ru.run_id AND q2.counted), false) AS run_has_reasoning
     FROM runs ru
 )
 SELECT q.run_id, q.request_key, q.status, q.counted, q.start_ns, q.has_events, q.responses,
@@ -102,25 +139,35 @@ SELECT q.run_id, q.request_key, q.status, q.counted, q.start_ns, q.has_events, q
        CASE WHEN k.streaming AND q.osl > 1 AND q.first_ns >= 0 AND q.last_ns >= 0
             THEN (q.last_ns - q.first_ns) / (q.osl - 1) / 1e6 END AS tpot_ms,
        q.osl, q.isl
-FROM q JOIN run_kind k USING (run_id);
+FROM q2 q JOIN run_kind k USING (run_id);
 
 -- Pooled ITL: gaps between consecutive responses of completed requests of
 -- streaming runs; a gap before a response known to carry k > 1 tokens
 -- (events.tokens) counts as k samples of gap/k.
 -- Completed requests only (CONVENTIONS.md): a failed request's partial
 -- stream adds no samples (as in analyzer.go, Analyzer.Request).
+-- A request corrected by phantom_second_gap or first_not_token loses its
+-- first gap (the repeated TTFT; the role-only chunk's wait for prefill).
 CREATE OR REPLACE TABLE canonical_itl AS
 WITH resp AS (
     SELECT run_id, request_key, offset_ns, tokens,
-           lag(offset_ns) OVER (PARTITION BY run_id, request_key ORDER BY "index") AS prev_ns
+           lag(offset_ns) OVER (PARTITION BY run_id, request_key ORDER BY "index") AS prev_ns,
+           row_number() OVER (PARTITION BY run_id, request_key ORDER BY "index") AS rank
     FROM events
     WHERE kind IN ('content', 'reasoning')
+),
+dropped AS (
+    SELECT run_id, request_key
+    FROM requests, unnest(string_split(coalesce(corrections, ''), ',')) AS u(code)
+    WHERE code IN (SELECT code FROM canonical_fixes WHERE fix IN ('phantom_second_gap', 'first_not_token'))
+    GROUP BY run_id, request_key
 ),
 gaps AS (
     SELECT g.run_id, g.request_key, (g.offset_ns - g.prev_ns) / 1e6 AS gap_ms,
            CASE WHEN g.tokens > 1 THEN g.tokens ELSE 1 END AS k
     FROM resp g JOIN canonical_requests r USING (run_id, request_key)
     WHERE g.prev_ns IS NOT NULL AND r.counted AND r.streaming
+      AND NOT (g.rank = 2 AND (g.run_id, g.request_key) IN (SELECT (run_id, request_key) FROM dropped))
 )
 SELECT run_id, request_key, gap_ms / k AS itl_ms
 FROM (SELECT run_id, request_key, gap_ms, k, unnest(range(k)) AS rep FROM gaps);

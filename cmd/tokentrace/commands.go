@@ -67,7 +67,12 @@ type reportFlags struct {
 	oslEdges    string
 	islEdges    string
 	percentiles string
+	// noCorrections: the data checks' corrections are not applied
+	noCorrections bool
 }
+
+// noCorrectionsUsage is the help of --no-corrections.
+const noCorrectionsUsage = "compute on the data as the tool wrote it: the data checks' corrections (analyze/TRAPS.md) are not applied; the checks are still reported"
 
 // percentilesUsage is the help of --percentiles.
 const percentilesUsage = "percentiles every metric's summary holds, in percent (default 50,90,95,99; e.g. 25,50,90,99,99.9); JSON keys p50…p99 and, beyond them, p99_9"
@@ -81,6 +86,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")
 	c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
 	c.Flags().StringVar(&f.percentiles, "percentiles", "", percentilesUsage)
+	c.Flags().BoolVar(&f.noCorrections, "no-corrections", false, noCorrectionsUsage)
 }
 
 // options validates the report flags before any data is read.
@@ -164,7 +170,7 @@ func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 		}
 		a = analyze.NewAnalyzer(c)
 	}
-	if err := f.setTokenizer(a); err != nil {
+	if err := f.prepare(a); err != nil {
 		return nil, err
 	}
 	// fluidity constraints need their per-token deadlines while rows stream
@@ -174,9 +180,11 @@ func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 	return a, nil
 }
 
-// setTokenizer gives a the --tokenizer, or lets runs use the built-in
-// tokenizer they recorded.
-func (f *reportFlags) setTokenizer(a *analyze.Analyzer) error {
+// prepare gives a the data checks' corrections (unless --no-corrections)
+// and the --tokenizer, or lets runs use the built-in tokenizer they
+// recorded.
+func (f *reportFlags) prepare(a *analyze.Analyzer) error {
+	a.SetCorrections(profiles.Fixes(), !f.noCorrections)
 	if f.tokenizer != "" {
 		tok, err := tokenizer.Open(f.tokenizer)
 		if err != nil {
@@ -691,7 +699,7 @@ steps sum to the difference.`,
 				}
 			}
 			a := analyze.NewAnalyzer(convention.PathConventions(pairs)...)
-			if err := rf.setTokenizer(a); err != nil {
+			if err := rf.prepare(a); err != nil {
 				return err
 			}
 			for _, d := range dirs {
@@ -717,6 +725,7 @@ steps sum to the difference.`,
 	}
 	in.register(c)
 	c.Flags().StringVar(&rf.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts (see report --tokenizer)")
+	c.Flags().BoolVar(&rf.noCorrections, "no-corrections", false, noCorrectionsUsage)
 	c.Flags().StringVar(&from, "from-convention", "tool", "starting convention: tool (each run's own tool's) or a profile name")
 	c.Flags().StringVar(&to, "to-convention", "tokentrace", "target convention")
 	c.Flags().StringArrayVar(&stats, "stat", []string{"mean", "p50", "p99"}, "statistics to reconcile (mean, p50, p90, p99, …)")
@@ -775,7 +784,7 @@ func tableDirs(inputs []string, f inputFlags) (dirs []string, cleanup func(), er
 // profiles are the conventions tokentrace knows: the canonical one and
 // every importer's tool profiles (convention.Tool), which reports use to
 // reproduce each tool's statistics.
-var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...)
+var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...).WithTraps(analyze.Traps...)
 
 // noteRenamed tells the user that a later input's run was renamed
 // (formats.UniqueRuns).

@@ -55,7 +55,7 @@ on each run (or on the pooled runs with --pool):
   --slo   per-request constraints defining a good request, e.g. 'ttft<=500ms, tpot<=15ms, e2e<=2s'
           (also max_itl and fluidity(TTFT_DEADLINE,TBT_DEADLINE)>=0.9; vLLM's 'ttft:500 tpot:15' is read as ms)
   --gate  aggregate gates, e.g. 'p99(ttft)<=800ms', 'p99(e2e | osl<300)<=3s', 'goodput>=0.99',
-          'goodput_rate>=2.5/s', 'throughput>=1000tok/s', 'error_rate<=1%', 'capacity>=4/s',
+          'goodput_rate>=2.5/s', 'throughput>=1000tok/s', 'error_rate<=1%', 'capacity>=4/s', 'data_warnings<=0',
           and regressions against --baseline: 'p99(ttft) <= 1.10 * baseline', 'goodput >= baseline - 0.01'
   --spec  a YAML/JSON file with slo:, gates:, alpha:, fail_on_few_samples:, convention:
   --preset a built-in spec: ` + strings.Join(slo.Presets(), ", ") + `

@@ -30,6 +30,7 @@ var Profile = convention.Convention{
 		"duration":            srcAIPerf + " benchmark_duration_metric.py 45: max(start + latency) − min start over valid records",
 		"throughput_requests": srcAIPerf + " request_throughput_metric.py 40: valid records / duration",
 		"goodput":             srcAIPerf + " goodput_metric.py 39: good / duration",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 

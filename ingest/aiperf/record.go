@@ -456,7 +456,7 @@ func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, ev
 	case hasTTFT && hasICL:
 		events = rebuildEvents(rec, req, ttft, icl, iclUnit, st, events)
 		end := req.StreamEndOffsetNs
-		ingest.FillFromEvents(req, events)
+		formats.FillFromEvents(req, events)
 		switch {
 		case end == nil:
 			// No request_end_ns (0.1.x): the stream's end is unknown, and

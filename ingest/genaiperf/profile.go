@@ -35,6 +35,7 @@ var Profile = convention.Convention{
 		"duration":            srcParser + " 160-162, 233: max last response − min start over requests with a response",
 		"throughput_requests": srcParser + " 271: len(all requests) / duration",
 		"goodput":             "perf_analyzer genai-perf goodput_calculator/goodput_calculator.py 40, 177-181: good/duration, -1.0 for an invalid SLO",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 

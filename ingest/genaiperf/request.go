@@ -130,7 +130,7 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 			c.req.ErrorText += fmt.Sprintf(" (and %d more unreadable)", c.badCount-1)
 		}
 	}
-	ingest.FillFromEvents(&c.req, c.events)
+	formats.FillFromEvents(&c.req, c.events)
 	c.setTokens()
 	c.req.ResponseID = c.respID
 	if e := c.apiErr; e != nil {

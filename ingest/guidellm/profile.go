@@ -30,6 +30,7 @@ var Profile03 = convention.Convention{
 		"duration":            srcGuideLLM + " v0.3: max(end) − min(start) over all requests",
 		"throughput_requests": srcGuideLLM + ": time-weighted rate distribution of request ends",
 		"goodput":             srcGuideLLM + ": none",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 

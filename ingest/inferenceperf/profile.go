@@ -31,6 +31,7 @@ var Profile = convention.Convention{
 		"duration":            srcInfPerf + ": max(end) − min(start) over all requests of the stage",
 		"throughput_requests": srcInfPerf + ": successes / total_time",
 		"goodput":             srcInfPerf + " docs/goodput.md: good / T and 100·good / successful",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 
@@ -167,4 +168,14 @@ var Tool = convention.Tool{
 	Aliases:    map[string]string{ConventionMessage: ConventionLine},
 	Metrics:    metrics,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "successes.throughput.output_tokens_per_sec", OutputStat: "value", RequestMetric: "successes.throughput.requests_per_sec", RequestStat: "value", RequestScale: 1},
+	Differences: []convention.Difference{
+		{Metric: "successes.latency.time_to_first_token", Reason: "inference-perf takes TTFT only from requests with two or more token times " +
+			"(a one-token reply has none, inference_perf/apis/streaming_parser.py); the profile takes every completed request's first response"},
+		{Metric: "successes.output_tokens", Reason: outputTokensDiffers},
+		{Metric: "successes.output_tokens.total", Reason: outputTokensDiffers},
+	},
 }
+
+// outputTokensDiffers explains an output_tokens statistic that differs.
+const outputTokensDiffers = "inference-perf counts a request the server sent no usage for by re-tokenizing its text per chunk; " +
+	"the profile takes the server's usage only, and has no count for such a request"

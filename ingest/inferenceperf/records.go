@@ -608,7 +608,7 @@ func (r *record) toRequest(runID string, key int64, events []formats.Event) form
 		req.ReportedOutputTokens = r.outputTokens
 	}
 	if len(events) > 0 {
-		ingest.FillFromEvents(&req, events)
+		formats.FillFromEvents(&req, events)
 		return req
 	}
 	if !r.failed {

@@ -128,6 +128,9 @@ func rowNotes(rows []row, conv version, lt *lastTokenStats) []string {
 		"convention " + conv.name + ": " + conv.evidence,
 		noteNoEvents, noteBOS, noteISL,
 	}
+	if empty > 0 {
+		notes = append(notes, fmt.Sprintf("%s: %d; LLMPerf's own statistics average in their ttft_s 0 (its initial value, never set), tokentrace gives them no TTFT", noteNoContent, empty))
+	}
 	notes = append(notes, lastTokenNotes(conv, lt)...)
 	if gen > 0 {
 		notes = append(notes, fmt.Sprintf("rows carrying GEN_TEXT (the generated text, a leaderboard client's extra key; not imported): %d", gen))

@@ -32,6 +32,7 @@ var Profile2023 = convention.Convention{
 		"duration":            srcLLMPerf + ": wall time of the whole threaded request loop, not in the files",
 		"throughput_requests": srcLLMPerf + ": num_completed_requests / loop wall time",
 		"goodput":             srcLLMPerf + ": none",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 
@@ -88,12 +89,18 @@ func metrics(c convention.Convention) map[string]convention.ReportedMetric {
 // Tool is what tokentrace knows of LLMPerf's numbers: one profile per
 // version whose definitions differ (detectConvention tells them apart);
 // "llmperf" alone names the final code's.
+// noteNoContent begins the run note counting replies without content.
+const noteNoContent = "rows without content (no error, ttft_s 0, number_output_tokens ≤ 1: empty replies)"
+
 var Tool = convention.Tool{
 	Name:       Name,
 	Profiles:   []convention.Convention{Profile2023, Profile2024Apr, Profile2024Dec},
 	Aliases:    map[string]string{ConventionUnknown: Convention2024Dec},
 	Metrics:    metrics,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "mean_output_throughput_token_per_s", OutputStat: "value", RequestMetric: "num_completed_requests_per_min", RequestStat: "value", RequestScale: 1.0 / 60},
+	Differences: []convention.Difference{{Metric: "ttft_s", RunNote: noteNoContent,
+		Reason: "LLMPerf keeps replies without content in its statistics with ttft_s 0 (its initial value: no content chunk came; " +
+			"token_benchmark_ray.py drops error rows only); tokentrace gives them no TTFT"}},
 	Headline: []string{
 		"ttft_s", "end_to_end_latency_s", "inter_token_latency_s",
 		"number_output_tokens", "number_input_tokens", "mean_output_throughput_token_per_s",

@@ -30,6 +30,7 @@ var Profile = convention.Convention{
 		"duration":            srcMLPerf + ": test start → final_query_all_samples_done_time",
 		"throughput_requests": srcMLPerf + ": (n − 1) / final completion time (Server)",
 		"goodput":             srcMLPerf + ": none; PerfConstraintsMet = P99 TTFT and P99 TPOT within limits",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 

@@ -677,7 +677,7 @@ func (s *textState) clientSpan(loc, scope, version string, sp *otlpSpan, a map[s
 	if spanKind(sp.Status.Code) == 2 {
 		q.Status, q.ErrorText, q.ErrorType = formats.StatusError, sp.Status.Message, "span_status"
 	}
-	ingest.FillFromEvents(&q, ev)
+	formats.FillFromEvents(&q, ev)
 	s.clients = append(s.clients, clientReq{req: q, events: ev, scope: strings.TrimSpace(scope + " " + version)})
 }
 

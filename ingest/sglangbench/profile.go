@@ -31,6 +31,7 @@ var Profile = convention.Convention{
 		"duration":            srcSGLang + ": dispatch to after profiler stop / server-info call",
 		"throughput_requests": srcSGLang + ": completed / duration",
 		"goodput":             srcSGLang + ": none (PR #5495 closed)",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 

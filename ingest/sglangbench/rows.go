@@ -130,7 +130,7 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 			}
 		}
 		events = pybench.RebuildEvents(events, runID, int64(i), ttftNs, gaps, text, native, first, &st.rebuilt)
-		ingest.FillFromEvents(&req, events)
+		formats.FillFromEvents(&req, events)
 		// SGLang's latency ends at the last stream line, [DONE]
 		// included, and is not saved: the stream's end is unknown.
 		req.StreamEndOffsetNs = nil

@@ -30,6 +30,7 @@ var Profile = convention.Convention{
 		"duration":            srcVLLM + ": perf_counter around the dispatch loop (the file's duration key)",
 		"throughput_requests": srcVLLM + ": completed / duration",
 		"goodput":             srcVLLM + " PR #9338: request_goodput = good / duration (req/s)",
+		"corrections":         "the tool computes from its data as written, its known bugs included: reproducing its numbers needs them uncorrected",
 	},
 }
 
@@ -110,6 +111,7 @@ var Tool = convention.Tool{
 	Profiles:   []convention.Convention{Profile},
 	Metrics:    metrics,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "output_throughput", OutputStat: "value", RequestMetric: "request_throughput", RequestStat: "value", RequestScale: 1},
+	Traps:      traps,
 	Headline: []string{
 		"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "completed", "failed", "duration",
 		"request_throughput", "output_throughput", "total_throughput", "request_goodput",

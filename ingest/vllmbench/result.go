@@ -322,10 +322,15 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 			return err
 		}
 		st := &rowStats{}
+		finds := d.findTraps(run.Endpoint)
+		run.Checks = finds.checks
 		var events []formats.Event
 		for i := 0; i < d.n; i++ {
 			var req formats.Request
 			req, events = d.request(runID, i, f.opt.NoText, st, events)
+			for _, code := range finds.byRequest[i] {
+				req.AddCorrection(code)
+			}
 			if err := sink.Request(&req, events); err != nil {
 				return err
 			}

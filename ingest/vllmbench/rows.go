@@ -164,7 +164,7 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 			text = &d.texts[i]
 		}
 		events = pybench.RebuildEvents(events, runID, int64(i), ttftNs, gaps, text, false, 0, &st.rebuilt)
-		ingest.FillFromEvents(&req, events)
+		formats.FillFromEvents(&req, events)
 		if latNs, ok := pybench.SecondsNs(lat); ok && lat > 0 {
 			dd := events[len(events)-1].OffsetNs - latNs
 			if dd < 0 {

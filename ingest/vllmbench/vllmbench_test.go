@@ -32,6 +32,8 @@ var fixtures = map[string]string{
 	"detailed-appended": "openai-chat-4.0qps-concurrency2-Llama-3.1-8B-Instruct-20260301-101500.json",
 	"latencies-only":    "openai-1.0qps-opt-125m-20260302-090000.json",
 	"truncated":         "vllm-cut.json",
+	"trap-ttft-in-itls": "vllm-3.0qps-Meta-Llama-3-8B-20240805-120000.json",
+	"trap-role-chunk":   "openai-chat-2.0qps-Llama-3.1-8B-Instruct-20250320-100000.json",
 }
 
 func importFile(t *testing.T, path, label string) (*formats.Collector, []string) {

@@ -29,7 +29,7 @@ func Request(key int64, start int64, events []Event, usage *int64) (formats.Requ
 		out[i] = formats.Event{RunID: "r", RequestKey: key, Index: int32(i), ReadIndex: int32(i), OffsetNs: e.Off, Kind: e.Kind,
 			HasChoices: e.Kind != formats.KindUsage && e.Kind != formats.KindDone, Tokens: e.Tok}
 	}
-	ingest.FillFromEvents(&r, out)
+	formats.FillFromEvents(&r, out)
 	if usage != nil {
 		r.OutputTokens, r.OutputTokensSource = usage, formats.SourceServerUsage
 	} else if r.TokenMessageCount > 0 {

@@ -1,0 +1,154 @@
+package analyze
+
+import (
+	"strings"
+
+	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// SetCorrections gives the Analyzer the data-check catalogue's fixes by
+// trap code (convention.Set.Fixes) and whether they are applied: a
+// request naming a trap in Request.Corrections is corrected under the
+// conventions that correct (Convention.Corrections, tokentrace's own)
+// when enabled — report --no-corrections passes false, and the numbers
+// are then those of the data as the tool wrote it. Call it before the
+// first request. Without it no fix is known and the stored data is read
+// as it is.
+func (a *Analyzer) SetCorrections(fixes map[string]convention.Fix, enabled bool) {
+	a.fixes = fixes
+	if !enabled {
+		// the report then names the choice: corrections false
+		for i := range a.convs {
+			a.convs[i].Corrections = false
+		}
+	}
+}
+
+// corrected returns the request and events c computes on: r and events as
+// stored, or copies with the fixes of the request's traps applied (when c
+// corrects and corrections are enabled) or, for the counts an importer
+// corrected itself (FixCountFromImport), undone (when not). applied lists
+// the codes whose fix changed something.
+func (a *Analyzer) corrected(c convention.Convention, r *formats.Request, events []formats.Event) (*formats.Request, []formats.Event, []string) {
+	if r.Corrections == "" || a.fixes == nil {
+		return r, events, nil
+	}
+	apply := c.Corrections // false for every convention once SetCorrections(…, false)
+	var applied []string
+	cp := *r
+	evCopied := false
+	copyEvents := func() {
+		if !evCopied {
+			events = append([]formats.Event(nil), events...)
+			evCopied = true
+		}
+	}
+	for code := range strings.SplitSeq(r.Corrections, ",") {
+		switch fix := a.fixes[code]; {
+		case fix == convention.FixCountFromImport && !apply:
+			// the importer corrected output_tokens; the tool's own count is
+			// the raw one
+			if cp.ReportedOutputTokens != nil {
+				n := int64(*cp.ReportedOutputTokens)
+				cp.OutputTokens, cp.OutputTokensSource = &n, formats.SourceToolReported
+			}
+		case !apply:
+		case fix == convention.FixCountNotStuck:
+			// the stuck count is the tool's (and the requested length):
+			// N from a tokenizer, else the token messages
+			cp.OutputTokens, cp.OutputTokensSource, cp.ReportedOutputTokens, cp.MaxTokens = nil, "", nil, nil
+			applied = append(applied, code)
+		case fix == convention.FixPhantomSecondGap:
+			copyEvents()
+			if dropSecondToken(events) {
+				events = events[:len(events)-1]
+				applied = append(applied, code)
+			}
+		case fix == convention.FixFirstNotToken:
+			copyEvents()
+			if firstNotToken(events) {
+				applied = append(applied, code)
+			}
+		}
+	}
+	if evCopied {
+		formats.FillFromEvents(&cp, events)
+	}
+	return &cp, events, applied
+}
+
+// dropSecondToken removes the second token-carrying event of events in
+// place (the slice's last element is then a leftover the caller drops),
+// moving every later event earlier by its gap; false when there is none.
+func dropSecondToken(events []formats.Event) bool {
+	first, second := -1, -1
+	for i := range events {
+		if events[i].CarriesTokens() {
+			if first < 0 {
+				first = i
+			} else {
+				second = i
+				break
+			}
+		}
+	}
+	if second < 0 {
+		return false
+	}
+	gap := events[second].OffsetNs - events[first].OffsetNs
+	// the text it carried (an importer may put a reply's whole text on one
+	// message) stays with the first token
+	events[first].Text = joinText(events[first].Text, events[second].Text)
+	events[first].ReasoningText = joinText(events[first].ReasoningText, events[second].ReasoningText)
+	copy(events[second:], events[second+1:])
+	for i := second; i < len(events)-1; i++ {
+		events[i].OffsetNs -= gap
+		events[i].Index--
+		events[i].ReadIndex--
+	}
+	return true
+}
+
+// joinText is a followed by b (nil when both are).
+func joinText(a, b *string) *string {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		return b
+	}
+	s := *a + *b
+	return &s
+}
+
+// firstNotToken marks the first token-carrying event as a role-only
+// message (it carried no token); false when there is none or it is the
+// only one.
+func firstNotToken(events []formats.Event) bool {
+	n := 0
+	for i := range events {
+		if events[i].CarriesTokens() {
+			n++
+		}
+	}
+	if n < 2 {
+		return false
+	}
+	first := -1
+	for i := range events {
+		if !events[i].CarriesTokens() {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		// any text it carried moves to the (new) first token
+		events[i].Text = joinText(events[first].Text, events[i].Text)
+		events[i].ReasoningText = joinText(events[first].ReasoningText, events[i].ReasoningText)
+		events[first].Kind, events[first].Text, events[first].ReasoningText = formats.KindRole, nil, nil
+		return true
+	}
+	return false
+}

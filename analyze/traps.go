@@ -1,0 +1,167 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// The data checks the analysis makes itself (the catalogue's entries no
+// importer can see: they need a convention's metrics, or a tokenizer).
+const (
+	// TrapITLBelowTPOT: the pooled ITL mean is below the TPOT mean.
+	TrapITLBelowTPOT = "itl_below_tpot"
+	// TrapRetokenizedBelowMessages: a re-tokenized output count is below
+	// the number of token-carrying messages.
+	TrapRetokenizedBelowMessages = "retokenized_below_messages"
+	// TrapImplausibleValues: negative latencies, or latencies over a day.
+	TrapImplausibleValues = "implausible_values"
+)
+
+// itlBelowTPOTMargin: the pooled ITL mean must be below this share of the
+// TPOT mean for the explanation to be given.
+const itlBelowTPOTMargin = 0.95
+
+// Traps are the analysis's entries of the data-check catalogue
+// (analyze/TRAPS.md); the tools' own are with their importers.
+var Traps = []convention.Trap{{
+	Code:      TrapITLBelowTPOT,
+	Title:     "the pooled ITL mean is below the TPOT mean (a weighting, not an error)",
+	Tools:     "every tool that reports both (vLLM, SGLang, GenAI-Perf, AIPerf, …)",
+	Signature: "the pooled ITL mean is below the per-request TPOT mean",
+	Threshold: fmt.Sprintf("mean ITL < %.2f × mean TPOT", itlBelowTPOTMargin),
+	Action:    convention.ActionExplain,
+	Effect:    "not a bug, a weighting: pooled ITL weights each request by its number of gaps, so long replies (whose tokens came faster) dominate it, while TPOT weights every request once; one line says so",
+	Metrics:   []string{"itl_ms", "tpot_ms"},
+	Source:    "https://github.com/vllm-project/vllm/issues/6531, https://github.com/vllm-project/vllm/pull/17802",
+	Test:      "analyze TestTrapITLBelowTPOT",
+}, {
+	Code:  TrapRetokenizedBelowMessages,
+	Title: "a re-tokenized output count is below the number of token messages",
+	Tools: "tokentrace's re-tokenized output count (--tokenizer, or a tool that re-tokenizes: flexible-inference-bench before PR #66)",
+	Signature: "a completed request's re-tokenized output count is below its number of token-carrying messages, " +
+		"impossible when every message carries at least one token (the tokenizer is not the model's, or the text was altered)",
+	Action:  convention.ActionCorrect,
+	Effect:  "N is the number of token messages (the lower bound) instead of the re-tokenized count, under conventions that correct; a warning names both numbers",
+	Metrics: []string{"osl_tokens", "tpot_ms"},
+	Source:  "https://github.com/CentML/flexible-inference-bench/pull/66",
+	Test:    "analyze TestTrapRetokenizedBelowMessages",
+}, {
+	Code:      TrapImplausibleValues,
+	Title:     "negative latencies, or latencies over a day",
+	Tools:     "any: clock trouble, a broken file, a start time from another clock",
+	Signature: "a latency (TTFT, TTST, TPOT, ITL, E2E) below 0 or above a day",
+	Action:    convention.ActionFlag,
+	Effect:    "the values stay in the statistics (they are the data's); the warning counts them per metric",
+	Metrics:   []string{"ttft_ms", "ttst_ms", "tpot_ms", "itl_ms", "e2e_ms"},
+	Source:    "tokentrace: a latency cannot be negative, and no request takes a day",
+	Test:      "analyze TestImplausible",
+}}
+
+// retokenizedFloor applies the lower bound of the token messages to a
+// re-tokenized count: it notes on m a count below the responses, and under
+// a convention that corrects raises it to them.
+func retokenizedFloor(c convention.Convention, m *RequestMetrics) {
+	if !strings.HasPrefix(m.OutputSource, formats.SourceTokenizerPfx) || m.Responses == 0 || m.OutputTokens >= float64(m.Responses) {
+		return
+	}
+	m.RetokenizedBelow, m.RetokenizedN = true, m.OutputTokens
+	if c.Corrections {
+		m.OutputTokens, m.OutputSource = float64(m.Responses), string(convention.CountResponses)
+	}
+}
+
+// dataChecks are a run's data-check warnings under c: each check the
+// importer recorded (Run.Checks), with how many requests a correction
+// changed under c, and the analysis's own (Traps).
+func (a *Analyzer) dataChecks(c convention.Convention, run *formats.Run, p *convAcc, rr *RunReport, s *Samples, tools *convention.Set) []Warning {
+	var w []Warning
+	for _, ch := range run.Checks {
+		t, _ := tools.Trap(ch.Code)
+		x := Warning{Code: ch.Code, DataCheck: true, Count: ch.Requests, Source: t.Source, Field: ch.Field, Metrics: t.Metrics}
+		if len(t.Metrics) > 0 {
+			x.Metric = t.Metrics[0]
+		}
+		msg := t.Title
+		if msg == "" {
+			msg = "a data check this tokentrace does not describe (written by a newer one?)"
+		}
+		if ch.Field != "" {
+			msg += " (field " + ch.Field + ")"
+		}
+		switch n := p.applied[ch.Code]; {
+		case ch.Corrected && c.Corrections && n > 0:
+			msg += fmt.Sprintf("; corrected in %d request(s)", n)
+		case ch.Corrected && c.Corrections:
+			msg += "; corrected at import"
+		case ch.Corrected:
+			msg += "; not corrected under this convention: the data as the tool wrote it"
+		case t.Action == convention.ActionNull:
+			msg += "; set to null (unknown), not 0"
+		case t.Action == convention.ActionFlag:
+			msg += "; flagged, not corrected: the data cannot say what the value was"
+		}
+		if ch.Detail != "" {
+			msg += " (" + ch.Detail + ")"
+		}
+		x.Message = msg
+		w = append(w, x)
+	}
+	if s.retokBelow > 0 {
+		what := fmt.Sprintf("%d completed request(s) re-tokenize to fewer tokens than their token messages (first: %g tokens for %d messages)", s.retokBelow, s.retokFirstN, s.retokFirstMsgs)
+		if c.Corrections {
+			what += "; N is the message count there, a lower bound"
+		} else {
+			what += "; the re-tokenized count is used as it is"
+		}
+		w = append(w, Warning{Code: TrapRetokenizedBelowMessages, DataCheck: true, Metric: OSL.Key, Count: int64(s.retokBelow),
+			Source: trapSource(TrapRetokenizedBelowMessages), Message: what + ": is the tokenizer the model's?"})
+	}
+	if bad, n := implausible(s); bad != "" {
+		w = append(w, Warning{Code: TrapImplausibleValues, DataCheck: true, Count: int64(n), Source: trapSource(TrapImplausibleValues), Message: bad})
+	}
+	itl, tpot := rr.Metrics.Of(ITL), rr.Metrics.Of(TPOT)
+	if c.ITL != convention.ITLPerRequestMean && itl.N > 0 && tpot.N > 0 && !math.IsNaN(itl.Mean) && itl.Mean < itlBelowTPOTMargin*tpot.Mean {
+		w = append(w, Warning{Code: TrapITLBelowTPOT, Metric: ITL.Key, Source: trapSource(TrapITLBelowTPOT), Message: fmt.Sprintf(
+			"mean ITL %s is below mean TPOT %s: pooled ITL counts every gap, so long replies, whose tokens came faster, weigh more; TPOT counts each request once. Not an error",
+			FormatValue(itl.Mean, "ms"), FormatValue(tpot.Mean, "ms"))})
+	}
+	return w
+}
+
+// trapSource is the Source of the analysis's trap code.
+func trapSource(code string) string {
+	i := slices.IndexFunc(Traps, func(t convention.Trap) bool { return t.Code == code })
+	if i < 0 {
+		return ""
+	}
+	return Traps[i].Source
+}
+
+// CanonicalFixesSQL is the canonical_fixes table of analyze/sql/canonical.sql:
+// (code, fix) for every trap of traps with an analysis-time fix, so that
+// the SQL applies the same corrections as the Go analyzer to the requests
+// whose corrections column names them. canonical.sql embeds it between
+// FixesBegin and FixesEnd (TestCanonicalSQLMetrics keeps it current).
+func CanonicalFixesSQL(traps []convention.Trap) string {
+	var rows []string
+	for _, t := range traps {
+		if t.Fix != convention.FixNone {
+			rows = append(rows, fmt.Sprintf("    ('%s', '%s')", t.Code, t.Fix))
+		}
+	}
+	if len(rows) == 0 {
+		return "CREATE OR REPLACE TABLE canonical_fixes (code VARCHAR, fix VARCHAR);"
+	}
+	return "CREATE OR REPLACE TABLE canonical_fixes AS\nSELECT * FROM (VALUES\n" + strings.Join(rows, ",\n") + "\n) f(code, fix);"
+}
+
+// Markers around canonical.sql's generated canonical_fixes.
+const (
+	FixesBegin = "-- canonical-fixes:begin (generated from the data-check catalogue by go test ./analyze -run TestCanonicalSQLMetrics -update)"
+	FixesEnd   = "-- canonical-fixes:end"
+)

@@ -1,0 +1,148 @@
+package vllmbench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// The known bugs of vLLM bench's per-request data (the data-check
+// catalogue, analyze/TRAPS.md), detected in the arrays of --save-detailed.
+const (
+	// TrapTTFTInITLs: the OpenAI completions client appended the TTFT to
+	// the ITL list (a missing else).
+	TrapTTFTInITLs = "vllm_ttft_in_itls"
+	// TrapRoleChunkTTFT: the chat client timed TTFT at the role-only first
+	// chunk, sent before prefill finished (chunked prefill).
+	TrapRoleChunkTTFT = "vllm_role_chunk_ttft"
+)
+
+// ttftRepeatTolerance is how close itls[i][0] must be to ttfts[i] to be
+// the TTFT appended again: the two are differences of two perf_counter
+// readings a few microseconds apart.
+const ttftRepeatTolerance = 0.01 // relative, with an absolute floor of 1 ms
+
+// roleChunkFactor: a first gap more than this many times the median of a
+// request's other gaps is prefill-sized; roleChunkMinGaps other gaps are
+// needed to judge, and roleChunkShare of the judged requests must show it
+// for the run's TTFT messages to be taken as role-only chunks.
+const (
+	roleChunkFactor  = 5
+	roleChunkMinGaps = 4
+	roleChunkShare   = 0.5
+)
+
+// traps is what vLLM's traps are, for the catalogue.
+var traps = []convention.Trap{{
+	Code:  TrapTTFTInITLs,
+	Title: "vLLM's completions client appended each TTFT to its ITL list",
+	Tools: "vLLM benchmark_serving.py, OpenAI completions backend, before PR #7372 (August 2024)",
+	Signature: "a completed request's itls has as many gaps as output_lens (one too many: the first token's gap is counted) " +
+		"and its first gap equals its TTFT",
+	Threshold: "|itls[i][0] − ttfts[i]| ≤ max(1% of ttfts[i], 1 ms)",
+	Action:    convention.ActionCorrect,
+	Effect:    "the first gap is dropped (the second message moves back by it, and every later one): TTFT is not counted twice in E2E, TPOT and ITL; the events keep vLLM's arrays as written",
+	Fix:       convention.FixPhantomSecondGap,
+	Metrics:   []string{"e2e_ms", "tpot_ms", "itl_ms", "ttst_ms"},
+	Reproduction: "vLLM's E2EL and TPOT come from its measured latency, which the repeated TTFT does not enter; " +
+		"rebuilt from the ITL list as written, the last token comes one TTFT late (vLLM's ITL, computed from the list, is reproduced)",
+	Source: "https://github.com/vllm-project/vllm/issues/7242, fixed by https://github.com/vllm-project/vllm/pull/7372",
+	Test:   "ingest/vllmbench TestTrapTTFTInITLs",
+}, {
+	Code:  TrapRoleChunkTTFT,
+	Title: "vLLM's chat client timed TTFT at the role-only first chunk, before the first token",
+	Tools: "vLLM bench serve, chat backends (TTFT at the first message with choices, the role-only chunk), with chunked prefill",
+	Signature: "in a chat run, the first ITL gap of most requests is prefill-sized against their other gaps: " +
+		"the TTFT message was the role-only chunk, the first token came one gap later",
+	Threshold: fmt.Sprintf("itls[i][0] > %d × median(itls[i][1:]) for at least %.0f%% of the requests with ≥ %d further gaps", roleChunkFactor, 100*roleChunkShare, roleChunkMinGaps),
+	Action:    convention.ActionCorrect,
+	Effect:    "the first message is taken as carrying no token: TTFT = ttft + itls[0], the gap leaves ITL; without itls (no --save-detailed) it cannot be seen",
+	Fix:       convention.FixFirstNotToken,
+	Metrics:   []string{"ttft_ms", "ttst_ms", "itl_ms", "tpot_ms"},
+	Source:    "https://github.com/vllm-project/vllm/issues/15106",
+	Test:      "ingest/vllmbench TestTrapRoleChunkTTFT",
+}}
+
+// trapFinds are the traps found in a result's arrays: the requests each
+// applies to (by index) and the checks for the run.
+type trapFinds struct {
+	byRequest map[int][]string
+	checks    []formats.DataCheck
+}
+
+// findTraps looks for vLLM's traps in the arrays of a run whose endpoint
+// is endpoint ("" when unknown). Only completed requests with a TTFT are
+// judged.
+func (d *details) findTraps(endpoint string) trapFinds {
+	out := trapFinds{byRequest: map[int][]string{}}
+	if d.itls == nil || d.ttfts == nil {
+		return out
+	}
+	ok := func(i int) bool {
+		return (d.errs == nil || d.errs[i] == "") && d.ttfts[i] > 0
+	}
+	// TTFT appended to the ITL list.
+	var n int
+	first := ""
+	for i := 0; i < d.n; i++ {
+		if !ok(i) || d.outLens == nil || len(d.itls[i]) == 0 {
+			continue
+		}
+		ttft, g0 := d.ttfts[i], d.itls[i][0]
+		if float64(len(d.itls[i])) == d.outLens[i] && math.Abs(g0-ttft) <= max(ttftRepeatTolerance*ttft, 1e-3) {
+			out.byRequest[i] = append(out.byRequest[i], TrapTTFTInITLs)
+			if n == 0 {
+				first = fmt.Sprintf("request %d: ttft %.4g s, itls[0] %.4g s, %d gaps for %g output tokens", i, ttft, g0, len(d.itls[i]), d.outLens[i])
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		out.checks = append(out.checks, formats.DataCheck{Code: TrapTTFTInITLs, Field: "itls", Requests: int64(n), Corrected: true, Detail: first})
+	}
+	// The role-only chunk timed as TTFT (chat runs; not where the TTFT was
+	// already found repeated).
+	if endpoint != "" && !slices.Contains([]string{"v1/chat/completions"}, endpoint) {
+		return out
+	}
+	var judged []int
+	var hits []int
+	unjudged := 0
+	first = ""
+	for i := 0; i < d.n; i++ {
+		if !ok(i) || len(out.byRequest[i]) > 0 {
+			continue
+		}
+		if len(d.itls[i]) < roleChunkMinGaps+1 {
+			unjudged++
+			continue
+		}
+		judged = append(judged, i)
+		rest := slices.Clone(d.itls[i][1:])
+		slices.Sort(rest)
+		med := rest[len(rest)/2]
+		if len(rest)%2 == 0 {
+			med = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
+		}
+		if g0 := d.itls[i][0]; med > 0 && g0 > roleChunkFactor*med {
+			hits = append(hits, i)
+			if first == "" {
+				first = fmt.Sprintf("request %d: ttft %.4g s, first gap %.4g s, median of its other gaps %.4g s", i, d.ttfts[i], g0, med)
+			}
+		}
+	}
+	if len(judged) > 0 && float64(len(hits)) >= roleChunkShare*float64(len(judged)) {
+		for _, i := range hits {
+			out.byRequest[i] = append(out.byRequest[i], TrapRoleChunkTTFT)
+		}
+		detail := fmt.Sprintf("%s; %d of %d judged requests", first, len(hits), len(judged))
+		if unjudged > 0 {
+			detail += fmt.Sprintf("; %d completed request(s) with fewer than %d gaps cannot be judged and are not corrected: their TTFT may be the role chunk's", unjudged, roleChunkMinGaps+1)
+		}
+		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkTTFT, Field: "ttfts", Requests: int64(len(hits)), Corrected: true, Detail: detail})
+	}
+	return out
+}

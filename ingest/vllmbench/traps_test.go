@@ -1,0 +1,162 @@
+package vllmbench
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
+	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+)
+
+// trapReport imports path and reports it under c with the catalogue's
+// fixes, applied or not.
+func trapReport(t *testing.T, path string, c convention.Convention, corrections bool) *analyze.RunReport {
+	t.Helper()
+	a := analyze.NewAnalyzer(c)
+	a.SetCorrections(tools.Fixes(), corrections)
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: "fx"}, a); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return c }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Runs[0]
+}
+
+func wantMean(t *testing.T, rr *analyze.RunReport, x *analyze.Metric, want float64) {
+	t.Helper()
+	if got := rr.Metrics.Of(x).Mean; math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s mean %v, want %v", x.Key, got, want)
+	}
+}
+
+func dataCheck(t *testing.T, rr *analyze.RunReport, code string) analyze.Warning {
+	t.Helper()
+	for _, w := range rr.Warnings {
+		if w.Code == code {
+			return w
+		}
+	}
+	t.Fatalf("no %s warning: %+v", code, rr.Warnings)
+	return analyze.Warning{}
+}
+
+// TestTrapTTFTInITLs: benchmark_serving.py of August 2024 (OpenAI
+// completions backend) appended each TTFT to the ITL list
+// (vllm-project/vllm#7242). The fixture's 3 requests: ttfts 500, 400,
+// 300 ms; itls [500,10,10], [400,20,20,20], [300,50] ms for 3, 4, 2
+// output tokens. vLLM's summary, computed as vLLM did: E2EL from the
+// measured latency, [520, 460, 350] → mean 443.33; TPOT (latency −
+// ttft)/(n − 1) = [10, 20, 50] → mean 26.667; ITL pooled over the lists as
+// written → mean 1330/9 = 147.78.
+//
+// Import: every request is detected (3 gaps for 3 tokens, first gap = TTFT)
+// and keeps vLLM's arrays as events (the phantom second message at 2 ×
+// TTFT). Canonical, corrected: E2E [520, 460, 350], TPOT [10, 20, 50], ITL
+// the 6 real gaps → mean 130/6 = 21.667. --no-corrections: E2E rebuilt
+// from the lists counts the TTFT twice, [1020, 860, 650]. Under vLLM's own
+// convention the buggy ITL mean is reproduced, and the E2E and TPOT items
+// that the lists cannot reproduce name the trap.
+func TestTrapTTFTInITLs(t *testing.T) {
+	path := filepath.Join("testdata", "trap-ttft-in-itls", fixtures["trap-ttft-in-itls"])
+	c, _ := importFile(t, path, "fx")
+	run := c.Runs[0]
+	if len(run.Checks) != 1 || run.Checks[0].Code != TrapTTFTInITLs || run.Checks[0].Requests != 3 || !run.Checks[0].Corrected || run.Checks[0].Field != "itls" {
+		t.Fatalf("checks %+v", run.Checks)
+	}
+	for _, r := range c.Requests {
+		if r.Corrections != TrapTTFTInITLs {
+			t.Errorf("request %d corrections %q", r.RequestKey, r.Corrections)
+		}
+	}
+	// the raw events: request 0's second message at 500 + 500 ms
+	if c.Events[1].OffsetNs != 1000e6 || *c.Requests[0].LastTokenOffsetNs != 1020e6 {
+		t.Errorf("raw events changed: second at %d, last %d", c.Events[1].OffsetNs, *c.Requests[0].LastTokenOffsetNs)
+	}
+
+	rr := trapReport(t, path, analyze.Canonical, true)
+	wantMean(t, rr, analyze.E2E, 1330.0/3)
+	wantMean(t, rr, analyze.TPOT, 80.0/3)
+	wantMean(t, rr, analyze.ITL, 130.0/6)
+	wantMean(t, rr, analyze.TTFT, 400)
+	w := dataCheck(t, rr, TrapTTFTInITLs)
+	if !w.DataCheck || w.Count != 3 || !strings.Contains(w.Message, "corrected in 3 request(s)") || !strings.Contains(w.Source, "vllm/issues/7242") {
+		t.Errorf("warning %+v", w)
+	}
+
+	raw := trapReport(t, path, analyze.Canonical, false)
+	wantMean(t, raw, analyze.E2E, 2530.0/3)
+	wantMean(t, raw, analyze.ITL, 1330.0/9)
+	if w := dataCheck(t, raw, TrapTTFTInITLs); !strings.Contains(w.Message, "not corrected") {
+		t.Errorf("--no-corrections warning %+v", w)
+	}
+
+	vllm := trapReport(t, path, Profile, true)
+	for _, it := range vllm.Reproduction.Items {
+		switch {
+		case it.Metric == "itl_ms" && (it.Stat == "mean" || it.Stat == "p99"):
+			if it.Status != "reproduced" {
+				t.Errorf("vLLM's buggy %s %s not reproduced: %+v", it.Metric, it.Stat, it)
+			}
+		case it.Status == "differs" && !strings.Contains(it.Reason, TrapTTFTInITLs):
+			t.Errorf("%s %s differs without the trap as reason: %+v", it.Metric, it.Stat, it)
+		}
+	}
+}
+
+// TestTrapRoleChunkTTFT: vLLM's chat client timed TTFT at the role-only
+// first chunk (vllm-project/vllm#15106), which chunked prefill sends
+// before the first token. The fixture's 4 requests have ttfts 50, 40, 60,
+// 50 ms and first gaps 800, 600, 1000, 900 ms against 20–30 ms gaps after:
+// prefill-sized (> 5 × the median of the others) in all 4. Corrected TTFT
+// = ttft + first gap = [850, 640, 1060, 950] → mean 875 ms, the first gap
+// leaves ITL (the 17 others: mean 0.385/17 s = 22.647 ms); E2E is
+// unchanged (mean 971.25 ms, vLLM's own).
+func TestTrapRoleChunkTTFT(t *testing.T) {
+	path := filepath.Join("testdata", "trap-role-chunk", fixtures["trap-role-chunk"])
+	c, _ := importFile(t, path, "fx")
+	if ch := c.Runs[0].Checks; len(ch) != 1 || ch[0].Code != TrapRoleChunkTTFT || ch[0].Requests != 4 || !strings.Contains(ch[0].Detail, "4 of 4 judged") {
+		t.Fatalf("checks %+v", ch)
+	}
+	rr := trapReport(t, path, analyze.Canonical, true)
+	ttft := rr.Metrics.Of(analyze.TTFT)
+	wantMean(t, rr, analyze.TTFT, 875)
+	if v := ttft.Value(50); math.Abs(v-900) > 1e-9 {
+		t.Errorf("TTFT P50 %v, want (850+950)/2 = 900", v)
+	}
+	wantMean(t, rr, analyze.ITL, 385.0/17)
+	wantMean(t, rr, analyze.E2E, 971.25)
+	raw := trapReport(t, path, analyze.Canonical, false)
+	wantMean(t, raw, analyze.TTFT, 50)
+}
+
+// TestTrapsNotOnCleanData: the vLLM corpus runs and the other fixtures
+// trip no trap (the detectors are quiet on real, healthy data).
+func TestTrapsNotOnCleanData(t *testing.T) {
+	paths := []string{}
+	for name, file := range corpusFiles {
+		paths = append(paths, filepath.Join(corpus, name, file))
+	}
+	for name, file := range fixtures {
+		if !strings.HasPrefix(name, "trap-") {
+			paths = append(paths, filepath.Join("testdata", name, file))
+		}
+	}
+	for _, p := range paths {
+		var col formats.Collector
+		if err := ingest.ImportFile(New(), p, ingest.Options{}, &col); err != nil {
+			continue // the truncated fixture still imports; others must
+		}
+		for _, r := range col.Runs {
+			if len(r.Checks) > 0 {
+				t.Errorf("%s: checks %+v", p, r.Checks)
+			}
+		}
+	}
+}
