@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -407,7 +406,7 @@ func (r *runBuilder) readUserConf(path string) {
 		return
 	}
 	dir := filepath.Dir(path)
-	if b, err := os.ReadFile(filepath.Join(dir, "user.conf")); err == nil {
+	if _, b, err := ingest.ReadFile(filepath.Join(dir, "user.conf"), "config", r.opt); err == nil {
 		models := map[string]bool{}
 		for _, line := range strings.Split(string(b), "\n") {
 			if m := userConfKey.FindStringSubmatch(line); m != nil && m[1] != "*" {
