@@ -59,12 +59,22 @@ $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 $(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
 	npm ci --omit=dev --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error
 
-# Short runs of every fuzz target (FUZZTIME each). Minimising each new
-# input is capped at FUZZMINIMIZETIME executions: with go test's default
-# (60 s per input) a target that finds new inputs early spends its whole
-# budget minimising them (FuzzReadTables: 9 executions in 60 s, against
-# about 28,000 with 100x).
-FUZZTIME ?= 10s
+# Runs of every fuzz target, FUZZTIME each (about 23 targets: ~10 minutes
+# with the default). Each target starts from its seeds (f.Add, and
+# testdata/fuzz/<Target>/ where present) and the inputs found by earlier
+# runs (the Go build cache). FUZZMINIMIZETIME bounds the minimization of
+# each new input: with go test's default (60 s per input) a target that
+# finds new inputs early spends its whole budget minimizing them (an
+# importer target: 9 to 12 executions in 30–40 s; FuzzReadTables: 9 in
+# 60 s), where 100x (100 executions per input) leaves it to fuzzing
+# (importers: 9,000–82,000 executions in 30 s; FuzzReadTables ~28,000 in
+# 60 s). A failing input is written to testdata/fuzz/<Target>/ and the run
+# stops there.
+#
+# Before a release, run longer, with the crashers minimized properly:
+#   make fuzz FUZZTIME=10m FUZZMINIMIZETIME=30s     (about 4 hours)
+# or one target: go test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime 30m ./ingest/llmperf
+FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 100x
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

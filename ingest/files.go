@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"errors"
-	"io"
 	"os"
 )
 
@@ -11,21 +9,18 @@ import (
 // the first lines of a CSV or log.
 const HeadSize = 64 << 10
 
-// ReadHead returns the first HeadSize bytes of path, or the whole file when
-// it is shorter (an empty file gives an empty, non-nil slice). Errors are
-// os.Open's and the read's, unwrapped (both name the path).
+// ReadHead returns the first HeadSize bytes of path's content as an Input
+// decodes it (decompressed, without a byte-order mark), or the whole
+// content when it is shorter (an empty file gives an empty, non-nil
+// slice). Errors are Open's. It opens path: for a file beside the input
+// (a companion's kind), not for the input itself, whose Input has its head.
 func ReadHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	in, err := Open(path, Options{NoHash: true})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	buf := make([]byte, HeadSize)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
+	defer in.Close()
+	return in.Head(), nil
 }
 
 // Exists reports whether path names a regular file (after symlinks); a

@@ -1,12 +1,52 @@
 // Package ingest holds what every importer shares: the Importer interface,
-// import options, positioned errors, file heads and hashing, run notes and
-// warnings (Notes), secret redaction, and the derivation of a request's key
-// offsets and status from its events.
+// import options, positioned errors, the input reader every importer reads
+// through (Input: opened once, its head buffered for detection, a BOM
+// dropped, gzip and zstd decompressed, hashed as given) with the caps on
+// one value (limits.go: lines, JSON values, whole documents), run notes
+// and warnings (Notes), secret redaction, and the derivation of a
+// request's key offsets and status from its events.
 //
 // Each source format lives in its own sub-package (ingest/genaiperf,
 // ingest/aiperf, ingest/llmperf); ingest/registry lists them and detects
 // which one reads a file. SSE parsing shared by several importers lives in
 // ingest/sse.
+//
+// # Inputs
+//
+// Every importer reads its primary file and its companion files through an
+// Input (Open, ReadFile), which reads every byte once: its first HeadSize
+// bytes are buffered for detection and the import reads on from there, so
+// "-" (standard input), a named pipe and a process substitution
+// (/dev/fd/N) work like a file (ingest/registry keeps such an Input open
+// from detection to import; a regular file it opens again for the import,
+// so that a directory of thousands of files holds nothing in between).
+// gzip and zstd content is decompressed by its magic bytes, whatever the
+// name; a UTF-8 byte-order mark is dropped; the bytes as given are hashed
+// (SourceFile). Positions in errors count the decoded content.
+//
+// # Caps on one value
+//
+// Every value an importer holds in memory at once is capped by
+// Options.MaxValue (default DefaultMaxValueBytes, 256 MiB; the importing
+// commands' --max-value-size):
+//
+//   - a line of a line-oriented file (AIPerf's JSONL, server logs, MLPerf
+//     logs): ReadLine;
+//   - a JSON value read from a stream — a GenAI-Perf request, an LLMPerf
+//     or inference-perf record, a guidellm benchmark's metrics or request
+//     — and so every string and array inside it: NewJSONDecoder, and the
+//     GenAI-Perf lexer;
+//   - a file parsed as one document (a vLLM result, SGLang's JSON lines, a
+//     guidellm YAML report, a summary, a server log that is one JSON
+//     document): Input.ReadAll and ReadFile.
+//
+// The cap is checked as the value is read, before the buffer holding it
+// grows past it, so a runaway value (a 2 GB string, a file of zeros) costs
+// at most about twice the cap in memory and is refused with a *CapError
+// (errors.Is ErrValueTooLarge) naming the cap and the option that raises
+// it, positioned at the value. The GenAI-Perf lexer also stops at the
+// first byte JSON does not allow where it stands, so a damaged export is
+// refused where it goes wrong, not after its end.
 package ingest
 
 import (
@@ -30,21 +70,25 @@ import (
 type Importer interface {
 	// Name is the format's name as accepted by --from ("genai-perf").
 	Name() string
-	// Detect reports whether path (whose first bytes are head, up to HeadSize)
-	// is a primary input of this format: a file that holds the run's
-	// requests, or a summary with no raw file beside it. It answers "this
-	// format" even for a broken file of the format, so that Import can say
-	// what is wrong with it; it never reads beyond head.
+	// Detect reports whether path (whose first decoded bytes are head, up
+	// to HeadSize: Input.Head) is a primary input of this format: a file
+	// that holds the run's requests, or a summary with no raw file beside
+	// it. It answers "this format" even for a broken file of the format,
+	// so that Import can say what is wrong with it; it never reads beyond
+	// head. path is "-" for standard input, which has no name and no
+	// files beside it.
 	Detect(path string, head []byte) bool
 	// Companions returns the files beside path that belong to the same run
 	// (the tool's summary files), which Import will also read; the caller
 	// does not import them separately.
 	Companions(path string) []string
-	// Import reads path (and its companions) and sends rows to sink.
-	Import(path string, opt Options, sink formats.Sink) error
+	// Import reads in — opened once, its head already buffered (Open) —
+	// and its companions (read through ReadFile or Open), and sends rows
+	// to sink. The caller closes in.
+	Import(in *Input, opt Options, sink formats.Sink) error
 }
 
-// Options control an import.
+// Options control an import. The zero value is ready to use.
 type Options struct {
 	// Label is the run id to give the file's run (a multi-run file gets
 	// Label#1, Label#2, … for its 2nd, 3rd, … run). Default: DefaultLabel.
@@ -56,18 +100,62 @@ type Options struct {
 	Warn func(msg string)
 	// NoHash skips the SHA-256 of the streamed inputs (SourceFile.SHA256
 	// is left empty): for commands that write no provenance (`report`),
-	// where hashing a 259 MB export costs 0.2 s of CPU for nothing.
+	// where hashing a 259 MB export costs 0.2 s of CPU for nothing. A
+	// pipe or standard input is hashed all the same (Input).
 	NoHash bool
+	// MaxValueBytes caps one value of an input: one line, one JSON value
+	// (a record, a request object) and so every string and array inside
+	// it, and a whole file that an importer parses as one document. 0
+	// means DefaultMaxValueBytes. See MaxValue.
+	MaxValueBytes int64
+	// Stdin is the reader of the input "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// DefaultMaxValueBytes is the default cap on one value of an input
+// (Options.MaxValueBytes): 256 MiB. The largest values of real files are
+// far below it — a GenAI-Perf request with its SSE responses, an AIPerf
+// record line (about 20 bytes per chunk: some 13 million chunks), a vLLM
+// result object with its per-request arrays (a 10,000-request run with
+// --save-detailed is some 60 MB) — while a runaway value (a 2 GB string, a
+// file of zeros) is refused after reading at most the cap, holding at most
+// about twice the cap in memory, instead of exhausting it. Measured with
+// /usr/bin/time -v: a GenAI-Perf export with a 500 MB response string is
+// refused in 2.9 s at 0.70 GB peak RSS (0.85 s and 0.20 GB under
+// --max-value-size 64MiB), where it used to take 11.6 s and 3.1 GB; a
+// 2 GB export of NUL bytes after byte 76 is refused at byte 76 in 0.03 s
+// and 24 MB (13.8 s and 3.7 GB before).
+const DefaultMaxValueBytes = 256 << 20
+
+// MaxValue is the cap on one value: MaxValueBytes, or DefaultMaxValueBytes
+// when it is 0 or negative.
+func (o Options) MaxValue() int64 {
+	if o.MaxValueBytes > 0 {
+		return o.MaxValueBytes
+	}
+	return DefaultMaxValueBytes
 }
 
 // DefaultLabel is the run label for path when none is given. Benchmark
 // tools write one run per directory under a fixed file name
 // (profile_export.json, individual_responses.json, summary.json), so the
-// label is the name of the directory holding the file. When the file name
+// label is the name of the directory holding the file. Standard input
+// ("-") is labelled "stdin", a process substitution (/dev/fd/63)
+// "fd63"; a compressed file (.gz, .zst) is named without that suffix.
+// When the file name
 // carries the run's own name — LLMPerf's "<model>_<in>_<out>_individual_responses.json",
 // a renamed export — the label is that stem instead (tool suffixes
 // removed), so several runs in one directory get distinct labels.
 func DefaultLabel(path string) string {
+	if path == StdinPath {
+		return "stdin"
+	}
+	if m := fdPath.FindStringSubmatch(path); m != nil { // <(cmd): /dev/fd/63
+		return "fd" + m[1]
+	}
+	for _, z := range []string{".gz", ".zst", ".zstd"} { // a compressed file: its own name
+		path = strings.TrimSuffix(path, z)
+	}
 	base := filepath.Base(path)
 	stem := strings.TrimSuffix(base, filepath.Ext(base))
 	for _, suf := range []string{"_individual_responses", "_summary", "_genai_perf", "_aiperf"} {
@@ -93,6 +181,8 @@ func DefaultLabel(path string) string {
 	}
 	return dir
 }
+
+var fdPath = regexp.MustCompile(`^/(?:dev|proc/self)/fd/(\d+)$`)
 
 var lifecycleName = regexp.MustCompile(`^(.*?)(?:per_request|summary|stage_\d+|adapter_.+)_(?:lifecycle|prometheus)_metrics$`)
 
@@ -124,15 +214,25 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	s := e.File
+	s := DisplayName(e.File)
 	if e.Where != "" {
 		s += ": " + e.Where
 	}
-	s += ": " + e.Msg
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
 	return s
+}
+
+// DisplayName is path as messages name it: "standard input" for "-".
+func DisplayName(path string) string {
+	if path == StdinPath {
+		return "standard input"
+	}
+	return path
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
@@ -142,18 +242,26 @@ func Errorf(file, where, format string, args ...any) error {
 	return &FormatError{File: file, Where: where, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Wrap returns a *FormatError for err at file and where, with err's own
+// text as the message and err kept for errors.Is/As (a *CapError stays a
+// CapError).
+func Wrap(file, where string, err error) error {
+	return &FormatError{File: file, Where: where, Err: err}
+}
+
 // ErrNotThisFormat is returned (wrapped) by an importer forced with --from
 // onto a file it cannot read at all.
 var ErrNotThisFormat = errors.New("not this format")
 
-// HashingFile is an open file whose reads are hashed, so that a streamed
-// import knows the file's SHA-256 without a second pass. With more than
+// HashingFile is an open input whose reads are hashed, so that a streamed
+// import knows the input's SHA-256 without a second pass. With more than
 // one CPU the hashing runs on its own goroutine over copies of the reads
 // (SHA-256 of a 259 MB export is ~0.2 s, the import's parsing ~0.5 s: the
 // two overlap), holding at most hashDepth+1 chunks; with one CPU it hashes
-// inline.
+// inline. Importers read through an Input, which holds one.
 type HashingFile struct {
-	f    *os.File
+	r    io.Reader
+	f    *os.File // nil for standard input given as a reader
 	h    hash.Hash
 	n    int64
 	path string
@@ -170,21 +278,23 @@ type HashingFile struct {
 // hashed (reads are cut into chunks): ~1 MB of copies in all.
 const hashDepth, hashChunk = 3, 256 << 10
 
-// OpenHashed opens path for a hashed, streamed read. Close it (after
-// SourceFile, or on an error path) to release the file and the hasher.
+// OpenHashed opens path for a hashed, streamed read of its bytes as they
+// are (no decompression: see Open for that). Close it (after SourceFile,
+// or on an error path) to release the file and the hasher.
 func OpenHashed(path string) (*HashingFile, error) {
-	return OpenInput(path, Options{})
-}
-
-// OpenInput opens path for a streamed read, hashed unless opt.NoHash.
-func OpenInput(path string, opt Options) (*HashingFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	hf := &HashingFile{f: f, path: path}
-	if opt.NoHash {
-		return hf, nil
+	return newHashingFile(f, f, path, true), nil
+}
+
+// newHashingFile reads r (the open file f, or standard input with f nil),
+// hashing what it reads when hashing is true.
+func newHashingFile(r io.Reader, f *os.File, path string, hashing bool) *HashingFile {
+	hf := &HashingFile{r: r, f: f, path: path}
+	if !hashing {
+		return hf
 	}
 	hf.h = sha256.New()
 	if runtime.GOMAXPROCS(0) > 1 {
@@ -200,11 +310,11 @@ func OpenInput(path string, opt Options) (*HashingFile, error) {
 			}
 		}()
 	}
-	return hf, nil
+	return hf
 }
 
 func (h *HashingFile) Read(p []byte) (int, error) {
-	n, err := h.f.Read(p)
+	n, err := h.r.Read(p)
 	if n > 0 {
 		h.n += int64(n)
 		bytesRead.Add(int64(n))
@@ -231,9 +341,12 @@ var bytesRead atomic.Int64
 // process so far, for progress display. Safe for concurrent use.
 func BytesRead() int64 { return bytesRead.Load() }
 
-// Close closes the file and stops the hasher.
+// Close closes the file (not standard input) and stops the hasher.
 func (h *HashingFile) Close() error {
 	h.stopHasher()
+	if h.f == nil || h.f == os.Stdin {
+		return nil
+	}
 	return h.f.Close()
 }
 
@@ -245,36 +358,28 @@ func (h *HashingFile) stopHasher() {
 	}
 }
 
-// SourceFile finishes reading the rest of the file (so the digest covers it
-// all) and returns its description. Reads after it are not hashed. Without
-// hashing (Options.NoHash) SHA256 is empty and Bytes the file's size.
+// SourceFile finishes reading the rest of the input (so the digest covers
+// it all) and returns its description. Reads after it are not hashed.
+// Without hashing (Options.NoHash, regular files only) SHA256 is empty and
+// Bytes the file's size.
 func (h *HashingFile) SourceFile(role string) (formats.SourceFile, error) {
-	if h.h == nil { // not hashing: the size is all there is to know
-		st, err := h.f.Stat()
-		if err != nil {
+	path := h.path
+	if h.h == nil && h.f != nil { // not hashing: the size is all there is to know
+		if st, err := h.f.Stat(); err != nil {
 			return formats.SourceFile{}, err
+		} else if st.Mode().IsRegular() {
+			return formats.SourceFile{Path: path, Role: role, Bytes: st.Size()}, nil
 		}
-		return formats.SourceFile{Path: h.path, Role: role, Bytes: st.Size()}, nil
 	}
 	if _, err := io.Copy(io.Discard, h); err != nil {
 		return formats.SourceFile{}, err
 	}
 	h.stopHasher()
-	src := formats.SourceFile{Path: h.path, Role: role, Bytes: h.n}
+	src := formats.SourceFile{Path: path, Role: role, Bytes: h.n}
 	if h.h != nil {
 		src.SHA256 = hex.EncodeToString(h.h.Sum(nil))
 	}
 	return src, nil
-}
-
-// HashFile returns the description of a whole small file and its bytes.
-func HashFile(path, role string) (formats.SourceFile, []byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return formats.SourceFile{}, nil, err
-	}
-	sum := sha256.Sum256(b)
-	return formats.SourceFile{Path: path, Role: role, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b))}, b, nil
 }
 
 // Ptr returns a pointer to v.

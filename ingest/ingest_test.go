@@ -88,16 +88,16 @@ func TestHashingFile(t *testing.T) {
 		}
 	}
 	// without hashing: no digest, the file's size
-	hf, err := OpenInput(path, Options{NoHash: true})
+	in, err := Open(path, Options{NoHash: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer hf.Close()
+	defer in.Close()
 	buf := make([]byte, 1000)
-	if n, err := hf.Read(buf); err != nil || n != len(buf) {
+	if n, err := in.Read(buf); err != nil || n != len(buf) {
 		t.Fatalf("read %d, %v", n, err)
 	}
-	src, err := hf.SourceFile("raw")
+	src, err := in.SourceFile("raw")
 	if err != nil || src.SHA256 != "" || src.Bytes != int64(len(data)) {
 		t.Errorf("NoHash: %+v, %v; want no digest and %d bytes", src, err, len(data))
 	}

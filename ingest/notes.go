@@ -45,7 +45,7 @@ func (n *Notes) Add(msg string) {
 // Warn records msg as a note and passes "path: msg" to Options.Warn.
 func (n *Notes) Warn(msg string) {
 	n.Lines = append(n.Lines, msg)
-	n.pass(msg, n.path+": "+msg)
+	n.pass(msg, DisplayName(n.path)+": "+msg)
 }
 
 // WarnNamed records msg as a note and passes it to Options.Warn as it is:
@@ -59,7 +59,7 @@ func (n *Notes) WarnNamed(msg string) {
 // WarnOnly passes "path: msg" to Options.Warn without recording a note:
 // for a remark the run's notes hold in another form or place.
 func (n *Notes) WarnOnly(msg string) {
-	n.pass(msg, n.path+": "+msg)
+	n.pass(msg, DisplayName(n.path)+": "+msg)
 }
 
 // About returns a Notes, with no notes of its own, for the warnings about

@@ -46,7 +46,7 @@ func TestGenAIPerfRecoversTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	var col formats.Collector
-	if err := genaiperf.New().Import(path, ingest.Options{}, &col); err != nil {
+	if err := ingest.ImportFile(genaiperf.New(), path, ingest.Options{}, &col); err != nil {
 		t.Fatal(err)
 	}
 	checkTruth(t, &col, want, true, 0)
@@ -102,7 +102,7 @@ func importSynthIn(t *testing.T, dir string, write writer, name string, imp inge
 		t.Fatal(err)
 	}
 	var col formats.Collector
-	if err := imp.Import(path, ingest.Options{}, &col); err != nil {
+	if err := ingest.ImportFile(imp, path, ingest.Options{}, &col); err != nil {
 		t.Fatal(err)
 	}
 	return &col, want
@@ -209,7 +209,7 @@ func TestRateMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var col formats.Collector
-	if err := genaiperf.New().Import(path, ingest.Options{}, &col); err != nil {
+	if err := ingest.ImportFile(genaiperf.New(), path, ingest.Options{}, &col); err != nil {
 		t.Fatal(err)
 	}
 	checkTruth(t, &col, want, true, 0)

@@ -42,10 +42,17 @@ type inputFlags struct {
 	// directories and left out of the import (joinInputJobs).
 	serverLogs  []string
 	leftOutLogs map[string]bool
+	// maxValue is --max-value-size (ingest.Options.MaxValueBytes).
+	maxValue string
+	// cmd is the command, whose input ("-") is standard input.
+	cmd *cobra.Command
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.from, "from", "", "force the input format ("+strings.Join(registry.Names(), ", ")+")")
+	f.cmd = c
+	c.Flags().StringVar(&f.from, "from", "", "force the input format ("+strings.Join(registry.Names(), ", ")+"); needed for standard input (-) when its format is told by a file name")
+	c.Flags().StringVar(&f.maxValue, "max-value-size", ingest.FormatSize(ingest.DefaultMaxValueBytes),
+		"largest single value an input may hold — a line, a JSON record or string, a file read as one document (e.g. 512MiB, 1GiB); larger values are refused before they are read in full")
 	c.Flags().StringArrayVar(&f.labels, "label", nil, "run label for each input file, in order (default: the file's directory name)")
 	c.Flags().BoolVar(&f.noText, "no-text", false, "drop generated text from the events table")
 }
@@ -274,17 +281,49 @@ func noteRepeatedDirs(inputs []string) {
 			real = abs
 		}
 		if prev, ok := first[real]; ok {
-			fmt.Fprintf(os.Stderr, "tokentrace: note: %s and %s are the same directory: its files are imported once\n", prev, in)
+			fmt.Fprintf(os.Stderr, "tokentrace: note: %s and %s are the same directory: its files are imported once\n", formats.SafeText(prev), formats.SafeText(in))
 			continue
 		}
 		first[real] = in
 	}
 }
 
+// importOptions are the ingest options of the input flags (Label is set
+// per job by registry.Import). Warnings go to stderr, sanitized, unless
+// quiet.
+func (f inputFlags) importOptions() (ingest.Options, error) {
+	opt := ingest.Options{NoText: f.noText, NoHash: f.noHash, Warn: func(msg string) { warnf("warning: %s", msg) }}
+	if f.quiet {
+		opt.Warn = nil
+	}
+	if f.maxValue != "" {
+		n, err := ingest.ParseSize(f.maxValue)
+		if err != nil {
+			return opt, usageError{fmt.Errorf("--max-value-size: %w", err)}
+		}
+		opt.MaxValueBytes = n
+	}
+	if f.cmd != nil {
+		opt.Stdin = f.cmd.InOrStdin()
+	}
+	return opt, nil
+}
+
+// warnf prints "tokentrace: " and the message to stderr, every line passed
+// through formats.SafeLines: file names and messages from the inputs
+// cannot move the cursor, clear the screen or reverse the text.
+func warnf(format string, args ...any) {
+	fmt.Fprintln(os.Stderr, "tokentrace: "+formats.SafeLines(fmt.Sprintf(format, args...)))
+}
+
 // importInputs resolves inputs and streams them into sink. Directories
 // holding tokentrace tables (runs.parquet) are read back as tables when
-// tables is true.
+// tables is true. "-" is standard input.
 func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink) error {
+	opt, err := f.importOptions()
+	if err != nil {
+		return err
+	}
 	var files []string
 	seen := map[string]bool{}
 	tablesRead := 0
@@ -319,7 +358,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 			return usageError{err}
 		}
 	}
-	jobs, skipped, err := registry.Resolve(files, f.from)
+	jobs, skipped, err := registry.ResolveInputs(files, f.from, opt)
 	if err != nil {
 		return err
 	}
@@ -332,7 +371,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 		}
 	}
 	if len(data) > 0 && !f.quiet {
-		fmt.Fprintf(os.Stderr, "tokentrace: skipped %d unrecognized file(s) in the given directories (%s)\n", len(data), summarizePaths(data))
+		warnf("skipped %d unrecognized file(s) in the given directories (%s)", len(data), summarizePaths(data))
 	}
 	if len(jobs) == 0 {
 		if tablesRead > 0 {
@@ -342,10 +381,6 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	}
 	stop := startProgress(jobs)
 	defer stop()
-	opt := ingest.Options{NoText: f.noText, NoHash: f.noHash, Warn: func(msg string) { fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg) }}
-	if f.quiet {
-		opt.Warn = nil
-	}
 	if err := registry.Import(jobs, f.labels, opt, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
 		if errors.Is(err, registry.ErrLabels) {
 			return usageError{err}
@@ -355,7 +390,8 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	return nil
 }
 
-// summarizePaths names up to three paths' base names.
+// summarizePaths names up to three paths' base names, sanitized
+// (formats.SafeText: a name found in a directory is untrusted text).
 func summarizePaths(paths []string) string {
 	var names []string
 	for i, p := range paths {
@@ -363,7 +399,7 @@ func summarizePaths(paths []string) string {
 			names = append(names, fmt.Sprintf("and %d more", len(paths)-3))
 			break
 		}
-		names = append(names, filepath.Base(p))
+		names = append(names, formats.SafeText(filepath.Base(p)))
 	}
 	return strings.Join(names, ", ")
 }
@@ -466,7 +502,7 @@ func newAnalyze() *cobra.Command {
 			if err := rf.write(cmd.OutOrStdout(), rep); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", formats.SafeText(out))
 			return analyzePlots(cmd, out, rep, an) // plot.go
 		},
 	}
@@ -753,5 +789,5 @@ var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...).WithTra
 // noteRenamed tells the user that a later input's run was renamed
 // (formats.UniqueRuns).
 func noteRenamed(orig, id string) {
-	fmt.Fprintf(os.Stderr, "tokentrace: run %q of a later input renamed %q (an earlier input has a run of that name)\n", orig, id)
+	warnf("run %q of a later input renamed %q (an earlier input has a run of that name)", orig, id)
 }

@@ -25,7 +25,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 
@@ -38,7 +37,7 @@ func main() {
 	root := newRoot()
 	err := root.Execute()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tokentrace:", err)
+		warnf("%v", err)
 	}
 	os.Exit(exitCode(err))
 }

@@ -178,9 +178,9 @@ func writePlots(w io.Writer, plotDir, htmlDir, format string, kinds []plots.Kind
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "tokentrace: wrote %d plot(s) to %s\n", len(paths), plotDir)
+	fmt.Fprintf(w, "tokentrace: wrote %d plot(s) to %s\n", len(paths), formats.SafeText(plotDir))
 	for _, s := range set.Skipped {
-		fmt.Fprintf(w, "tokentrace: plot skipped: %s\n", s)
+		fmt.Fprintf(w, "tokentrace: plot skipped: %s\n", formats.SafeLines(fmt.Sprint(s)))
 	}
 	if html {
 		var b bytes.Buffer
@@ -191,7 +191,7 @@ func writePlots(w io.Writer, plotDir, htmlDir, format string, kinds []plots.Kind
 		if err := formats.WriteFileAtomic(p, func(f *os.File) error { _, err := f.Write(b.Bytes()); return err }); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "tokentrace: wrote %s\n", p)
+		fmt.Fprintf(w, "tokentrace: wrote %s\n", formats.SafeText(p))
 	}
 	return nil
 }
@@ -225,7 +225,7 @@ func analyzePlots(cmd *cobra.Command, out string, rep *analyze.Report, an *analy
 		}
 		if len(old) > 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: note: %s %s from an earlier analyze (not rewritten under --no-plots): they do not describe these tables\n",
-				strings.Join(old, " and "), map[bool]string{true: "is", false: "are"}[len(old) == 1])
+				formats.SafeText(strings.Join(old, " and ")), map[bool]string{true: "is", false: "are"}[len(old) == 1])
 		}
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,7 +75,7 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	if len(quiet.leftOutLogs) > 0 {
 		skipped := slices.Sorted(maps.Keys(quiet.leftOutLogs))
 		msg := fmt.Sprintf("server log(s) found in the input directories were neither imported nor joined (only --server-log files are): %s; give them with --server-log to join them", strings.Join(skipped, ", "))
-		fmt.Fprintln(os.Stderr, "tokentrace: note:", msg)
+		warnf("note: %s", msg)
 		notes = append(notes, msg)
 	}
 	// yearless server timestamps (vLLM's MM-DD) take the client trace's year
@@ -86,7 +85,7 @@ func serverJoinSink(cmd *cobra.Command, args []string, in inputFlags, rf reportF
 	}
 	for _, p := range in.serverLogs {
 		opt := ingest.Options{Label: "server:" + ingest.DefaultLabel(p), NoText: in.noText, Warn: func(msg string) {
-			fmt.Fprintln(os.Stderr, "tokentrace: warning:", msg)
+			warnf("warning: %s", msg)
 			notes = append(notes, msg)
 		}}
 		var res *serverlog.Result
@@ -176,8 +175,10 @@ func noServerRecords(path string, res *serverlog.Result) error {
 	default:
 		why = "it is empty"
 	}
-	if jobs, _, err := registry.Resolve([]string{path}, ""); err == nil && len(jobs) == 1 && jobs[0].Importer.Name() != serverlog.Name {
-		why += fmt.Sprintf("; it is detected as format %q, a client-side trace: give it as an input, not with --server-log", jobs[0].Importer.Name())
+	if ingest.Exists(path) { // a pipe cannot be read again to detect it
+		if jobs, _, err := registry.Resolve([]string{path}, ""); err == nil && len(jobs) == 1 && jobs[0].Importer.Name() != serverlog.Name {
+			why += fmt.Sprintf("; it is detected as format %q, a client-side trace: give it as an input, not with --server-log", jobs[0].Importer.Name())
+		}
 	}
 	return fmt.Errorf("--server-log %s: no server records: %s", path, why)
 }

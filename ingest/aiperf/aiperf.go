@@ -142,17 +142,15 @@ func (importer) Companions(path string) []string {
 // summary input yields a Run with no requests. Errors are *ingest.FormatError
 // values positioned at the offending line ("profile_export.jsonl: line 7:
 // …"); a last line cut short is not an error (see importRaw).
-func (im importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (im importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.LabelFor(path)
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return err
-	}
+	head := in.Head()
 	switch sniff(path, head) {
 	case kindSummaryJSON, kindSummaryCSV:
-		return importSummaryOnly(path, label, opt, sink)
+		return importSummaryOnly(in, label, opt, sink)
 	case kindRaw:
-		return importRaw(path, label, opt, sink)
+		return importRaw(in, label, opt, sink)
 	}
 	if len(bytes.TrimSpace(head)) == 0 {
 		return ingest.Errorf(path, "", "empty file: no records")

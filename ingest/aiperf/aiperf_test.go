@@ -40,7 +40,7 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -65,7 +65,7 @@ func dump(t *testing.T, path, label string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	d := formats.NewDumper(&buf)
-	if err := New().Import(path, ingest.Options{Label: label}, sampledEvents{d}); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: label}, sampledEvents{d}); err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
 	if err := d.Flush(); err != nil {
@@ -474,7 +474,7 @@ func TestDamagedSummaryWarning(t *testing.T) {
 // TestMalformed checks the positioned error for a broken line in the middle.
 func TestMalformed(t *testing.T) {
 	path := "testdata/malformed/profile_export.jsonl"
-	err := New().Import(path, ingest.Options{}, &formats.Collector{})
+	err := ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 	var fe *ingest.FormatError
 	if !errors.As(err, &fe) || fe.Where != "line 2" {
 		t.Fatalf("error %v, want a FormatError at line 2", err)
@@ -490,7 +490,7 @@ func TestEmptyFile(t *testing.T) {
 	if !New().Detect(path, nil) {
 		t.Error("Detect: an empty profile_export.jsonl should be claimed (so that Import can say what is wrong)")
 	}
-	err := New().Import(path, ingest.Options{}, &formats.Collector{})
+	err := ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 	if err == nil || err.Error() != path+": empty file: no records" {
 		t.Errorf("error %v", err)
 	}

@@ -57,7 +57,7 @@ func BenchmarkImport(b *testing.B) {
 	b.SetBytes(st.Size())
 	for b.Loop() {
 		var d discard
-		if err := New().Import(path, ingest.Options{Label: "bench"}, &d); err != nil {
+		if err := ingest.ImportFile(New(), path, ingest.Options{Label: "bench"}, &d); err != nil {
 			b.Fatal(err)
 		}
 		if d.events != 2000*401 {

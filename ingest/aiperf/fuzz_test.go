@@ -43,7 +43,7 @@ func FuzzImport(f *testing.F) {
 		}
 		im.Detect(path, head)
 		var c formats.Collector
-		_ = im.Import(path, ingest.Options{Label: "fuzz"}, &c)
+		_ = ingest.ImportFile(im, path, ingest.Options{Label: "fuzz"}, &c)
 	})
 }
 

@@ -14,11 +14,6 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
-// MaxLineBytes is the longest JSONL line the importer accepts. A record's
-// line grows with its inter_chunk_latency list (about 20 bytes per chunk),
-// so 64 MiB allows some three million chunks.
-const MaxLineBytes = 64 << 20
-
 // Notes that state AIPerf's definitions, added to every imported run with
 // records (sources, ai-dynamo/aiperf@db4f6397d11e: the kept responses in
 // aiperf/parsers/openai_parsers.py lines 85-86 and 123-134; request_end_ns
@@ -36,8 +31,10 @@ const (
 
 // importRaw imports a profile_export.jsonl and its summary.
 //
-// The JSONL is streamed line by line through ingest.OpenHashed (lines up to
-// MaxLineBytes; blank lines are skipped). Each record is sent to sink as it
+// The JSONL is streamed line by line from in (a line is one value for
+// ingest.Options.MaxValue: a record's line grows with its
+// inter_chunk_latency list, about 20 bytes per chunk; blank lines are
+// skipped). Each record is sent to sink as it
 // is read, except warmup records (see package doc), which are held until the
 // profiling run is done. A last line without its newline that ends
 // mid-value is a file cut short: every complete line before it is imported,
@@ -46,18 +43,14 @@ const (
 // undecodable line is an error, positioned "file: line N: …". A companion
 // summary that cannot be read is reported in a note (its path and byte
 // position) and otherwise ignored.
-func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
+func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats(), notes: ingest.NewNotes(path, opt)}
-	w.readSummaries()
-	hf, err := ingest.OpenInput(path, opt)
-	if err != nil {
+	w.readSummaries(in)
+	if err := w.readLines(bufio.NewReaderSize(in, 1<<20), in.MaxValue()); err != nil {
 		return err
 	}
-	defer hf.Close()
-	if err := w.readLines(bufio.NewReaderSize(hf, 1<<20)); err != nil {
-		return err
-	}
-	src, err := hf.SourceFile("raw")
+	src, err := in.SourceFile("raw")
 	if err != nil {
 		return err
 	}
@@ -66,18 +59,18 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 
 // readSummaries reads the run's summaries (see loadSummaries); a summary
 // that cannot be read becomes a warning.
-func (w *runWriter) readSummaries() {
+func (w *runWriter) readSummaries(in *ingest.Input) {
 	jsonPath, csvPath := summaryPaths(w.path)
-	w.sum, _ = loadSummaries(jsonPath, csvPath, w.notes.WarnNamed)
+	w.sum, _ = loadSummaries(in, w.opt, jsonPath, csvPath, w.notes.WarnNamed)
 }
 
 // loadSummaries reads the JSON summary if jsonPath is set, checking the
 // CSV one against it when csvPath is set too; else the CSV summary. A CSV
 // that cannot be read beside a good JSON is passed to warn; any other
 // failure is returned (and passed to warn).
-func loadSummaries(jsonPath, csvPath string, warn func(string)) (*summary, error) {
+func loadSummaries(in *ingest.Input, opt ingest.Options, jsonPath, csvPath string, warn func(string)) (*summary, error) {
 	read := func(p string) (*summary, error) {
-		s, err := readSummary(p)
+		s, err := readSummary(in, opt, p)
 		if err != nil {
 			warn(err.Error())
 		}
@@ -123,15 +116,15 @@ type heldRequest struct {
 }
 
 // readLines reads and converts every line.
-func (w *runWriter) readLines(br *bufio.Reader) error {
+func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 	sawRecord := false
 	for lineNo := 1; ; lineNo++ {
-		line, complete, err := readLine(br, MaxLineBytes)
+		line, complete, err := ingest.ReadLine(br, max)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
+			return ingest.Wrap(w.path, fmt.Sprintf("line %d", lineNo), err)
 		}
 		line = jsonTrim(line)
 		if len(line) == 0 {
@@ -145,7 +138,7 @@ func (w *runWriter) readLines(br *bufio.Reader) error {
 				w.notes.Warn(fmt.Sprintf("line %d is incomplete (file cut); complete records imported before it: %d", lineNo, w.st.records+w.warmupCount()))
 				break
 			}
-			return ingest.Errorf(w.path, fmt.Sprintf("line %d", lineNo), "%v", err)
+			return ingest.Wrap(w.path, fmt.Sprintf("line %d", lineNo), err)
 		}
 		if err := w.add(rec); err != nil {
 			return err
@@ -350,13 +343,14 @@ func phaseList(ph map[string]int) string {
 
 // importSummaryOnly imports a summary with no JSONL beside it: a Run row
 // with Reported and the configuration, no requests.
-func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink) error {
+func importSummaryOnly(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	notes := ingest.NewNotes(path, opt)
 	jsonPath, csvPath := "", path
 	if !strings.HasSuffix(path, ".csv") {
 		jsonPath, csvPath = path, csvBeside(path)
 	}
-	s, err := loadSummaries(jsonPath, csvPath, notes.WarnNamed)
+	s, err := loadSummaries(in, opt, jsonPath, csvPath, notes.WarnNamed)
 	if err != nil {
 		return err
 	}
@@ -371,30 +365,4 @@ func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink
 	run.Notes = append(append([]string{noteSummaryOnly}, run.Notes...), notes.Lines...)
 	notes.WarnOnly(noteSummaryOnly)
 	return sink.Run(&run)
-}
-
-// readLine returns the next line of br without its '\n', and whether the
-// newline was there (false only for a last line at end of file). It returns
-// io.EOF when nothing is left, and an error for a line longer than max.
-func readLine(br *bufio.Reader, max int) (line []byte, complete bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > max {
-			return nil, false, fmt.Errorf("line longer than %d bytes", max)
-		}
-		switch {
-		case err == nil:
-			return append(line, chunk[:len(chunk)-1]...), true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			line = append(line, chunk...)
-		case errors.Is(err, io.EOF):
-			line = append(line, chunk...)
-			if len(line) == 0 {
-				return nil, false, io.EOF
-			}
-			return line, false, nil
-		default:
-			return nil, false, err
-		}
-	}
 }

@@ -84,13 +84,14 @@ var endpointPaths = map[string]string{
 // rateTypes are the 0.10 phase types driven by a request rate.
 var rateTypes = map[string]bool{"poisson": true, "gamma": true, "constant": true, "user_centric": true}
 
-// readSummary reads the summary at path (JSON or CSV by its name).
-func readSummary(path string) (*summary, error) {
+// readSummary reads the summary at path (JSON or CSV by its name) through
+// in (ingest.Input.ReadFile: in itself when path is its own).
+func readSummary(in *ingest.Input, opt ingest.Options, path string) (*summary, error) {
 	role := "summary"
 	if strings.HasSuffix(path, ".csv") {
 		role = "summary_csv"
 	}
-	src, raw, err := ingest.HashFile(path, role)
+	src, raw, err := in.ReadFile(path, role, opt)
 	if err != nil {
 		return nil, err
 	}

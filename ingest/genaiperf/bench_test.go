@@ -21,7 +21,7 @@ func BenchmarkImportClassic(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	for b.Loop() {
-		if err := New().Import(path, ingest.Options{}, &heapSink{}); err != nil {
+		if err := ingest.ImportFile(New(), path, ingest.Options{}, &heapSink{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +43,7 @@ func BenchmarkImportSynth(b *testing.B) {
 	st, _ := os.Stat(path)
 	b.SetBytes(st.Size())
 	for b.Loop() {
-		if err := New().Import(path, ingest.Options{}, &heapSink{}); err != nil {
+		if err := ingest.ImportFile(New(), path, ingest.Options{}, &heapSink{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -29,7 +29,7 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		var col formats.Collector
-		err := New().Import(path, ingest.Options{Warn: func(string) {}}, &col)
+		err := ingest.ImportFile(New(), path, ingest.Options{Warn: func(string) {}}, &col)
 		if err != nil {
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) {

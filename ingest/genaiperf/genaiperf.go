@@ -224,20 +224,21 @@ func (importer) Companions(path string) []string {
 // Import implements ingest.Importer. A path ending in _genai_perf.json or
 // _genai_perf.csv is imported as a summary-only run; anything else as a raw
 // export with its companions (see the package documentation).
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.LabelFor(path)
 	base := filepath.Base(path)
 	switch {
 	case strings.HasSuffix(base, summaryJSONSuffix):
-		return importSummaryOnly(path, "", label, opt, sink)
+		return importSummaryOnly(in, path, "", label, opt, sink)
 	case strings.HasSuffix(base, summaryCSVSuffix):
 		js := strings.TrimSuffix(path, summaryCSVSuffix) + summaryJSONSuffix
 		if ingest.Exists(js) {
-			return importSummaryOnly(js, path, label, opt, sink)
+			return importSummaryOnly(in, js, path, label, opt, sink)
 		}
-		return importSummaryOnly("", path, label, opt, sink)
+		return importSummaryOnly(in, "", path, label, opt, sink)
 	}
-	return importRaw(path, label, opt, sink)
+	return importRaw(in, label, opt, sink)
 }
 
 // rawBeside returns <stem>.json for a summary path <stem><suffix>.

@@ -82,7 +82,7 @@ func importCase(t *testing.T, dir string, opt ingest.Options) *imported {
 	if len(inputs) != 1 {
 		t.Fatalf("%s: %d primary inputs detected (%v), want 1", dir, len(inputs), inputs)
 	}
-	if err := New().Import(inputs[0], opt, formats.Tee(&res.Collector, d)); err != nil {
+	if err := ingest.ImportFile(New(), inputs[0], opt, formats.Tee(&res.Collector, d)); err != nil {
 		t.Fatalf("Import(%s): %v", inputs[0], err)
 	}
 	if err := d.Flush(); err != nil {
@@ -403,7 +403,7 @@ func TestErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			err := New().Import(path, ingest.Options{}, &formats.Collector{})
+			err := ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v is not a FormatError", err)
@@ -429,7 +429,7 @@ func TestMismatchedLengths(t *testing.T) {
 	}
 	var col formats.Collector
 	var warns []string
-	if err := New().Import(path, ingest.Options{Warn: func(s string) { warns = append(warns, s) }}, &col); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Warn: func(s string) { warns = append(warns, s) }}, &col); err != nil {
 		t.Fatal(err)
 	}
 	r := col.Requests[0]
@@ -452,7 +452,7 @@ func TestEveryCut(t *testing.T) {
 	if err := os.WriteFile(path, full, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := New().Import(path, ingest.Options{}, &want); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{}, &want); err != nil {
 		t.Fatal(err)
 	}
 	prev := 0
@@ -461,7 +461,7 @@ func TestEveryCut(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got formats.Collector
-		err := New().Import(path, ingest.Options{}, &got)
+		err := ingest.ImportFile(New(), path, ingest.Options{}, &got)
 		if err != nil {
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) || len(got.Requests) > 0 {
@@ -484,7 +484,7 @@ func TestEveryCut(t *testing.T) {
 // TestSinkError: an error from the Sink is returned as is.
 func TestSinkError(t *testing.T) {
 	boom := errors.New("disk full")
-	err := New().Import("testdata/vllm-chat-stream/profile_export.json", ingest.Options{}, failSink{boom})
+	err := ingest.ImportFile(New(), "testdata/vllm-chat-stream/profile_export.json", ingest.Options{}, failSink{boom})
 	if err != boom {
 		t.Errorf("got %v, want the sink's error", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // lexer reads the raw export's structure (objects, arrays, keys) and hands
@@ -14,9 +16,16 @@ import (
 // replaces json.Decoder's byte-at-a-time scanner: a value's extent is found
 // by jumping between quotes and brackets (bytes.IndexAny), and the value is
 // then decoded by whoever needs it (parseRequest, else encoding/json),
-// which validates it. Its buffer holds the largest value read, no more.
+// which validates it. Its buffer holds the largest value read, no more,
+// and a value larger than max is refused (ingest.CapError) before the
+// buffer grows past it. Bytes that JSON never allows where they stand —
+// outside strings anything but whitespace, structure, numbers and
+// true/false/null; inside strings a control character — stop the scan at
+// once (a syntax error at that byte), so that a damaged file (a run of NUL
+// bytes, binary data) is refused where it goes wrong, not after its end.
 type lexer struct {
 	r   io.Reader
+	max int64
 	buf []byte
 	pos int   // next unread byte in buf
 	off int64 // file offset of buf[0]
@@ -26,7 +35,9 @@ type lexer struct {
 	began int64
 }
 
-func newLexer(r io.Reader) *lexer { return &lexer{r: r, buf: make([]byte, 0, 1<<20)} }
+func newLexer(r io.Reader, max int64) *lexer {
+	return &lexer{r: r, max: max, buf: make([]byte, 0, min(1<<20, max))}
+}
 
 // offset is the file offset of the next unread byte.
 func (l *lexer) offset() int64 { return l.off + int64(l.pos) }
@@ -43,7 +54,14 @@ func (l *lexer) more() bool {
 		l.pos = 0
 	}
 	if len(l.buf) == cap(l.buf) {
-		nb := make([]byte, len(l.buf), 2*cap(l.buf))
+		// buf[0:] is the value being scanned (pos is its start; more is
+		// called when the scan reached the end of buf): a full buffer of
+		// max bytes holds a value that is longer still
+		if int64(len(l.buf)) >= l.max {
+			l.err = &spanError{err: &ingest.CapError{What: "JSON value", Cap: l.max}, base: l.off}
+			return false
+		}
+		nb := make([]byte, len(l.buf), min(2*int64(cap(l.buf)), l.max))
 		copy(nb, l.buf)
 		l.buf = nb
 	}
@@ -203,19 +221,29 @@ func (l *lexer) value() ([]byte, error) {
 	return v, nil
 }
 
+// stringStop are the bytes a string scan stops at: its closing quote, a
+// backslash, and the control characters JSON does not allow in a string.
+const stringStop = "\"\\\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f" +
+	"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+
 // scanString scans a string whose opening quote is at pos; i bytes of it
 // are already scanned. It returns the string's length with both quotes.
 func (l *lexer) scanString(i int) (int, error) {
 	for {
 		for l.pos+i < len(l.buf) {
-			j := bytes.IndexAny(l.buf[l.pos+i:], "\"\\")
+			// IndexAny walks the bytes with a set either way: the control
+			// characters cost nothing more than the two stops
+			j := bytes.IndexAny(l.buf[l.pos+i:], stringStop)
 			if j < 0 {
 				i = len(l.buf) - l.pos
 				break
 			}
 			i += j
-			if l.buf[l.pos+i] == '"' {
+			switch c := l.buf[l.pos+i]; {
+			case c == '"':
 				return i + 1, nil
+			case c < 0x20:
+				return 0, &syntaxError{msg: fmt.Sprintf("invalid character %s in string literal", quoteChar(c)), at: l.off + int64(l.pos+i)}
 			}
 			// a backslash: skip it and the escaped byte
 			if l.pos+i+1 >= len(l.buf) {
@@ -234,12 +262,17 @@ func (l *lexer) scanNested() (int, error) {
 	depth, i := 0, 0
 	for {
 		for l.pos+i < len(l.buf) {
-			j := bytes.IndexAny(l.buf[l.pos+i:], "\"{}[]")
+			j := indexStop(l.buf[l.pos+i:])
 			if j < 0 {
 				i = len(l.buf) - l.pos
 				break
 			}
 			i += j
+			switch c := l.buf[l.pos+i]; c {
+			case '"', '{', '}', '[', ']':
+			default:
+				return 0, &syntaxError{msg: fmt.Sprintf("invalid character %s looking for beginning of value", quoteChar(c)), at: l.off + int64(l.pos+i)}
+			}
 			switch l.buf[l.pos+i] {
 			case '"':
 				n, err := l.scanString(1 + i)
@@ -264,13 +297,14 @@ func (l *lexer) scanNested() (int, error) {
 	}
 }
 
-// scanLiteral scans a number, true, false or null.
+// scanLiteral scans a number, true, false or null. It stops at the first
+// byte that cannot belong to one (a delimiter, or a byte JSON does not
+// allow there, which the caller then reports).
 func (l *lexer) scanLiteral() (int, error) {
 	i := 0
 	for {
 		for l.pos+i < len(l.buf) {
-			switch l.buf[l.pos+i] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n', ':', '"', '{', '[':
+			if c := l.buf[l.pos+i]; byteClass[c] != classLiteral {
 				return i, nil
 			}
 			i++
@@ -314,12 +348,59 @@ func (e *syntaxError) Error() string { return e.msg }
 
 func (l *lexer) syntax(msg string) error { return &syntaxError{msg: msg, at: l.offset()} }
 
+// Byte classes outside strings: what a structure scan may skip
+// (classSkip: whitespace, ',' and ':'), literal bytes (numbers, true,
+// false, null), the structural bytes it stops at, and bytes JSON never
+// allows outside a string (classBad).
+const (
+	classBad = iota
+	classSkip
+	classLiteral
+	classStop
+)
+
+var byteClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\r\n,:") {
+		t[c] = classSkip
+	}
+	// numbers, true, false, null, and Python's NaN and Infinity; any
+	// letter, so that a misspelt word is reported by the value's decoder
+	for _, c := range []byte("0123456789+-.") {
+		t[c] = classLiteral
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = classLiteral, classLiteral
+	}
+	for _, c := range []byte("\"{}[]") {
+		t[c] = classStop
+	}
+	return t
+}()
+
+// indexStop is the index in b of the first byte that is structural (a
+// quote or bracket) or not allowed outside a string, or -1.
+func indexStop(b []byte) int {
+	for i, c := range b {
+		if k := byteClass[c]; k == classStop || k == classBad {
+			return i
+		}
+	}
+	return -1
+}
+
 func quoteChar(c byte) string {
 	if c == '\'' {
 		return `'\''`
 	}
 	if c == '"' {
 		return `'"'`
+	}
+	if c < 0x20 || c >= 0x7f { // as encoding/json writes it: '\x00'
+		q := strconv.Quote(string(rune(c)))
+		if c >= 0x80 {
+			q = fmt.Sprintf(`"\x%02x"`, c)
+		}
+		return "'" + q[1:len(q)-1] + "'"
 	}
 	return "'" + string(c) + "'"
 }

@@ -49,7 +49,7 @@ func TestStreamingMemory(t *testing.T) {
 
 	runtime.GC()
 	s := &heapSink{sample: true}
-	if err := New().Import(path, ingest.Options{}, s); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{}, s); err != nil {
 		t.Fatal(err)
 	}
 	if s.requests != n {

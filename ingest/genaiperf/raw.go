@@ -58,7 +58,8 @@ var errTruncated = errors.New("truncated")
 
 // importRaw imports a raw export and its summaries (see the package
 // documentation).
-func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error {
+func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	var jsonPath, csvPath string
 	for _, c := range (importer{}).Companions(path) {
 		if strings.HasSuffix(c, summaryJSONSuffix) {
@@ -67,16 +68,11 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 			csvPath = c
 		}
 	}
-	sum, err := readSummaries(jsonPath, csvPath, false)
+	sum, err := readSummaries(in, opt, jsonPath, csvPath, false)
 	if err != nil {
 		return err
 	}
-	hf, err := ingest.OpenInput(path, opt)
-	if err != nil {
-		return err
-	}
-	defer hf.Close()
-	r := &rawReader{path: path, dec: newLexer(hf), sink: sink, label: label, sum: sum, errOff: -1}
+	r := &rawReader{path: path, dec: newLexer(in, in.MaxValue()), sink: sink, label: label, sum: sum, errOff: -1}
 	r.conv = converter{label: label, noText: opt.NoText}
 	err = r.read()
 	truncated := errors.Is(err, errTruncated)
@@ -92,13 +88,13 @@ func importRaw(path, label string, opt ingest.Options, sink formats.Sink) error 
 	if len(r.exps) == 0 {
 		return ingest.Errorf(path, "top level", "the experiments array is empty")
 	}
-	raw, err := hf.SourceFile("raw")
+	raw, err := in.SourceFile("raw")
 	if err != nil {
 		return err
 	}
 	var fileNotes notes
 	if truncated {
-		fileNotes.add(true, "truncated: %s", r.cutPoint(raw.Bytes))
+		fileNotes.add(true, "truncated: %s", r.cutPoint(in.Offset()))
 	}
 	return r.emitRuns(label, opt, sum, raw, truncated, &fileNotes)
 }

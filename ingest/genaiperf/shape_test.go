@@ -43,7 +43,7 @@ func TestShapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var col formats.Collector
-			if err := New().Import(path, ingest.Options{}, &col); err != nil {
+			if err := ingest.ImportFile(New(), path, ingest.Options{}, &col); err != nil {
 				t.Fatal(err)
 			}
 			var kinds, reads []string

@@ -17,8 +17,8 @@ import (
 
 // importSummaryOnly imports a lone summary (JSON and/or CSV) as one Run
 // with Reported and no requests.
-func importSummaryOnly(jsonPath, csvPath, label string, opt ingest.Options, sink formats.Sink) error {
-	sum, err := readSummaries(jsonPath, csvPath, true)
+func importSummaryOnly(in *ingest.Input, jsonPath, csvPath, label string, opt ingest.Options, sink formats.Sink) error {
+	sum, err := readSummaries(in, opt, jsonPath, csvPath, true)
 	if err != nil {
 		return err
 	}
@@ -98,11 +98,12 @@ type inputConfig struct {
 // readSummaries reads the JSON summary (jsonPath, may be "") and the CSV
 // summary (csvPath, may be ""). The CSV's values are used only without a
 // JSON summary. A summary that cannot be parsed is an error when strict
-// (summary-only import), else a warning note.
-func readSummaries(jsonPath, csvPath string, strict bool) (*summary, error) {
+// (summary-only import), else a warning note. Both are read through in
+// (ingest.Input.ReadFile): in itself when it is one of them.
+func readSummaries(in *ingest.Input, opt ingest.Options, jsonPath, csvPath string, strict bool) (*summary, error) {
 	s := &summary{}
 	if jsonPath != "" {
-		sf, b, err := ingest.HashFile(jsonPath, "summary")
+		sf, b, err := in.ReadFile(jsonPath, "summary", opt)
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +116,7 @@ func readSummaries(jsonPath, csvPath string, strict bool) (*summary, error) {
 		}
 	}
 	if csvPath != "" {
-		sf, b, err := ingest.HashFile(csvPath, "summary_csv")
+		sf, b, err := in.ReadFile(csvPath, "summary_csv", opt)
 		if err != nil {
 			return nil, err
 		}
@@ -326,7 +327,7 @@ func (s *summary) parseCSV(path string, b []byte) error {
 			if errors.As(err, &pe) {
 				return ingest.Errorf(path, fmt.Sprintf("line %d", pe.Line), "%v", pe.Err)
 			}
-			return ingest.Errorf(path, "", "%v", err)
+			return ingest.Wrap(path, "", err)
 		}
 		if strings.TrimSpace(rec[0]) == "Metric" {
 			header, sawHeader = rec, true
@@ -404,12 +405,12 @@ func csvLabel(label string) (metric, unit string) {
 func summaryErr(path string, dec *json.Decoder, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return ingest.Errorf(path, fmt.Sprintf("byte %d", se.Offset), "%v", err)
+		return ingest.Wrap(path, fmt.Sprintf("byte %d", se.Offset), err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return ingest.Errorf(path, fmt.Sprintf("byte %d", dec.InputOffset()), "file ends inside the JSON object")
 	}
-	return ingest.Errorf(path, fmt.Sprintf("byte %d", dec.InputOffset()), "%v", err)
+	return ingest.Wrap(path, fmt.Sprintf("byte %d", dec.InputOffset()), err)
 }
 
 // stringList reads a string or a list of strings.

@@ -17,7 +17,7 @@ func importWarn(t *testing.T, path string) (*formats.Collector, []string) {
 	t.Helper()
 	var col formats.Collector
 	var warns []string
-	if err := New().Import(path, ingest.Options{Warn: func(s string) { warns = append(warns, s) }}, &col); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Warn: func(s string) { warns = append(warns, s) }}, &col); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
 	return &col, warns

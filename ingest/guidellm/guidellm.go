@@ -117,7 +117,8 @@ func (importer) Name() string { return Name }
 // v0.4's "scheduler_metrics"), judged from head alone; for any JSON object
 // holding "benchmarks" in a file named benchmarks*.json, or an empty file so
 // named, so that Import can say what is wrong with it; and for a .yaml/.yml
-// file with "benchmarks:" and a marker, in builds that read YAML.
+// file with "benchmarks:" and a marker (or named benchmarks*.yaml with a
+// top-level "benchmarks:"), in builds that read YAML.
 //
 // YAML reports are claimed only by builds that read YAML (yaml.go), so that
 // a directory holding one is not refused by a build that cannot.
@@ -144,23 +145,21 @@ func (importer) Companions(path string) []string {
 }
 
 // Import implements ingest.Importer.
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.Label
 	if label == "" {
 		label = defaultLabel(path)
 	}
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return err
-	}
+	head := in.Head()
 	if len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))) == 0 {
 		return ingest.Errorf(path, "", "empty file (expected a guidellm benchmarks report)")
 	}
 	switch sniff(path, head) {
 	case kindJSON:
-		return importJSON(path, label, opt, sink)
+		return importJSON(in, label, opt, sink)
 	case kindYAML:
-		return importYAML(path, label, opt, sink)
+		return importYAML(in, label, opt, sink)
 	}
 	return &ingest.FormatError{File: path, Msg: "not a guidellm benchmarks report", Err: ingest.ErrNotThisFormat}
 }
@@ -192,7 +191,10 @@ func sniff(path string, head []byte) inputKind {
 		if bytes.Contains(head, []byte("benchmarks:")) && containsAny(head, yamlMarkers) {
 			return kindYAML
 		}
-		if named && len(head) == 0 {
+		// named so and empty, or holding "benchmarks:" without a marker
+		// (yaml.dump sorts the keys, so a report cut early has none yet):
+		// claimed, so that Import can say what is wrong
+		if named && (len(head) == 0 || bytes.HasPrefix(head, []byte("benchmarks:")) || bytes.Contains(head, []byte("\nbenchmarks:"))) {
 			return kindYAML
 		}
 		return kindUnknown
@@ -248,6 +250,9 @@ func yamlTwin(path string) string {
 // defaultLabel is ingest.DefaultLabel, except that guidellm's default file
 // name (benchmarks.json) gives the directory's name.
 func defaultLabel(path string) string {
+	if path == ingest.StdinPath {
+		return ingest.DefaultLabel(path)
+	}
 	base := filepath.Base(path)
 	if strings.TrimSuffix(base, filepath.Ext(base)) != "benchmarks" {
 		return ingest.DefaultLabel(path)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -26,7 +27,7 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -254,7 +255,10 @@ func TestTruncated(t *testing.T) {
 	if len(c.Runs) != 2 || len(c.Requests) != 9 || c.Runs[0].Truncated || !c.Runs[1].Truncated || c.Runs[1].RequestCount != 2 {
 		t.Fatalf("runs %d, requests %d, truncated %v %v", len(c.Runs), len(c.Requests), c.Runs[0].Truncated, c.Runs[len(c.Runs)-1].Truncated)
 	}
-	want := "inside benchmark 2 in requests.successful after 2 complete records: 2 complete request records of it imported"
+	// the file's end (45,899 bytes), and how far it is complete: the second
+	// record's "}," ends before byte 45802 (the warning used to call that
+	// point the cut)
+	want := "the file ends at byte 45899, cut inside benchmark 2 in requests.successful after 2 complete records (complete up to byte 45802): 2 complete request records of it imported"
 	if len(warnings) != 1 || !strings.Contains(warnings[0], want) || !strings.Contains(notes(c.Runs[1]), want) {
 		t.Errorf("warnings %q", warnings)
 	}
@@ -271,8 +275,84 @@ func TestTruncated(t *testing.T) {
 	}
 	// Cut before any benchmark: an error.
 	os.WriteFile(p, []byte(`{"metadata": {"version": 1}, "benchmarks": [`), 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), "the file ends before its first benchmark") {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), "the file ends before its first benchmark") {
 		t.Errorf("cut before the first benchmark: %v", err)
+	}
+}
+
+// TestCutOffsetsAreTheFiles: the positions in a cut report are the
+// file's bytes, though the decoder reads Python's bare NaN and Infinity
+// quoted (each gaining two bytes): a report with three of them before the
+// cut names its real end and the real end of its last complete value.
+func TestCutOffsetsAreTheFiles(t *testing.T) {
+	rec := `{"type_": "generative_text_response", "request_id": "r%d", "prompt_tokens": 3, "output_tokens": 2, "start_time": 1.0, "end_time": 2.0, "first_token_time": 1.5, "last_token_time": 1.9}`
+	full := `{"benchmarks": [{"type_": "generative_benchmark", "metrics": {"x": NaN, "y": Infinity, "z": -Infinity}, "requests": {"successful": [` +
+		fmt.Sprintf(rec, 1) + ", " + fmt.Sprintf(rec, 2)
+	completeUpTo := len(full) - len(fmt.Sprintf(rec, 2)) // after "r1's record, " (the decoder has read the comma and space)
+	p := filepath.Join(t.TempDir(), "benchmarks.json")
+	os.WriteFile(p, []byte(full[:len(full)-10]), 0o644)
+	c, warnings := importFile(t, p, "nan")
+	want := fmt.Sprintf("the file ends at byte %d, cut inside benchmark 1 in requests.successful after 1 complete records (complete up to byte %d)", len(full)-10, completeUpTo-1)
+	if len(c.Requests) != 1 || len(warnings) != 1 || !strings.Contains(warnings[0], want) {
+		t.Errorf("requests %d, warnings %q, want %q", len(c.Requests), warnings, want)
+	}
+}
+
+// TestCutYAML: a YAML report cut short parses all the same (a prefix of a
+// mapping is a mapping); it used to import with no warning. Cut inside the
+// successful list, its complete records are imported, the one being
+// written at the cut is dropped, the run is Truncated and the warning
+// says where the file ends and why it is taken as cut. A report cut so
+// early that its sorted keys have not reached any guidellm marker is still
+// recognized by its name.
+func TestCutYAML(t *testing.T) {
+	b, err := os.ReadFile("testdata/v04-yaml/benchmarks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole formats.Collector
+	if err := ingest.ImportFile(New(), "testdata/v04-yaml/benchmarks.yaml", ingest.Options{}, &whole); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "benchmarks.yaml")
+	// inside the third successful record: errored and incomplete lists
+	// (sorted first) whole, two successful records
+	i := bytes.Index(b, []byte("\n    successful:\n"))
+	for k := 0; k < 3; k++ {
+		i += bytes.Index(b[i+1:], []byte("\n    - ")) + 1
+	}
+	os.WriteFile(p, b[:i+200], 0o644)
+	c, warnings := importFile(t, p, "y")
+	wantReq := 0
+	for _, r := range whole.Requests {
+		if r.Status != formats.StatusOK {
+			wantReq++
+		}
+	}
+	wantReq += 2
+	if len(c.Runs) != 1 || !c.Runs[0].Truncated || len(c.Requests) != wantReq {
+		t.Fatalf("runs %d (truncated %v), requests %d, want %d", len(c.Runs), len(c.Runs) > 0 && c.Runs[0].Truncated, len(c.Requests), wantReq)
+	}
+	want := fmt.Sprintf("the file ends at byte %d (line %d), cut inside benchmark 1 in requests.successful after 2 complete records (its last line has no newline; its last benchmark has no type_, start_time, which guidellm writes in every benchmark)", i+200, bytes.Count(b[:i+200], []byte("\n"))+1)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], want) || !strings.Contains(notes(c.Runs[0]), want) {
+		t.Errorf("warnings %q\nwant %q", warnings, want)
+	}
+	// cut at a line end, before type_ (no marker in the file yet): still
+	// recognized and said to be cut
+	j := bytes.Index(b, []byte("\n  metrics:"))
+	os.WriteFile(p, b[:j+1], 0o644)
+	head, _ := ingest.ReadHead(p)
+	if !New().Detect(p, head) {
+		t.Fatal("a cut YAML report named benchmarks.yaml is not recognized")
+	}
+	_, warnings = importFile(t, p, "y2")
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "its last benchmark has no type_, metrics, requests, start_time") {
+		t.Errorf("warnings %q", warnings)
+	}
+	// the whole report: no cut
+	if _, warnings := importFile(t, "testdata/v04-yaml/benchmarks.yaml", "w"); len(warnings) != 0 {
+		t.Errorf("whole report: warnings %q", warnings)
 	}
 }
 
@@ -299,7 +379,7 @@ func TestMalformed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "benchmarks.json")
 			os.WriteFile(p, []byte(tc.data), 0o644)
-			err := New().Import(p, ingest.Options{}, &formats.Collector{})
+			err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{})
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) || fe.Where != tc.where || !strings.Contains(err.Error(), tc.msg) || fe.File != p {
 				t.Errorf("error %v (where %q), want %q at %q", err, whereOf(fe), tc.msg, tc.where)
@@ -391,12 +471,12 @@ func TestEmptyAndForeign(t *testing.T) {
 	if !New().Detect(p, nil) {
 		t.Error("Detect: an empty benchmarks.json should be claimed")
 	}
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected a guidellm benchmarks report)" {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected a guidellm benchmarks report)" {
 		t.Errorf("empty: %v", err)
 	}
 	q := filepath.Join(t.TempDir(), "other.json")
 	os.WriteFile(q, []byte(`{"x": 1}`), 0o644)
-	if err := New().Import(q, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
+	if err := ingest.ImportFile(New(), q, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
 		t.Errorf("foreign: %v", err)
 	}
 }
@@ -458,7 +538,7 @@ func TestDefaultLabel(t *testing.T) {
 
 func TestYAML(t *testing.T) {
 	if !yamlSupported {
-		err := New().Import("testdata/v04-yaml/benchmarks.yaml", ingest.Options{}, &formats.Collector{})
+		err := ingest.ImportFile(New(), "testdata/v04-yaml/benchmarks.yaml", ingest.Options{}, &formats.Collector{})
 		if err == nil || !strings.Contains(err.Error(), "needs a build with YAML support") {
 			t.Errorf("YAML without support: %v", err)
 		}

@@ -19,6 +19,29 @@ type nonFiniteReader struct {
 	err      error
 	inString bool
 	escaped  bool
+	// positions, to map the decoder's offsets back to the input's
+	inTotal int64   // bytes read from r
+	outPos  int64   // output offset of the next byte appended to out
+	quoted  []int64 // output offsets of the opening quote of each quoted literal
+	quotedN []int64 // and each literal's length
+}
+
+// inputOffset is the input offset of output offset out: out less the two
+// quotes of every literal quoted before it (one when out falls inside a
+// quoted literal, after its opening quote).
+func (n *nonFiniteReader) inputOffset(out int64) int64 {
+	in := out
+	for i, at := range n.quoted {
+		if out <= at {
+			break
+		}
+		if out >= at+n.quotedN[i]+2 {
+			in -= 2
+		} else {
+			in--
+		}
+	}
+	return in
 }
 
 func newNonFiniteReader(r io.Reader) *nonFiniteReader {
@@ -41,6 +64,7 @@ func (n *nonFiniteReader) Read(p []byte) (int, error) {
 		if !n.eof && len(n.in) < 32<<10 {
 			buf := make([]byte, 32<<10)
 			k, err := n.r.Read(buf)
+			n.inTotal += int64(k)
 			n.in = append(n.in, buf[:k]...)
 			if err != nil {
 				n.eof = true
@@ -73,10 +97,12 @@ func (n *nonFiniteReader) transform() {
 			}
 			if j > i {
 				n.out = append(n.out, n.in[i:j]...)
+				n.outPos += int64(j - i)
 				i = j
 				continue
 			}
 			n.out = append(n.out, c)
+			n.outPos++
 			switch {
 			case n.escaped:
 				n.escaped = false
@@ -96,9 +122,12 @@ func (n *nonFiniteReader) transform() {
 			matched := false
 			for _, lit := range literals {
 				if bytes.HasPrefix(rest, lit) {
+					n.quoted = append(n.quoted, n.outPos)
+					n.quotedN = append(n.quotedN, int64(len(lit)))
 					n.out = append(n.out, '"')
 					n.out = append(n.out, lit...)
 					n.out = append(n.out, '"')
+					n.outPos += int64(len(lit) + 2)
 					i += len(lit)
 					matched = true
 					break
@@ -112,6 +141,7 @@ func (n *nonFiniteReader) transform() {
 			n.inString = true
 		}
 		n.out = append(n.out, c)
+		n.outPos++
 		i++
 	}
 	n.in = append(n.in[:0], n.in[i:]...)

@@ -41,6 +41,12 @@ type decoder struct {
 	opt   ingest.Options
 	sink  formats.Sink
 
+	// inputOffset maps the decoder's offsets to the file's (the JSON
+	// path quotes Python's NaN, shifting them); end is the file's length
+	// read so far. Both nil for the YAML path (its JSON is generated).
+	inputOffset func(int64) int64
+	end         func() int64
+
 	metadata   json.RawMessage
 	args       json.RawMessage // top-level args (v0.4–v0.6) or config (v0.7)
 	version    string          // metadata.guidellm_version
@@ -67,24 +73,23 @@ type benchmark struct {
 // errCut marks the end of the input inside the report.
 var errCut = errors.New("file cut")
 
-func importJSON(path, label string, opt ingest.Options, sink formats.Sink) error {
-	hf, err := ingest.OpenInput(path, opt)
-	if err != nil {
-		return err
-	}
-	defer hf.Close()
-	d := newDecoder(path, label, opt, sink, newNonFiniteReader(hf))
+func importJSON(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
+	nf := newNonFiniteReader(in)
+	d := newDecoder(path, label, opt, sink, nf)
+	d.inputOffset = nf.inputOffset
+	d.end = func() int64 { return nf.inTotal }
 	if err := d.report(); err != nil {
 		return err
 	}
-	src, err := hf.SourceFile(d.role())
+	src, err := in.SourceFile(d.role())
 	if err != nil {
 		return err
 	}
 	sources := []formats.SourceFile{src}
 	var extra []string
 	if twin := yamlTwin(path); twin != "" {
-		ts, _, err := ingest.HashFile(twin, "yaml_twin")
+		ts, err := hashOnly(twin, "yaml_twin")
 		if err == nil {
 			sources = append(sources, ts)
 			extra = append(extra, fmt.Sprintf("%s holds the same report as YAML (guidellm --outputs json yaml): listed, not imported again", filepath.Base(twin)))
@@ -93,8 +98,19 @@ func importJSON(path, label string, opt ingest.Options, sink formats.Sink) error
 	return d.finish(sources, extra)
 }
 
+// hashOnly describes the file at path (its digest and size) without
+// keeping its content.
+func hashOnly(path, role string) (formats.SourceFile, error) {
+	in, err := ingest.Open(path, ingest.Options{})
+	if err != nil {
+		return formats.SourceFile{}, err
+	}
+	defer in.Close()
+	return in.SourceFile(role)
+}
+
 func newDecoder(path, label string, opt ingest.Options, sink formats.Sink, r io.Reader) *decoder {
-	dec := json.NewDecoder(r)
+	dec := ingest.NewJSONDecoder(r, opt.MaxValue())
 	dec.UseNumber()
 	return &decoder{file: path, dec: dec, label: label, opt: opt, sink: sink}
 }
@@ -118,7 +134,7 @@ func (d *decoder) fail(where string, err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &ingest.FormatError{File: d.file, Where: fmt.Sprintf("%s (byte %d)", where, se.Offset), Msg: "invalid JSON", Err: err}
+		return &ingest.FormatError{File: d.file, Where: fmt.Sprintf("%s (byte %d)", where, d.offset(se.Offset)), Msg: "invalid JSON", Err: err}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -172,7 +188,7 @@ func (d *decoder) report() error {
 	if errors.Is(err, errCut) {
 		d.cut = d.cutDescription()
 		if len(d.runs) == 0 || (len(d.runs) == 1 && d.runs[0].empty()) {
-			return ingest.Errorf(d.file, fmt.Sprintf("byte %d", d.dec.InputOffset()), "the file ends before its first benchmark")
+			return ingest.Errorf(d.file, fmt.Sprintf("byte %d", d.offset(d.dec.InputOffset())), "the file ends before its first benchmark")
 		}
 		return nil
 	}
@@ -369,21 +385,36 @@ func (d *decoder) requests(b *benchmark) error {
 	return nil
 }
 
-// cutDescription says where the file ended.
+// offset is the file offset of the decoder's offset off.
+func (d *decoder) offset(off int64) int64 {
+	if d.inputOffset == nil {
+		return off
+	}
+	return d.inputOffset(off)
+}
+
+// cutDescription says where the file ended: its end (the cut) and how far
+// it is complete (the end of the last value or token the decoder
+// finished; the offsets are the file's, not those of the text the decoder
+// reads, where each Python NaN gained two quotes).
 func (d *decoder) cutDescription() string {
-	off := d.dec.InputOffset()
+	complete := d.offset(d.dec.InputOffset())
+	at := fmt.Sprintf("the file is cut at byte %d", complete)
+	if d.end != nil {
+		at = fmt.Sprintf("the file ends at byte %d, cut", d.end())
+	}
 	if len(d.runs) == 0 {
-		return fmt.Sprintf("the file is cut at byte %d, before the first benchmark", off)
+		return fmt.Sprintf("%s before the first benchmark (complete up to byte %d)", at, complete)
 	}
 	b := d.runs[len(d.runs)-1]
 	if b.complete {
-		return fmt.Sprintf("the file is cut at byte %d, after benchmark %d (the report's closing brackets are missing)", off, b.index+1)
+		return fmt.Sprintf("%s after benchmark %d (complete up to byte %d; the report's closing brackets are missing)", at, b.index+1, complete)
 	}
 	in := ""
 	if b.cutIn != "" {
 		in = " in " + b.cutIn
 	}
-	return fmt.Sprintf("the file is cut at byte %d, inside benchmark %d%s: %d complete request records of it imported", off, b.index+1, in, b.emitted)
+	return fmt.Sprintf("%s inside benchmark %d%s (complete up to byte %d): %d complete request records of it imported", at, b.index+1, in, complete, b.emitted)
 }
 
 // finish sends the Run rows, in benchmark order, once the whole report

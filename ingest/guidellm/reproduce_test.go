@@ -40,7 +40,7 @@ func reproduceRuns(t *testing.T, path string) (*formats.Collector, *analyze.Repo
 	convs := map[string]convention.Convention{Convention03: toolConvention(t, Convention03), Convention04: toolConvention(t, Convention04)}
 	a := analyze.NewAnalyzer(convs[Convention03], convs[Convention04])
 	var c formats.Collector
-	if err := New().Import(path, ingest.Options{Label: "r"}, formats.Tee(a, &c)); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: "r"}, formats.Tee(a, &c)); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(r *formats.Run) convention.Convention { return convs[r.Convention] }})

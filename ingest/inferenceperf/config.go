@@ -58,8 +58,8 @@ func lookup(v any, path ...string) any {
 // readConfig reads config.yaml. A file that cannot be parsed is not an
 // import error (it is the tool's configuration echo, not a result): the
 // returned config then has only a note.
-func readConfig(path string) *config {
-	src, raw, err := ingest.HashFile(path, "config")
+func readConfig(path string, opt ingest.Options) *config {
+	src, raw, err := ingest.ReadFile(path, "config", opt)
 	if err != nil {
 		return &config{notes: []string{"config.yaml not read: " + err.Error()}}
 	}

@@ -214,6 +214,30 @@ func (g *group) files() []string {
 	return out
 }
 
+// forImport is the group Import reads for path, a member: g itself when
+// path is its primary; else path alone with what belongs to it — the
+// Prometheus report of the same stage (or of the summary) for a lifecycle
+// report, and the config — so that a stage report named on its own is
+// imported on its own (the run's other reports are the primary's to read).
+func (g *group) forImport(path string) *group {
+	if filepath.Clean(g.primary()) == filepath.Clean(path) {
+		return g
+	}
+	fn := parseName(filepath.Base(path))
+	o := newGroup(g.dir, g.prefix)
+	o.config = g.config
+	o.add(path, fn)
+	switch fn.kind {
+	case kindStage:
+		if p := g.promStages[fn.stage]; p != "" {
+			o.promStages[fn.stage] = p
+		}
+	case kindSummary:
+		o.promSummary = g.promSummary
+	}
+	return o
+}
+
 // primary is the member the registry should import: the per-request file,
 // else the summary, else the lowest stage, else an adapter report, else a
 // Prometheus report — the first of files().

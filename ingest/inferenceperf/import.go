@@ -3,6 +3,7 @@ package inferenceperf
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -38,9 +39,11 @@ type runPlan struct {
 // runImport is one Import call.
 type runImport struct {
 	g     *group
+	in    *ingest.Input // the input being imported, one of g's files
 	label string
 	opt   ingest.Options
 	sink  formats.Sink
+	spool string // temporary copy of a per-request input read from a pipe
 
 	cfg           *config
 	summary       *summaryFile
@@ -58,11 +61,16 @@ type runImport struct {
 }
 
 func (im *runImport) run() error {
+	defer func() {
+		if im.spool != "" {
+			os.Remove(im.spool)
+		}
+	}()
 	if err := im.readReports(); err != nil {
 		return err
 	}
 	if im.g.perRequest != "" {
-		raw, err := readRawPass1(im.g.perRequest)
+		raw, err := im.readRawPass1(im.g.perRequest)
 		if err != nil {
 			return err
 		}
@@ -87,7 +95,7 @@ func (im *runImport) run() error {
 func (im *runImport) readReports() error {
 	g := im.g
 	if g.config != "" {
-		im.cfg = readConfig(g.config)
+		im.cfg = readConfig(g.config, im.opt)
 	}
 	var err error
 	read := func(path string, prom bool) *summaryFile {
@@ -95,7 +103,7 @@ func (im *runImport) readReports() error {
 			return nil
 		}
 		var s *summaryFile
-		s, err = readSummary(path, prom)
+		s, err = readSummary(im.in, im.opt, path, prom)
 		if err == nil {
 			if s.cut != "" {
 				// s.cut starts with the base name ("x.json is cut after …")

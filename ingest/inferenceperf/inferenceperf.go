@@ -109,6 +109,7 @@ package inferenceperf
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -126,18 +127,20 @@ type importer struct{}
 // Name implements ingest.Importer.
 func (importer) Name() string { return Name }
 
-// Detect implements ingest.Importer. It answers yes for the primary file of
-// a run's reports — the per-request file, else the summary, else the
-// lowest-numbered stage report, else an adapter report, else a Prometheus
-// report (so that a directory is imported once, by one job) — judged by
-// the file names in its directory; and for a file of another name whose
-// first keys are a lifecycle report's (load_summary, successes) or a
-// per-request record's (start_time, end_time, request|info), which is
-// imported on its own. A named file that is empty or broken is still
-// claimed, so that Import can say what is wrong with it.
+// Detect implements ingest.Importer. It answers yes for every report of a
+// run told by its name (per-request, summary, stage, adapter and
+// Prometheus reports; not session reports or config.yaml) — in a
+// directory the primary one (the per-request file, else the summary, else
+// the lowest-numbered stage report, else an adapter report, else a
+// Prometheus report) lists the others as its companions, so the run is
+// imported once, by one job — and for a file of another name whose first
+// keys are a lifecycle report's (load_summary, successes) or a per-request
+// record's (start_time, end_time, request|info), which is imported on its
+// own. A named file that is empty or broken is still claimed, so that
+// Import can say what is wrong with it.
 func (importer) Detect(path string, head []byte) bool {
-	if g, ok := groupOf(path); ok {
-		return filepath.Clean(g.primary()) == filepath.Clean(path)
+	if _, ok := groupOf(path); ok {
+		return true
 	}
 	if parseName(filepath.Base(path)).kind != kindNone {
 		return false // config.yaml, session reports
@@ -145,13 +148,16 @@ func (importer) Detect(path string, head []byte) bool {
 	return sniffContent(head) != contentUnknown
 }
 
-// Companions implements ingest.Importer: every other report of path's run
-// (same directory and name prefix) and its config.yaml.
+// Companions implements ingest.Importer: for the primary report of a run,
+// every other report of the run (same directory and name prefix) and its
+// config.yaml; for another report, what Import reads with it (its
+// Prometheus twin, the config).
 func (importer) Companions(path string) []string {
 	g, ok := groupOf(path)
 	if !ok {
 		return nil
 	}
+	g = g.forImport(path)
 	var out []string
 	for _, f := range g.files() {
 		if filepath.Clean(f) != filepath.Clean(path) {
@@ -170,7 +176,8 @@ func (importer) Companions(path string) []string {
 // ("stage_3_lifecycle_metrics.json: successes.latency.time_to_first_token.mean:
 // not a number: \"fast\"", "per_request_lifecycle_metrics.json: record 7:
 // start_time: missing (a number is required)", "… byte 1834: invalid JSON").
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.Label
 	if label == "" {
 		label = Label(path)
@@ -179,11 +186,14 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 		label = ingest.DefaultLabel(path)
 	}
 	g, named := groupOf(path)
-	if !named {
-		head, err := ingest.ReadHead(path)
-		if err != nil {
-			return err
+	if named {
+		if h := g.forImport(path); h != g {
+			ingest.NewNotes(path, opt).WarnOnly(fmt.Sprintf("imported on its own: the %d other reports of its run beside it are read when %s (the run's primary report) or the directory is imported",
+				len(g.files())-len(h.files()), filepath.Base(g.primary())))
+			g = h
 		}
+	} else {
+		head := in.Head()
 		g = &group{dir: filepath.Dir(path), stages: map[int]string{}, adapters: map[string]string{},
 			adapterStages: map[adapterStage]string{}, promStages: map[int]string{}}
 		switch sniffContent(head) {
@@ -202,6 +212,6 @@ func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error
 			return &ingest.FormatError{File: path, Msg: "not an inference-perf report", Err: ingest.ErrNotThisFormat}
 		}
 	}
-	im := &runImport{g: g, label: label, opt: opt, sink: sink}
+	im := &runImport{g: g, in: in, label: label, opt: opt, sink: sink}
 	return im.run()
 }

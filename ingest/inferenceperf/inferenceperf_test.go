@@ -37,7 +37,7 @@ func importFile(t *testing.T, path string) (*formats.Collector, []string) {
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -45,7 +45,7 @@ func importFile(t *testing.T, path string) (*formats.Collector, []string) {
 }
 
 func importErr(path string) error {
-	return New().Import(path, ingest.Options{}, &formats.Collector{})
+	return ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 }
 
 func dump(t *testing.T, path string) []byte {
@@ -303,7 +303,7 @@ func TestHeadTwoStages(t *testing.T) {
 // TestNoText drops generated text.
 func TestNoText(t *testing.T) {
 	var c formats.Collector
-	if err := New().Import("testdata/head-2stages/per_request_lifecycle_metrics.json", ingest.Options{NoText: true}, &c); err != nil {
+	if err := ingest.ImportFile(New(), "testdata/head-2stages/per_request_lifecycle_metrics.json", ingest.Options{NoText: true}, &c); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range c.Events {
@@ -572,7 +572,12 @@ func TestVersions(t *testing.T) {
 	} {
 		p := filepath.Join(t.TempDir(), "stage_0_lifecycle_metrics.json")
 		os.WriteFile(p, []byte(tc.file), 0o644)
-		s, err := readSummary(p, false)
+		in, err := ingest.Open(p, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := readSummary(in, ingest.Options{}, p, false)
+		in.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -616,8 +621,13 @@ func TestGroupsAndPrefix(t *testing.T) {
 		b, _ := os.ReadFile(p)
 		detected[name] = im.Detect(p, b)
 	}
-	if !detected["myrun_stage_0_lifecycle_metrics.json"] || !detected["other_stage_0_prometheus_metrics.json"] {
-		t.Errorf("primaries not detected: %v", detected)
+	// every report is claimed (so that one named alone is imported); the
+	// primary lists the others of its run as companions, so a directory
+	// makes one job per run
+	for name, want := range map[string]bool{"myrun_config.yaml": false, "myrun_summary_session_lifecycle_metrics.json": false} {
+		if detected[name] != want {
+			t.Errorf("%s detected %v", name, detected[name])
+		}
 	}
 	n := 0
 	for _, d := range detected {
@@ -625,12 +635,16 @@ func TestGroupsAndPrefix(t *testing.T) {
 			n++
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d files detected, want 2: %v", n, detected)
+	if n != 6 {
+		t.Errorf("%d files detected, want the 6 reports: %v", n, detected)
 	}
 	comp := im.Companions(filepath.Join(dir, "myrun_stage_0_lifecycle_metrics.json"))
 	if len(comp) != 5 || filepath.Base(comp[4]) != "myrun_config.yaml" {
 		t.Errorf("companions %q", comp)
+	}
+	if c := im.Companions(filepath.Join(dir, "myrun_stage_1_lifecycle_metrics.json")); len(c) != 2 ||
+		filepath.Base(c[0]) != "myrun_stage_1_prometheus_metrics.json" || filepath.Base(c[1]) != "myrun_config.yaml" {
+		t.Errorf("a stage report's companions %q: want its Prometheus twin and the config", c)
 	}
 	c, _ := importFile(t, filepath.Join(dir, "myrun_stage_0_lifecycle_metrics.json"))
 	var ids []string
@@ -681,12 +695,14 @@ func TestDetect(t *testing.T) {
 		want bool
 	}{
 		{filepath.Join(corpus, "kubecon25-vllm-eagle/summary_lifecycle_metrics.json"), true},
-		{filepath.Join(corpus, "kubecon25-vllm-eagle/stage_0_lifecycle_metrics.json"), false}, // the summary is primary
-		{filepath.Join(corpus, "kubecon25-vllm-eagle/stage_3_prometheus_metrics.json"), false},
+		// not primary (the summary is), claimed all the same: named alone,
+		// it is imported alone (TestStageReportAlone)
+		{filepath.Join(corpus, "kubecon25-vllm-eagle/stage_0_lifecycle_metrics.json"), true},
+		{filepath.Join(corpus, "kubecon25-vllm-eagle/stage_3_prometheus_metrics.json"), true},
 		{filepath.Join(corpus, "kubecon25-vllm-eagle/config.yaml"), false},
 		{filepath.Join(corpus, "kubecon25-vllm-eagle/manifests.yaml"), false},
 		{"testdata/head-2stages/per_request_lifecycle_metrics.json", true},
-		{"testdata/head-2stages/summary_lifecycle_metrics.json", false},
+		{"testdata/head-2stages/summary_lifecycle_metrics.json", true},
 		{"testdata/v02-lines/per_request_lifecycle_metrics.json", true},
 		{"testdata/malformed/stage_0_lifecycle_metrics.json", true},
 		{"testdata/truncated/per_request_lifecycle_metrics.json", true},
@@ -705,6 +721,48 @@ func TestDetect(t *testing.T) {
 	os.WriteFile(p, nil, 0o644)
 	if !im.Detect(p, nil) || importErr(p) == nil {
 		t.Error("empty summary")
+	}
+}
+
+// TestStageReportAlone: stage_N_lifecycle_metrics.json named on its own —
+// in its run's directory, beside the summary that is the run's primary
+// report — imports as that stage's run, with its Prometheus report, its
+// numbers as in the whole run's import, and a warning naming the reports
+// it leaves to the primary. (It used to be "not a recognized trace
+// format".)
+func TestStageReportAlone(t *testing.T) {
+	dir := filepath.Join(corpus, "kubecon25-vllm-eagle")
+	var warnings []string
+	var c formats.Collector
+	err := ingest.ImportFile(New(), filepath.Join(dir, "stage_2_lifecycle_metrics.json"),
+		ingest.Options{Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 1 || c.Runs[0].RunID != "kubecon25-vllm-eagle/stage_2" || len(c.Requests) != 0 {
+		t.Fatalf("runs %+v", c.Runs)
+	}
+	var all formats.Collector
+	if err := ingest.ImportFile(New(), filepath.Join(dir, "summary_lifecycle_metrics.json"), ingest.Options{}, &all); err != nil {
+		t.Fatal(err)
+	}
+	var whole *formats.Run
+	for i := range all.Runs {
+		if all.Runs[i].RunID == "kubecon25-vllm-eagle/stage_2" {
+			whole = &all.Runs[i]
+		}
+	}
+	alone := c.Runs[0]
+	if whole == nil || len(alone.Reported) != len(whole.Reported) || *alone.RequestRateRPS != *whole.RequestRateRPS ||
+		reported(t, alone, "successes.latency.time_to_first_token", "p99") != reported(t, *whole, "successes.latency.time_to_first_token", "p99") ||
+		reported(t, alone, "prometheus.successes.time_to_first_token", "p99") != reported(t, *whole, "prometheus.successes.time_to_first_token", "p99") {
+		t.Errorf("stage 2 alone differs from stage 2 of the whole run: %d vs %d statistics", len(alone.Reported), len(whole.Reported))
+	}
+	if len(alone.SourceFiles) != 3 { // lifecycle, Prometheus, config
+		t.Errorf("sources %+v", alone.SourceFiles)
+	}
+	if len(warnings) == 0 || !strings.HasSuffix(warnings[0], "stage_2_lifecycle_metrics.json: imported on its own: the 14 other reports of its run beside it are read when summary_lifecycle_metrics.json (the run's primary report) or the directory is imported") {
+		t.Errorf("warnings %q", warnings)
 	}
 }
 

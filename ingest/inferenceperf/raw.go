@@ -2,6 +2,8 @@ package inferenceperf
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,16 +47,32 @@ type rawFile struct {
 	noEvents     int
 }
 
-// readRawPass1 validates every record and keeps their times.
-func readRawPass1(path string) (*rawFile, error) {
-	hf, err := ingest.OpenHashed(path)
-	if err != nil {
-		return nil, err
+// readRawPass1 validates every record and keeps their times. It reads the
+// file through im.in when it is the input being imported (else it opens
+// it); an input that cannot be read again (a pipe, standard input) is
+// copied to a temporary file as it is read, for the later passes.
+func (im *runImport) readRawPass1(path string) (*rawFile, error) {
+	in := im.in
+	if path != in.Path {
+		var err error
+		if in, err = ingest.Open(path, im.opt); err != nil {
+			return nil, err
+		}
+		defer in.Close()
 	}
-	defer hf.Close()
 	raw := &rawFile{path: path, gens: map[generation]int{}, unknown: map[string]int{}, allStageIDs: true}
+	var rd io.Reader = in
+	if !in.Regular() {
+		tmp, err := os.CreateTemp("", "tokentrace-per-request-*.json")
+		if err != nil {
+			return nil, err
+		}
+		im.spool = tmp.Name()
+		defer tmp.Close()
+		rd = io.TeeReader(in, tmp)
+	}
 	first := true
-	_, cut, err := scanRecords(path, hf, -1, func(i int, r *record) error {
+	_, cut, err := scanRecords(path, rd, in.MaxValue(), -1, func(i int, r *record) error {
 		raw.lites = append(raw.lites, lite{r.start, r.end, r.stageID})
 		if r.stageID == nil {
 			raw.allStageIDs = false
@@ -91,10 +109,21 @@ func readRawPass1(path string) (*rawFile, error) {
 	if len(raw.lites) == 0 {
 		raw.allStageIDs = false
 	}
-	if raw.src, err = hf.SourceFile("raw"); err != nil {
+	if raw.src, err = in.SourceFile("raw"); err != nil {
 		return nil, err
 	}
 	return raw, nil
+}
+
+// reread opens the per-request file again for a later pass: the temporary
+// copy of an input that cannot be read twice, else the file itself.
+func (im *runImport) reread() (io.ReadCloser, error) {
+	if im.spool != "" {
+		return os.Open(im.spool)
+	}
+	opt := im.opt
+	opt.NoHash = true
+	return ingest.Open(im.raw.path, opt)
 }
 
 // tokensKnown says whether output_token_times give per-chunk token counts:
@@ -139,12 +168,12 @@ func (im *runImport) emitRequests() error {
 	started := map[*runPlan]bool{}
 	known := im.tokensKnown()
 	pass := func(only *runPlan) error {
-		hf, err := ingest.OpenHashed(raw.path)
+		rd, err := im.reread()
 		if err != nil {
 			return err
 		}
-		defer hf.Close()
-		_, _, err = scanRecords(raw.path, hf, len(raw.lites), func(i int, r *record) error {
+		defer rd.Close()
+		_, _, err = scanRecords(raw.path, rd, im.opt.MaxValue(), len(raw.lites), func(i int, r *record) error {
 			p := raw.assign[i]
 			if only != nil && p != only {
 				return nil

@@ -344,8 +344,8 @@ func clip(s string, n int) string {
 // An array cut short returns the number of complete records and a note
 // saying where the cut is; anything else undecodable is a positioned error
 // ("record 7: info.output_token_times: not a list of numbers").
-func scanRecords(path string, rd io.Reader, limit int, fn func(i int, r *record) error) (n int, cut string, err error) {
-	dec := json.NewDecoder(rd)
+func scanRecords(path string, rd io.Reader, max int64, limit int, fn func(i int, r *record) error) (n int, cut string, err error) {
+	dec := ingest.NewJSONDecoder(rd, max)
 	t, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return 0, "", ingest.Errorf(path, "", "empty file (expected a JSON array)")
@@ -376,7 +376,7 @@ func scanRecords(path string, rd io.Reader, limit int, fn func(i int, r *record)
 		}
 		r, err := parseRecord(fields)
 		if err != nil {
-			return 0, "", ingest.Errorf(path, where, "%v", err)
+			return 0, "", ingest.Wrap(path, where, err)
 		}
 		if err := fn(n, r); err != nil {
 			return 0, "", err

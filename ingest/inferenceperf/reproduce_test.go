@@ -31,7 +31,7 @@ func reproduceIn(t *testing.T, path string, tok analyze.TokenCounter, convs ...c
 	if tok != nil {
 		a.SetTokenizer(tok)
 	}
-	if err := inferenceperf.New().Import(path, ingest.Options{}, a); err != nil {
+	if err := ingest.ImportFile(inferenceperf.New(), path, ingest.Options{}, a); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return convs[0] }})

@@ -198,12 +198,12 @@ func unitOf(metric, stat string) string {
 // (unparseable JSON) or at the key (a string or boolean where inference-perf
 // writes a number); a file cut short keeps every statistic before the cut
 // and says where it ends (summaryFile.cut).
-func readSummary(path string, prom bool) (*summaryFile, error) {
+func readSummary(in *ingest.Input, opt ingest.Options, path string, prom bool) (*summaryFile, error) {
 	role := "summary"
 	if prom {
 		role = "server_summary"
 	}
-	src, raw, err := ingest.HashFile(path, role)
+	src, raw, err := in.ReadFile(path, role, opt)
 	if err != nil {
 		return nil, err
 	}

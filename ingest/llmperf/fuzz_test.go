@@ -50,6 +50,6 @@ func FuzzImport(f *testing.F) {
 		}
 		im := New()
 		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
-		_ = im.Import(path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
+		_ = ingest.ImportFile(im, path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
 	})
 }

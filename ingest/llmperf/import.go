@@ -21,37 +21,34 @@ const (
 
 // importRows imports an individual-responses array and its summary.
 //
-// The array is decoded one element at a time through ingest.OpenHashed;
+// The array is decoded one element at a time from in (each element one
+// value for ingest.Options.MaxValue);
 // the parsed rows (a dozen numbers each) are kept until the end because
 // the version — which decides whether last-token offsets can be recovered
 // — is a property of the whole file. An array cut short yields its complete
 // elements, Run.Truncated and a note naming the cut (passed to opt.Warn
 // prefixed with the path). A companion summary that cannot be read is
 // reported in a note (its path and byte position) and otherwise ignored.
-func importRows(path, label string, opt ingest.Options, sink formats.Sink) error {
+func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	notes := ingest.NewNotes(path, opt)
 	var sum *summary
 	if sp := summaryPath(path); sp != "" && ingest.Exists(sp) {
-		s, err := readSummary(sp)
+		s, err := readSummary(in, opt, sp)
 		if err != nil {
 			notes.WarnNamed(err.Error())
 		} else {
 			sum = s
 		}
 	}
-	hf, err := ingest.OpenHashed(path)
-	if err != nil {
-		return err
-	}
-	defer hf.Close()
-	rows, cut, err := readRows(path, hf)
+	rows, cut, err := readRows(path, in, in.MaxValue())
 	if err != nil {
 		return err
 	}
 	if cut != "" {
 		notes.Warn(cut) // the note names the record; the warning names the file too
 	}
-	src, err := hf.SourceFile("raw")
+	src, err := in.SourceFile("raw")
 	if err != nil {
 		return err
 	}
@@ -206,8 +203,9 @@ func countList(m map[string]int) string {
 
 // importSummaryOnly imports a summary with no individual-responses file
 // beside it: a Run with Reported and the configuration, no requests.
-func importSummaryOnly(path, label string, opt ingest.Options, sink formats.Sink) error {
-	s, err := readSummary(path)
+func importSummaryOnly(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
+	s, err := readSummary(in, opt, path)
 	if err != nil {
 		return err
 	}

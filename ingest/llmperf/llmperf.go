@@ -130,17 +130,15 @@ func (importer) Companions(path string) []string {
 // requests. Errors are *ingest.FormatError values positioned at the
 // offending element ("individual_responses.json: record 3: …"); an array
 // cut short is not an error (see importRows).
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.LabelFor(path)
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return err
-	}
+	head := in.Head()
 	switch sniff(path, head) {
 	case kindRows:
-		return importRows(path, label, opt, sink)
+		return importRows(in, label, opt, sink)
 	case kindSummary:
-		return importSummaryOnly(path, label, opt, sink)
+		return importSummaryOnly(in, label, opt, sink)
 	}
 	if len(bytes.TrimSpace(head)) == 0 {
 		return ingest.Errorf(path, "", "empty file (expected a JSON array)")

@@ -37,7 +37,7 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -376,7 +376,7 @@ func TestDamagedSummaryWarning(t *testing.T) {
 
 func TestMalformed(t *testing.T) {
 	path := "testdata/malformed/individual_responses.json"
-	err := New().Import(path, ingest.Options{}, &formats.Collector{})
+	err := ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 	var fe *ingest.FormatError
 	if !errors.As(err, &fe) || fe.Where != "record 2" {
 		t.Fatalf("error %v, want a FormatError at record 2", err)
@@ -387,7 +387,7 @@ func TestMalformed(t *testing.T) {
 	// A wrong type is positioned too.
 	p := filepath.Join(t.TempDir(), "individual_responses.json")
 	os.WriteFile(p, []byte(`[{"error_code": null, "ttft_s": 1.0}, {"error_code": null, "ttft_s": true}]`), 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": record 2: ttft_s: not a number" {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": record 2: ttft_s: not a number" {
 		t.Errorf("wrong type: %v", err)
 	}
 }
@@ -397,7 +397,7 @@ func TestEmptyFile(t *testing.T) {
 	if !New().Detect(path, nil) {
 		t.Error("Detect: an empty individual_responses.json should be claimed")
 	}
-	if err := New().Import(path, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != path+": empty file (expected a JSON array)" {
+	if err := ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != path+": empty file (expected a JSON array)" {
 		t.Errorf("error %v", err)
 	}
 	p := filepath.Join(t.TempDir(), "individual_responses.json")

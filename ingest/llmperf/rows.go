@@ -319,8 +319,8 @@ func copyPtr(p *int64) *int64 {
 // Token + Decode). An array cut short — a last element that ends early, or
 // no closing bracket — returns the complete elements and a note saying
 // where the cut is; anything else undecodable is a positioned error.
-func readRows(path string, rd io.Reader) (rows []row, cut string, err error) {
-	dec := json.NewDecoder(rd)
+func readRows(path string, rd io.Reader, max int64) (rows []row, cut string, err error) {
+	dec := ingest.NewJSONDecoder(rd, max)
 	t, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return nil, "", ingest.Errorf(path, "", "empty file (expected a JSON array)")
@@ -338,14 +338,14 @@ func readRows(path string, rd io.Reader) (rows []row, cut string, err error) {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				return rows, where + " is incomplete (file cut)", nil
 			}
-			return nil, "", ingest.Errorf(path, where, "%v", err)
+			return nil, "", ingest.Wrap(path, where, err)
 		}
 		if fields == nil {
 			return nil, "", ingest.Errorf(path, where, "null instead of an object")
 		}
 		r, err := parseRow(fields)
 		if err != nil {
-			return nil, "", ingest.Errorf(path, where, "%v", err)
+			return nil, "", ingest.Wrap(path, where, err)
 		}
 		rows = append(rows, r)
 	}
@@ -354,7 +354,7 @@ func readRows(path string, rd io.Reader) (rows []row, cut string, err error) {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return rows, fmt.Sprintf("the array ends after record %d without its closing ']' (file cut)", len(rows)), nil
 	case err != nil:
-		return nil, "", ingest.Errorf(path, fmt.Sprintf("record %d", len(rows)+1), "%v", err)
+		return nil, "", ingest.Wrap(path, fmt.Sprintf("record %d", len(rows)+1), err)
 	case t != json.Delim(']'):
 		return nil, "", ingest.Errorf(path, fmt.Sprintf("record %d", len(rows)+1), "unexpected %v", t)
 	}

@@ -34,9 +34,10 @@ var statSuffixes = []string{"mean", "min", "max", "stddev"}
 // quantileKey matches results_<metric>_quantiles_p<NN>.
 var quantileKey = regexp.MustCompile(`^results_(.+)_quantiles_(p\d+)$`)
 
-// readSummary reads and parses the summary at path.
-func readSummary(path string) (*summary, error) {
-	src, raw, err := ingest.HashFile(path, "summary")
+// readSummary reads and parses the summary at path, through in
+// (ingest.Input.ReadFile).
+func readSummary(in *ingest.Input, opt ingest.Options, path string) (*summary, error) {
+	src, raw, err := in.ReadFile(path, "summary", opt)
 	if err != nil {
 		return nil, err
 	}

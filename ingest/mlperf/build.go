@@ -1,12 +1,11 @@
 package mlperf
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -37,6 +36,7 @@ type setting struct {
 type runBuilder struct {
 	label string
 	opt   ingest.Options
+	in    *ingest.Input // the input being imported
 
 	summary  []value
 	detail   []value
@@ -61,34 +61,45 @@ func (r *runBuilder) warn(s string) {
 	r.warnings = append(r.warnings, s)
 }
 
-// lines returns the file's lines (without line ends) and whether its last
-// line lacked its newline (then it is dropped as possibly cut).
-func readLines(path, role string) (formats.SourceFile, []string, bool, error) {
-	src, data, err := ingest.HashFile(path, role)
-	if err != nil {
-		return src, nil, false, err
+// readLines returns the lines of the file at path (without line ends),
+// read through r.in when path is its own, and whether its last line lacked
+// its newline (then it is dropped as possibly cut). A line is one value
+// for ingest.Options.MaxValue.
+func (r *runBuilder) readLines(path, role string) (formats.SourceFile, []string, bool, error) {
+	in := r.in
+	if path != in.Path {
+		var err error
+		if in, err = ingest.Open(path, r.opt); err != nil {
+			return formats.SourceFile{}, nil, false, err
+		}
+		defer in.Close()
 	}
-	cut := len(data) > 0 && data[len(data)-1] != '\n'
 	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
+	cut := false
+	br := in.Reader()
+	for {
+		line, complete, err := ingest.ReadLine(br, in.MaxValue())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return formats.SourceFile{}, nil, false, &ingest.FormatError{File: path, Where: fmt.Sprintf("line %d", len(lines)+1), Msg: "unreadable line", Err: err}
+		}
+		if !complete {
+			cut = true
+			break
+		}
+		lines = append(lines, strings.TrimRight(string(line), "\r"))
 	}
-	if err := sc.Err(); err != nil {
-		return src, nil, false, &ingest.FormatError{File: path, Where: fmt.Sprintf("line %d", len(lines)+1), Msg: "unreadable line", Err: err}
-	}
-	if cut && len(lines) > 0 {
-		lines = lines[:len(lines)-1]
-	}
-	return src, lines, cut, nil
+	src, err := in.SourceFile(role)
+	return src, lines, cut, err
 }
 
 var rule = regexp.MustCompile(`^=+$`)
 
 // readSummary parses mlperf_log_summary.txt.
 func (r *runBuilder) readSummary(path string) error {
-	src, lines, cut, err := readLines(path, "summary")
+	src, lines, cut, err := r.readLines(path, "summary")
 	if err != nil {
 		return err
 	}
@@ -287,7 +298,7 @@ const mllogPrefix = ":::MLLOG "
 
 // readDetail parses mlperf_log_detail.txt.
 func (r *runBuilder) readDetail(path string) error {
-	src, lines, cut, err := readLines(path, "detail")
+	src, lines, cut, err := r.readLines(path, "detail")
 	if err != nil {
 		return err
 	}
@@ -391,8 +402,11 @@ var userConfKey = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-]+?)\.(Server|Offline|S
 // readUserConf takes the model from user.conf beside path (its only model
 // prefix), else from a submission path's …/<model>/<Scenario>/performance/.
 func (r *runBuilder) readUserConf(path string) {
+	if path == ingest.StdinPath {
+		return
+	}
 	dir := filepath.Dir(path)
-	if b, err := os.ReadFile(filepath.Join(dir, "user.conf")); err == nil {
+	if _, b, err := ingest.ReadFile(filepath.Join(dir, "user.conf"), "config", r.opt); err == nil {
 		models := map[string]bool{}
 		for _, line := range strings.Split(string(b), "\n") {
 			if m := userConfKey.FindStringSubmatch(line); m != nil && m[1] != "*" {
@@ -498,7 +512,7 @@ func (r *runBuilder) build(path string) formats.Run {
 		Truncated:         r.truncated,
 	}
 	if uc := filepath.Join(filepath.Dir(path), "user.conf"); r.modelFrom == "user.conf" {
-		if src, _, err := ingest.HashFile(uc, "config"); err == nil {
+		if src, _, err := ingest.ReadFile(uc, "config", r.opt); err == nil {
 			run.SourceFiles = append(run.SourceFiles, src)
 		}
 	}

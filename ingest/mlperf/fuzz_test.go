@@ -53,6 +53,6 @@ func FuzzImport(f *testing.F) {
 		im := New()
 		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
 		im.Companions(path)
-		_ = im.Import(path, ingest.Options{Label: "fuzz", Warn: func(string) {}}, &formats.Collector{})
+		_ = ingest.ImportFile(im, path, ingest.Options{Label: "fuzz", Warn: func(string) {}}, &formats.Collector{})
 	})
 }

@@ -130,14 +130,14 @@ func (importer) Detect(path string, head []byte) bool {
 	case kindSummary:
 		return true
 	case kindDetail:
-		return !ingest.Exists(filepath.Join(filepath.Dir(path), summaryFile))
+		return path == ingest.StdinPath || !ingest.Exists(filepath.Join(filepath.Dir(path), summaryFile))
 	}
 	return false
 }
 
 // Companions implements ingest.Importer: the detail log beside a summary.
 func (importer) Companions(path string) []string {
-	if filepath.Base(path) == detailFile {
+	if path == ingest.StdinPath || filepath.Base(path) == detailFile {
 		return nil
 	}
 	if d := filepath.Join(filepath.Dir(path), detailFile); ingest.Exists(d) {
@@ -147,25 +147,23 @@ func (importer) Companions(path string) []string {
 }
 
 // Import implements ingest.Importer.
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.Label
 	if label == "" {
 		label = defaultLabel(path)
 	}
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return err
-	}
+	head := in.Head()
 	if len(bytes.TrimSpace(head)) == 0 {
 		return ingest.Errorf(path, "", "empty file (expected an MLPerf LoadGen log)")
 	}
-	r := &runBuilder{label: label, opt: opt}
+	r := &runBuilder{label: label, opt: opt, in: in}
 	switch sniff(path, head) {
 	case kindSummary:
 		if err := r.readSummary(path); err != nil {
 			return err
 		}
-		if d := filepath.Join(filepath.Dir(path), detailFile); filepath.Base(path) == summaryFile && ingest.Exists(d) {
+		if d := filepath.Join(filepath.Dir(path), detailFile); path != ingest.StdinPath && filepath.Base(path) == summaryFile && ingest.Exists(d) {
 			if err := r.readDetail(d); err != nil {
 				return err
 			}
@@ -188,6 +186,9 @@ var runPath = regexp.MustCompile(`^run_\d+$`)
 // defaultLabel is the directory's name; for a submission's
 // <model>/<Scenario>/performance/run_N directory, "<model>-<Scenario>-run_N".
 func defaultLabel(path string) string {
+	if path == ingest.StdinPath {
+		return ingest.DefaultLabel(path)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path

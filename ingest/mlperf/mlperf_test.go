@@ -37,7 +37,7 @@ func importFile(t *testing.T, path, label string) (formats.Run, []string) {
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	if err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c); err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
 	if len(c.Runs) != 1 || len(c.Requests) != 0 || len(c.Events) != 0 {
@@ -285,7 +285,7 @@ func TestMalformed(t *testing.T) {
 		{"testdata/malformed-summary/" + summaryFile, "line 23", `Min latency (ns): "fast" is not a number`},
 		{"testdata/malformed-detail/" + detailFile, "line 89", `result_min_latency_ns: "fast" is not a number`},
 	} {
-		err := New().Import(tc.path, ingest.Options{}, &formats.Collector{})
+		err := ingest.ImportFile(New(), tc.path, ingest.Options{}, &formats.Collector{})
 		var fe *ingest.FormatError
 		if !errors.As(err, &fe) || fe.Where != tc.where || fe.File != tc.path || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: error %v, want %q at %s", tc.path, err, tc.msg, tc.where)
@@ -294,7 +294,7 @@ func TestMalformed(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, detailFile)
 	os.WriteFile(p, []byte(":::MLLOG {\"key\": \"loadgen_version\", \"value\": \"5.1\"}\n:::MLLOG {\"key\": \"result_validity\", \"value\": \n"), 0o644)
-	err := New().Import(p, ingest.Options{}, &formats.Collector{})
+	err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{})
 	var fe *ingest.FormatError
 	if !errors.As(err, &fe) || fe.Where != "line 2" || !strings.Contains(err.Error(), "invalid :::MLLOG JSON") {
 		t.Errorf("broken JSON: %v", err)
@@ -302,13 +302,13 @@ func TestMalformed(t *testing.T) {
 	q := filepath.Join(dir, "other", summaryFile)
 	os.MkdirAll(filepath.Dir(q), 0o755)
 	os.WriteFile(q, []byte("SUT name : x\n"), 0o644)
-	if err := New().Import(q, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), `line 1: expected the "MLPerf Results Summary" banner`) {
+	if err := ingest.ImportFile(New(), q, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), `line 1: expected the "MLPerf Results Summary" banner`) {
 		t.Errorf("no banner: %v", err)
 	}
 	e := filepath.Join(dir, "empty", summaryFile)
 	os.MkdirAll(filepath.Dir(e), 0o755)
 	os.WriteFile(e, nil, 0o644)
-	if err := New().Import(e, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != e+": empty file (expected an MLPerf LoadGen log)" {
+	if err := ingest.ImportFile(New(), e, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != e+": empty file (expected an MLPerf LoadGen log)" {
 		t.Errorf("empty: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // so nothing is reproduced and every statistic says why.
 func TestReproduceSummaryOnly(t *testing.T) {
 	a := analyze.NewAnalyzer(Profile)
-	if err := New().Import(filepath.Join(corpus, "amd-mi300x-llama2-70b-99-server", summaryFile), ingest.Options{Label: "s"}, a); err != nil {
+	if err := ingest.ImportFile(New(), filepath.Join(corpus, "amd-mi300x-llama2-70b-99-server", summaryFile), ingest.Options{Label: "s"}, a); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools)})

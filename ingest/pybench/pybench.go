@@ -176,7 +176,7 @@ func readLines(path string, t []byte) ([]Value, string, error) {
 			if last && errors.Is(err, io.ErrUnexpectedEOF) {
 				return vals, where + " is incomplete (file cut)", nil
 			}
-			return nil, "", ingest.Errorf(path, where, "%v", err)
+			return nil, "", ingest.Wrap(path, where, err)
 		}
 		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 			return nil, "", ingest.Errorf(path, where, "data after the JSON object")
@@ -222,7 +222,7 @@ func readStructured(path string, t []byte, layout Layout) ([]Value, string, erro
 			if errors.As(err, &se) {
 				where = fmt.Sprintf("%s %d (line %d)", noun, len(vals)+1, lines.at(int(se.Offset)))
 			}
-			return nil, "", ingest.Errorf(path, where, "%v", err)
+			return nil, "", ingest.Wrap(path, where, err)
 		}
 		v, err := toValue(path, raw, len(vals), line, where)
 		if err != nil {
@@ -236,7 +236,7 @@ func readStructured(path string, t []byte, layout Layout) ([]Value, string, erro
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return vals, fmt.Sprintf("the array ends after element %d without its closing ']' (file cut)", len(vals)), nil
 		case err != nil:
-			return nil, "", ingest.Errorf(path, fmt.Sprintf("element %d", len(vals)+1), "%v", err)
+			return nil, "", ingest.Wrap(path, fmt.Sprintf("element %d", len(vals)+1), err)
 		case tok != json.Delim(']'):
 			return nil, "", ingest.Errorf(path, fmt.Sprintf("element %d", len(vals)+1), "unexpected %v", tok)
 		}

@@ -2,6 +2,32 @@
 // inputs (files and directories) into import jobs: which importer reads
 // which file, with the tool's companion files (summaries) attached to their
 // raw file rather than imported twice.
+//
+// # Detection
+//
+// Every input is opened once (ingest.Open) and its first 64 KiB, decoded,
+// go to every importer's Detect. The benchmark tools' importers (GenAI-Perf,
+// AIPerf, LLMPerf, inference-perf, vLLM, SGLang, guidellm, MLPerf) each
+// recognize shapes only their tool writes, so at most one of them should
+// claim a file:
+//
+//   - A file that two or more of them claim is ambiguous, and an error:
+//     "matches the shapes of both genai-perf and vllm: name the format to
+//     read it as with --from". A guess would import one tool's view of the
+//     file and drop what only the other reads (a vLLM result that also has
+//     an "experiments" key, read as GenAI-Perf, loses vLLM's per-request
+//     arrays and their failures). This holds for a file found in a
+//     directory too; --from settles it (in a directory, --from picks the
+//     format for every file it recognizes).
+//   - The server-log importer comes last and is a fallback: its signatures
+//     are strings any file may quote (a benchmark result can embed a
+//     server's log line or metric name), so it reads a file only when no
+//     benchmark tool's importer claims it.
+//
+// A file named on the command line that no importer claims is an error:
+// when it is a companion of a file beside it (a summary whose raw file is
+// there), the error names that file and the --from that imports it alone;
+// else it lists the formats and --from.
 package registry
 
 import (
@@ -90,22 +116,45 @@ func Lookup(name string) (ingest.Importer, error) {
 type Job struct {
 	Path     string
 	Importer ingest.Importer
+	// input is the Input detection opened, kept for the import when the
+	// input cannot be opened again (standard input, a pipe); nil for a
+	// regular file, which Import opens anew.
+	input *ingest.Input
 }
 
 // ErrUnrecognized is returned (wrapped, with the path) for an explicitly
 // named file that no importer recognizes.
 var ErrUnrecognized = errors.New("not a recognized trace format")
 
-// Resolve turns inputs into jobs. A file is detected (or read by the
-// importer named from, when from is not ""); a directory contributes every
-// recognized file below it (see listDir for symlinks and hidden
-// directories), in lexical order, and skipped lists the files in
-// directories that were not recognized. Companion files of a primary file
-// (e.g. profile_export_genai_perf.json beside profile_export.json) are not
-// jobs of their own. A file named explicitly is always a job; a file found
-// in a directory is dropped when the same real file (symlinks resolved) was
-// already an input or found earlier.
+// Resolve is ResolveInputs with the default options (standard input is
+// os.Stdin).
 func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err error) {
+	return ResolveInputs(inputs, from, ingest.Options{})
+}
+
+// ResolveInputs turns inputs into jobs. "-" is standard input (opt.Stdin,
+// else os.Stdin). A file is detected (or read by the importer named from,
+// when from is not ""); a directory contributes every recognized file
+// below it (see listDir for symlinks and hidden directories), in lexical
+// order, and skipped lists the files in directories that were not
+// recognized. Companion files of a primary file (e.g.
+// profile_export_genai_perf.json beside profile_export.json) are not jobs
+// of their own. A file named explicitly is always a job; a file found in a
+// directory is dropped when the same real file (symlinks resolved) was
+// already an input or found earlier.
+//
+// Detection opens each file once (ingest.Open) and hands its decoded head
+// to every importer's Detect. An input that cannot be opened again —
+// standard input, a named pipe, a process substitution — stays open in
+// its Job, and Import continues reading it from where detection left it;
+// a regular file is closed after detection and opened again by Import, so
+// that a directory of thousands of files holds no descriptors or buffers
+// in between.
+//
+// A file that two importers claim is resolved by the rule of detect (see
+// the package documentation); an explicitly named file no importer claims
+// is an error naming the formats and --from.
+func ResolveInputs(inputs []string, from string, opt ingest.Options) (jobs []Job, skipped []string, err error) {
 	var forced ingest.Importer
 	if from != "" {
 		if forced, err = Lookup(from); err != nil {
@@ -118,7 +167,16 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 	}
 	var cands []cand
 	seen := map[string]bool{} // real paths of the files found so far
+	stdin := false
 	for _, in := range inputs {
+		if in == ingest.StdinPath {
+			if stdin {
+				return nil, nil, errors.New(`"-" (standard input) is given twice: it can be read once`)
+			}
+			stdin = true
+			cands = append(cands, cand{in, true})
+			continue
+		}
 		st, err := os.Stat(in)
 		if err != nil {
 			return nil, nil, err
@@ -138,8 +196,20 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 			cands = append(cands, cand{f, false})
 		}
 	}
+	fail := func(err error) ([]Job, []string, error) {
+		for _, j := range jobs {
+			if j.input != nil {
+				j.input.Close()
+			}
+		}
+		return nil, nil, err
+	}
 	companion := map[string]bool{}
 	for _, c := range cands {
+		in, err := ingest.Open(c.path, opt)
+		if err != nil {
+			return fail(err)
+		}
 		var im ingest.Importer
 		switch {
 		case forced != nil && c.explicit:
@@ -147,24 +217,34 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 		case forced != nil:
 			// in a directory, --from picks the format but files of other
 			// kinds (SOURCE.md, inputs.json) are still skipped
-			if ok, err := detectWith(c.path, forced); err != nil {
-				return nil, nil, err
-			} else if ok {
+			if forced.Detect(c.path, in.Head()) {
 				im = forced
 			}
 		default:
-			if im, err = detect(c.path); err != nil {
-				return nil, nil, err
+			if im, err = detect(c.path, in.Head()); err != nil {
+				in.Close()
+				return fail(err)
 			}
 		}
 		if im == nil {
+			in.Close()
 			if c.explicit {
-				return nil, nil, fmt.Errorf("%s: %w (known: %s; force one with --from)", c.path, ErrUnrecognized, strings.Join(Names(), ", "))
+				if owner, oim := companionOwner(c.path); owner != "" {
+					return fail(fmt.Errorf("%s: %w on its own: it is a companion of %s beside it, which the %s importer reads with it: give that file or the directory; to import this file alone, name its format with --from %s",
+						c.path, ErrUnrecognized, filepath.Base(owner), oim.Name(), oim.Name()))
+				}
+				return fail(unrecognized(c.path, in))
 			}
 			skipped = append(skipped, c.path)
 			continue
 		}
-		jobs = append(jobs, Job{Path: c.path, Importer: im})
+		j := Job{Path: c.path, Importer: im}
+		if in.Regular() {
+			in.Close()
+		} else {
+			j.input = in
+		}
+		jobs = append(jobs, j)
 		for _, comp := range im.Companions(c.path) {
 			companion[filepath.Clean(comp)] = true
 		}
@@ -175,6 +255,8 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 	for _, j := range jobs {
 		if !companion[filepath.Clean(j.Path)] {
 			out = append(out, j)
+		} else if j.input != nil {
+			j.input.Close()
 		}
 	}
 	var skippedOut []string
@@ -184,6 +266,59 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 		}
 	}
 	return out, skippedOut, nil
+}
+
+// companionOwner finds, among the files beside path (at most 1000 are
+// looked at), one that an importer recognizes and that lists path as its
+// companion: the raw file of a summary. It returns "" when there is none.
+// It runs only for an explicitly named file that no importer claims, to
+// say what that file needs.
+func companionOwner(path string) (string, ingest.Importer) {
+	if path == ingest.StdinPath || !ingest.Exists(path) {
+		return "", nil
+	}
+	dir := filepath.Dir(path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", nil
+	}
+	want := filepath.Clean(path)
+	for i, e := range ents {
+		if i == 1000 {
+			break
+		}
+		p := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || filepath.Clean(p) == want {
+			continue
+		}
+		head, err := ingest.ReadHead(p)
+		if err != nil {
+			continue
+		}
+		im, err := detect(p, head)
+		if err != nil || im == nil {
+			continue
+		}
+		for _, c := range im.Companions(p) {
+			if filepath.Clean(c) == want {
+				return p, im
+			}
+		}
+	}
+	return "", nil
+}
+
+// unrecognized is the error for an explicitly named input no importer
+// claims.
+func unrecognized(path string, in *ingest.Input) error {
+	known := fmt.Sprintf("known: %s; force one with --from", strings.Join(Names(), ", "))
+	switch {
+	case len(in.Head()) == 0:
+		return fmt.Errorf("%s: %w: it is empty", ingest.DisplayName(path), ErrUnrecognized)
+	case path == ingest.StdinPath:
+		return fmt.Errorf("standard input: %w: name its format with --from (%s); standard input has no file name, so the formats told by their file names (summaries, logs) are not recognized there", ErrUnrecognized, strings.Join(Names(), ", "))
+	}
+	return fmt.Errorf("%s: %w (%s)", path, ErrUnrecognized, known)
 }
 
 // listDir returns the regular files below the input directory in, sorted,
@@ -283,27 +418,39 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// detectWith reports whether im recognizes path.
-func detectWith(path string, im ingest.Importer) (bool, error) {
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return false, err
-	}
-	return im.Detect(path, head), nil
-}
+// ErrAmbiguous is returned (wrapped, with the path and the formats) for a
+// file that two benchmark tools' importers claim.
+var ErrAmbiguous = errors.New("matches the shapes of more than one format")
 
-// detect returns the importer that recognizes path, or nil.
-func detect(path string) (ingest.Importer, error) {
-	head, err := ingest.ReadHead(path)
-	if err != nil {
-		return nil, err
-	}
-	for _, im := range All() {
-		if im.Detect(path, head) {
-			return im, nil
+// detect returns the importer that recognizes path (whose decoded head is
+// head), or nil; an error wrapping ErrAmbiguous when two benchmark tools'
+// importers claim it (see the package documentation). The server-log
+// importer is asked only when none does.
+func detect(path string, head []byte) (ingest.Importer, error) {
+	var claims []ingest.Importer
+	var fallback ingest.Importer
+	for i, im := range All() {
+		if !im.Detect(path, head) {
+			continue
 		}
+		if importers[i].Tool == nil { // server logs
+			fallback = im
+			continue
+		}
+		claims = append(claims, im)
 	}
-	return nil, nil
+	switch len(claims) {
+	case 0:
+		return fallback, nil
+	case 1:
+		return claims[0], nil
+	}
+	names := make([]string, len(claims))
+	for i, im := range claims {
+		names[i] = im.Name()
+	}
+	return nil, fmt.Errorf("%s: %w: %s; name the format to read it as with --from (e.g. --from %s): a guess would drop what only the other format reads",
+		ingest.DisplayName(path), ErrAmbiguous, strings.Join(names, " and "), names[0])
 }
 
 // ErrLabels is returned (wrapped) when the labels do not match the jobs.
@@ -335,6 +482,13 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 	// requests.output_tokens holds the N the report uses (SCHEMA.md)
 	sink = formats.WithOutputCount(sink)
 	used := map[string]int{}
+	defer func() { // the inputs kept open by Resolve and not reached
+		for _, j := range jobs {
+			if j.input != nil {
+				j.input.Close()
+			}
+		}
+	}()
 	for i, j := range jobs {
 		o := opt
 		if o.NoHash && size[i] >= 0 && sizes[size[i]] > 1 {
@@ -349,9 +503,23 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 		if n := used[o.Label]; n > 1 {
 			o.Label = fmt.Sprintf("%s-%d", o.Label, n)
 		}
-		if err := j.Importer.Import(j.Path, o, sink); err != nil {
+		jobs[i].input = nil // importJob closes it
+		if err := importJob(j, o, sink); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// importJob imports one job, through the Input Resolve kept or a new one.
+func importJob(j Job, opt ingest.Options, sink formats.Sink) error {
+	in := j.input
+	if in == nil {
+		var err error
+		if in, err = ingest.Open(j.Path, opt); err != nil {
+			return err
+		}
+	}
+	defer in.Close()
+	return j.Importer.Import(in, opt, sink)
 }

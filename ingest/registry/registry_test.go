@@ -45,6 +45,7 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 		t.Fatalf("%d jobs: %v", benchJobs, got)
 	}
 	for p, name := range map[string]string{
+		"../../testdata/server-logs/anud18-trace-samples/sample_trace.jsonl":                "server-log", // a logging proxy's request log
 		"../../testdata/genai-perf/openrouter-gpt4omini-c1-nonstream/profile_export.json":   "genai-perf",
 		"../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl":              "aiperf",
 		"../../testdata/llmperf/leaderboard-groq-70b/individual_responses.json":             "llmperf",
@@ -65,7 +66,7 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 		if strings.HasSuffix(s, "_output.txt") { // guidellm's console output
 			continue
 		}
-		if strings.HasSuffix(filepath.ToSlash(s), "server-logs/anud18-trace-samples/sample_trace.jsonl") || filepath.Base(s) == "make.py" { // a logging proxy's own request log (no importer); the joined example's generator
+		if filepath.Base(s) == "make.py" { // the joined example's generator
 			continue
 		}
 		switch filepath.Base(s) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // benchParse parses data (a file's bytes repeated) as path would be.
@@ -18,7 +20,11 @@ func benchParse(b *testing.B, path string, repeat int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := im.parse(path, bytes.NewReader(data)); err != nil {
+		in, err := ingest.OpenReader(path, bytes.NewReader(data), ingest.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := im.parse(in); err != nil {
 			b.Fatal(err)
 		}
 	}

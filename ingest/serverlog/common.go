@@ -2,8 +2,9 @@ package serverlog
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -148,29 +149,39 @@ func parseDuration(s string) (int64, error) {
 // line without a newline reported through lastCut.
 type lineReader struct {
 	r       *bufio.Reader
+	max     int64 // the longest line accepted (ingest.Options.MaxValue)
 	n       int   // number of the line last returned (1-based)
 	start   int64 // byte offset of the line last returned
 	off     int64 // bytes read
 	lastCut bool  // the last line returned had no newline
-	crlf    int   // lines that ended in "\r\n"
+	// lastComplete: that line, without its newline, is nonetheless a
+	// whole JSON document (a one-line OTLP export written without a final
+	// newline): complete, not cut.
+	lastComplete bool
+	crlf         int // lines that ended in "\r\n"
 }
 
-func newLineReader(r io.Reader) *lineReader { return &lineReader{r: bufio.NewReaderSize(r, 64<<10)} }
+func newLineReader(r *bufio.Reader, max int64) *lineReader { return &lineReader{r: r, max: max} }
 
-// next returns the next line without its ending; io.EOF at the end.
+// next returns the next line without its ending; io.EOF at the end. A line
+// longer than max is an *ingest.CapError.
 func (l *lineReader) next() (string, error) {
-	s, err := l.r.ReadString('\n')
-	if err != nil && err != io.EOF {
+	b, complete, err := ingest.ReadLine(l.r, l.max)
+	if err != nil {
 		return "", err
-	}
-	if s == "" && err == io.EOF {
-		return "", io.EOF
 	}
 	l.n++
 	l.start = l.off
-	l.off += int64(len(s))
-	l.lastCut = !strings.HasSuffix(s, "\n")
-	s = strings.TrimSuffix(s, "\n")
+	l.off += int64(len(b))
+	if complete {
+		l.off++
+	}
+	l.lastCut = !complete
+	if l.lastCut {
+		t := bytes.TrimSpace(b)
+		l.lastComplete = len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t)
+	}
+	s := string(b)
 	if strings.HasSuffix(s, "\r") {
 		l.crlf++
 		s = strings.TrimSuffix(s, "\r")

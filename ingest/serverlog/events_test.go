@@ -23,7 +23,7 @@ func importAll(t *testing.T, name, content string) formats.Collector {
 		t.Fatal(err)
 	}
 	var c formats.Collector
-	if err := (&Importer{Year: 2026}).Import(p, ingest.Options{Label: "t"}, &c); err != nil {
+	if err := ingest.ImportFile(&Importer{Year: 2026}, p, ingest.Options{Label: "t"}, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -133,7 +133,7 @@ func TestVLLMGeneratedResponseFinishReason(t *testing.T) {
 func TestLoadSeriesCorpus(t *testing.T) {
 	im := &Importer{Year: 2026}
 	var c formats.Collector
-	if err := im.Import("../../testdata/server-logs/vllm-v0.25-engine-stats-log/vllm-excerpt.log", ingest.Options{Label: "t"}, &c); err != nil {
+	if err := ingest.ImportFile(im, "../../testdata/server-logs/vllm-v0.25-engine-stats-log/vllm-excerpt.log", ingest.Options{Label: "t"}, &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Runs) != 1 {
@@ -165,7 +165,7 @@ func TestLoadSeriesCorpus(t *testing.T) {
 	}
 
 	c = formats.Collector{}
-	if err := im.Import("../../testdata/server-logs/vllm-v0-engine-log-kserve4470/snippet.log", ingest.Options{Label: "t"}, &c); err != nil {
+	if err := ingest.ImportFile(im, "../../testdata/server-logs/vllm-v0-engine-log-kserve4470/snippet.log", ingest.Options{Label: "t"}, &c); err != nil {
 		t.Fatal(err)
 	}
 	// INFO 05-14 17:45:10 [metrics.py:486] Avg prompt throughput: 2.4 tokens/s, Avg generation throughput: 0.2 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%.
@@ -181,7 +181,7 @@ func TestLoadSeriesCorpus(t *testing.T) {
 
 	// the client and server runs of a span file have no load series
 	c = formats.Collector{}
-	if err := im.Import("../../testdata/server-logs/anud18-trace-samples/sample_openllmetry_spans.jsonl", ingest.Options{Label: "t"}, &c); err != nil {
+	if err := ingest.ImportFile(im, "../../testdata/server-logs/anud18-trace-samples/sample_openllmetry_spans.jsonl", ingest.Options{Label: "t"}, &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Runs) != 2 {
@@ -236,7 +236,7 @@ func TestLoadSeriesDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&Importer{Year: 2026}).Import("../../testdata/server-logs/vllm-v0.25-engine-stats-log/vllm-excerpt.log", ingest.Options{Label: "t"}, w); err != nil {
+	if err := ingest.ImportFile(&Importer{Year: 2026}, "../../testdata/server-logs/vllm-v0.25-engine-stats-log/vllm-excerpt.log", ingest.Options{Label: "t"}, w); err != nil {
 		w.Abort()
 		t.Fatal(err)
 	}

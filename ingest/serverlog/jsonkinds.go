@@ -31,6 +31,10 @@ func (s *textState) jsonObject(where string, obj map[string]json.RawMessage) {
 			raw = obj["resource_spans"]
 		}
 		s.otlp(where, raw)
+	case has("latency_ms") && (has("ts") || has("ts_epoch")) && (has("ttft_ms") || has("completion_tokens")):
+		s.proxyRecord(where, obj)
+	case has("function") && has("level") && has("timestamp") && (has("msg") || has("message")) && !has("target"):
+		s.llamaJSON(where, obj)
 	case str("message") == "Success" && strings.HasPrefix(str("target"), "text_generation_router"):
 		s.tgiJSON(where, obj)
 	case strings.HasPrefix(str("event"), "request."):
@@ -52,6 +56,54 @@ func (s *textState) jsonObject(where string, obj map[string]json.RawMessage) {
 	}
 }
 
+// proxyRecord handles a logging proxy's per-request record (one JSON line
+// per request: ts/ts_epoch when the proxy received the request, ttft_ms,
+// latency_ms, usage token counts, the completion id, the upstream HTTP
+// status; anud18/qwen36-vllm-aiperf-benchmark docs/TRACING.md).
+func (s *textState) proxyRecord(where string, obj map[string]json.RawMessage) {
+	r := &record{kind: KindProxyLog, where: where, clock: formats.ClockUnix}
+	if ts := strOf(obj["ts"]); ts != "" {
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			r.arrival = ingest.Ptr(t.UnixNano())
+		}
+	}
+	if r.arrival == nil && len(obj["ts_epoch"]) > 0 && string(obj["ts_epoch"]) != "null" {
+		r.arrival = epochSecNs(strings.Trim(string(obj["ts_epoch"]), `"`))
+	}
+	r.ttft = msNs(num(obj["ttft_ms"]))
+	r.e2e = msNs(num(obj["latency_ms"]))
+	r.in, r.out = intp(obj["prompt_tokens"]), intp(obj["completion_tokens"])
+	if r.id = strOf(obj["response_id"]); r.id == "" {
+		r.id = strOf(obj["request_id"])
+	}
+	if code := intp(obj["status"]); code != nil && *code >= 400 {
+		r.status, r.errCode = "error", code
+	}
+	s.add(r)
+}
+
+// llamaJSON handles a line of llama.cpp's JSON server log (2024
+// llama-server --log-format json: tid, timestamp, level, function, line,
+// msg and the call's extra keys; late-2023 builds wrote "message" and no
+// tid): print_timings lines are the timing block of the text format's
+// "INFO [print_timings] … | key=value" (llamaLegacy); other lines are
+// context without per-request timing.
+func (s *textState) llamaJSON(where string, obj map[string]json.RawMessage) {
+	if strOf(obj["function"]) != "print_timings" {
+		s.counts["llamacpp_context"]++
+		return
+	}
+	kv := make(map[string]string, len(obj))
+	for k, v := range obj {
+		if t := strOf(v); t != "" {
+			kv[k] = t
+		} else {
+			kv[k] = string(v)
+		}
+	}
+	s.llamaLegacyKV(lineOf(where), kv)
+}
+
 // sseLine handles an SSE "data:" payload.
 func (s *textState) sseLine(n int, payload string) {
 	if payload == "[DONE]" {
@@ -67,8 +119,10 @@ func (s *textState) sseLine(n int, payload string) {
 	s.jsonObject(fmt.Sprintf("line %d", n), obj)
 }
 
+// num reads a number (or a numeric string); NaN when raw is missing, null
+// or anything else — never a 0 for a null.
 func num(raw json.RawMessage) float64 {
-	if len(raw) == 0 {
+	if len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return math.NaN()
 	}
 	var f float64
@@ -649,6 +703,24 @@ type tritonTrace struct {
 	seq    []srvEvent // every timestamp in file order
 }
 
+// tritonName is the Triton 2.x name of a trace timestamp. TensorRT
+// Inference Server 1.x (2019, docs/trace.rst) wrote lower-case names with
+// spaces — "http recv start", "grpc wait/read start", "request handler
+// start", "queue start", "compute start", "compute input end", "compute
+// output start", "compute end", "request handler end", "http send end" —
+// where Triton 2.x writes HTTP_RECV_START, GRPC_WAITREAD_START,
+// REQUEST_START, …; names already in the 2.x form are kept.
+func tritonName(name string) string {
+	n := strings.ToUpper(strings.NewReplacer(" ", "_", "/", "").Replace(strings.TrimSpace(name)))
+	switch n {
+	case "REQUEST_HANDLER_START":
+		return "REQUEST_START"
+	case "REQUEST_HANDLER_END":
+		return "REQUEST_END"
+	}
+	return n
+}
+
 // triton reads a trace file (a JSON array of fragments sharing a trace id);
 // a file cut mid-array yields its complete fragments.
 func (s *textState) triton(data []byte) {
@@ -685,7 +757,8 @@ func (s *textState) triton(data []byte) {
 		}
 		for _, ts := range e.Timestamps {
 			if v := intp(ts.NS); v != nil {
-				t.events[ts.Name] = append(t.events[ts.Name], *v)
+				name := tritonName(ts.Name)
+				t.events[name] = append(t.events[name], *v)
 				t.seq = append(t.seq, srvEvent{ts.Name, *v})
 			}
 		}

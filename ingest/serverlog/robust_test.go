@@ -18,7 +18,7 @@ func importWarn(t *testing.T, path string) ([]formats.Request, []formats.Run, []
 	var warns []string
 	var c formats.Collector
 	im := &Importer{Year: 2026}
-	if err := im.Import(path, ingest.Options{Label: "t", Warn: func(m string) { warns = append(warns, m) }}, &c); err != nil {
+	if err := ingest.ImportFile(im, path, ingest.Options{Label: "t", Warn: func(m string) { warns = append(warns, m) }}, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c.Requests, c.Runs, warns

@@ -72,6 +72,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,6 +107,7 @@ const (
 	KindOllamaFinal     = "ollama.final_chunk"
 	KindOllamaGIN       = "ollama.gin"
 	KindOTLPGenAI       = "otlp.gen_ai_span"
+	KindProxyLog        = "proxy.request_log"
 )
 
 // Definitions states each kind's fields as the server defines them; one
@@ -124,12 +126,13 @@ var Definitions = map[string]string{
 	KindLlamaCppLegacy:  "llamacpp.print_timings (2024 log format): prefill = t_prompt_processing, decode = t_token_generation, e2e = t_total (ms), output tokens = n_decoded, time_per_token = t_token; arrival = timestamp (unix s, 1 s resolution) − t_total; id = slot and task",
 	KindOllamaFinal:     "ollama.final_chunk (api/types.go Metrics): e2e = total_duration, prefill = prompt_eval_duration (excludes load_duration), decode = eval_duration (ns); time_per_token = eval_duration / eval_count; tokens = prompt_eval_count (small when the prompt is cached) / eval_count; arrival = created_at (end of generation) − total_duration; no queue",
 	KindOllamaGIN:       "ollama.gin (GIN access line): e2e = handler latency (Go duration; for streams until the stream ends); arrival = the line's timestamp (handler end, 1 s resolution, local zone) − latency; only POST inference routes are records; no id, no tokens",
+	KindProxyLog:        "proxy.request_log (a logging proxy in front of the server, one JSON line per request: anud18/qwen36-vllm-aiperf-benchmark scripts/trace_proxy.py, docs/TRACING.md): arrival = ts (request received by the proxy; ISO 8601, µs; else ts_epoch), server_ttft = ttft_ms (received → first reasoning or content token; streamed requests only), e2e = latency_ms (received → last byte), tokens = prompt_tokens/completion_tokens (the server's usage), id = response_id (the completion id, which vLLM's spans carry as gen_ai.request.id), status = the upstream HTTP status; measured one network hop before the server, so TTFT and E2E include that hop",
 	KindOTLPGenAI:       "otlp.gen_ai_span (OpenTelemetry gen_ai semantic conventions): arrival = span start; e2e = gen_ai.latency.e2e or span end − start; queue/prefill/decode/ttft from gen_ai.latency.* when present; tokens = gen_ai.usage.input/output_tokens (or prompt/completion_tokens)",
 }
 
 // Tool names of server runs (formats.Run.Tool), by kind prefix.
 var serverTool = map[string]string{"vllm": "vllm-server", "tgi": "tgi-server", "sglang": "sglang-server", "triton": "triton-server",
-	"llamacpp": "llamacpp-server", "ollama": "ollama-server", "otlp": "otel-genai"}
+	"llamacpp": "llamacpp-server", "ollama": "ollama-server", "otlp": "otel-genai", "proxy": "logging-proxy"}
 
 // Importer reads server logs. Year, when not 0, is the year of timestamps
 // that have none (vLLM's "MM-DD HH:MM:SS") in a file that carries no full
@@ -176,6 +179,50 @@ var notALog = map[string]bool{
 
 var reTritonHead = regexp.MustCompile(`^\s*\[\s*\{\s*"id"\s*:`)
 
+// isTritonArray reports whether head starts a Triton trace file: an array
+// whose first element starts with "id" (Triton 2.x: one element per
+// timestamp or trace header) or with "model_name" (TensorRT Inference
+// Server 1.x, 2019: one element per trace, docs/trace.rst) and that holds
+// "timestamps".
+func isTritonArray(head []byte) bool {
+	return (reTritonHead.Match(head) || reTritonHead1.Match(head)) && bytes.Contains(head, []byte(`"timestamps"`))
+}
+
+var reTritonHead1 = regexp.MustCompile(`^\s*\[\s*\{\s*"model_name"\s*:`)
+
+// firstKeys are the keys of the JSON object on t's first line (t trimmed
+// of leading blanks), nil when it is not one.
+func firstKeys(t []byte) map[string]bool {
+	if len(t) == 0 || t[0] != '{' {
+		return nil
+	}
+	line := t
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		line = t[:i]
+	}
+	keys, _, _ := ingest.HeadKeys(line)
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// isLlamaJSONLog: the first line is a llama.cpp JSON server-log line
+// (llama-server --log-format json, 2024: tid, timestamp, level, function,
+// line, msg; late 2023: timestamp, level, function, line, message).
+func isLlamaJSONLog(t []byte) bool {
+	k := firstKeys(t)
+	return k["timestamp"] && k["level"] && k["function"] && k["line"] && (k["msg"] || k["message"])
+}
+
+// isProxyLog: the first line is a logging proxy's per-request record (ts or
+// ts_epoch, latency_ms, and ttft_ms or token counts).
+func isProxyLog(t []byte) bool {
+	k := firstKeys(t)
+	return k["latency_ms"] && (k["ts"] || k["ts_epoch"]) && (k["ttft_ms"] || k["completion_tokens"])
+}
+
 // Detect implements ingest.Importer.
 func (*Importer) Detect(path string, head []byte) bool {
 	if notALog[strings.ToLower(filepath.Ext(path))] {
@@ -184,7 +231,7 @@ func (*Importer) Detect(path string, head []byte) bool {
 	if bytes.HasPrefix(bytes.TrimLeft(head, "\ufeff"), []byte("#!")) {
 		return false // a script (python3, bash, …) that writes or quotes log lines
 	}
-	if reTritonHead.Match(head) && bytes.Contains(head, []byte(`"timestamps"`)) {
+	if isTritonArray(head) {
 		return true
 	}
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
@@ -192,6 +239,9 @@ func (*Importer) Detect(path string, head []byte) bool {
 		return true
 	}
 	if bytes.HasPrefix(t, []byte("sglang:")) || bytes.HasPrefix(t, []byte("vllm:")) {
+		return true
+	}
+	if isLlamaJSONLog(t) || isProxyLog(t) {
 		return true
 	}
 	// a client tool's file may embed server strings deep inside its JSON;
@@ -247,13 +297,10 @@ type ClientRow struct {
 
 var reFullDate = regexp.MustCompile(`(20\d\d)[-/](\d\d)[-/](\d\d)`)
 
-// parse reads path into a textState.
-func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
-	br := bufio.NewReaderSize(r, ingest.HeadSize)
-	head, err := br.Peek(ingest.HeadSize)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, err
-	}
+// parse reads in into a textState.
+func (im *Importer) parse(in *ingest.Input) (*textState, error) {
+	path := in.Path
+	head := in.Head()
 	var year int
 	var ysrc string
 	if m := reFullDate.FindSubmatch(head); m != nil {
@@ -264,22 +311,22 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 		if ysrc == "" {
 			ysrc = "Importer.Year"
 		}
-	} else if st, err := os.Stat(path); err == nil {
+	} else if st, err := os.Stat(path); err == nil && path != ingest.StdinPath {
 		year, ysrc = st.ModTime().Year(), "the file's modification time: a guess; check the clock offset"
 	} else {
 		year, ysrc = time.Now().Year(), "the current date: a guess; check the clock offset"
 	}
 	s := newTextState(filepath.Base(path), year, ysrc)
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	var lines io.Reader = br
+	lr := newLineReader(in.Reader(), in.MaxValue())
 	// one JSON document (pretty-printed OTLP, a Triton array, a body) is
 	// read whole; JSONL and text logs are streamed line by line
 	firstLine := t
 	if i := bytes.IndexByte(t, '\n'); i >= 0 {
 		firstLine = t[:i]
 	}
-	if len(t) > 0 && (t[0] == '[' && reTritonHead.Match(t) || t[0] == '{' && !json.Valid(bytes.TrimSpace(firstLine))) {
-		data, err := io.ReadAll(br)
+	if len(t) > 0 && (t[0] == '[' && isTritonArray(t) || t[0] == '{' && !json.Valid(bytes.TrimSpace(firstLine))) {
+		data, err := in.ReadAll()
 		if err != nil {
 			return nil, err
 		}
@@ -297,9 +344,8 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 		case s.jsonDocuments(data, len(data)-len(d)):
 			return s, nil
 		}
-		lines = bytes.NewReader(data)
+		lr = newLineReader(bufio.NewReader(bytes.NewReader(data)), in.MaxValue())
 	}
-	lr := newLineReader(lines)
 	last := 0
 	for {
 		line, err := lr.next()
@@ -307,12 +353,12 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, &ingest.FormatError{File: path, Where: fmt.Sprintf("line %d", lr.n+1), Err: err}
 		}
 		last = lr.n
 		unk := s.unknown
 		s.line(lr.n, line)
-		if lr.lastCut && s.unknown > unk {
+		if lr.lastCut && !lr.lastComplete && s.unknown > unk {
 			// the cut line itself: reported as the cut, not as unknown
 			s.unknown--
 			s.cutPartial = true
@@ -321,22 +367,33 @@ func (im *Importer) parse(path string, r io.Reader) (*textState, error) {
 	s.crlf = lr.crlf
 	s.lines = lr.n
 	s.lastStart = lr.start
-	s.finish(lr.lastCut && last > 0, last)
+	s.finish(lr.lastCut && last > 0 && !lr.lastComplete, last)
 	return s, nil
 }
 
-// Parse reads a server log.
+// Parse reads the server log at path (through ingest.Open: "-" is
+// standard input, compressed files are decompressed).
 func (im *Importer) Parse(path string) (*Result, formats.SourceFile, error) {
-	hf, err := ingest.OpenHashed(path)
+	in, err := ingest.Open(path, ingest.Options{})
 	if err != nil {
 		return nil, formats.SourceFile{}, err
 	}
-	defer hf.Close()
-	s, err := im.parse(path, hf)
+	defer in.Close()
+	return im.ParseInput(in)
+}
+
+// ParseInput reads the server log in.
+func (im *Importer) ParseInput(in *ingest.Input) (*Result, formats.SourceFile, error) {
+	path := in.Path
+	s, err := im.parse(in)
 	if err != nil {
-		return nil, formats.SourceFile{}, fmt.Errorf("%s: %w", path, err)
+		var fe *ingest.FormatError
+		if errors.As(err, &fe) {
+			return nil, formats.SourceFile{}, err
+		}
+		return nil, formats.SourceFile{}, fmt.Errorf("%s: %w", ingest.DisplayName(path), err)
 	}
-	src, err := hf.SourceFile("server_log")
+	src, err := in.SourceFile("server_log")
 	if err != nil {
 		return nil, src, err
 	}
@@ -467,17 +524,26 @@ func noRecordsPrefix(reason string) string {
 }
 
 // Import implements ingest.Importer.
-func (im *Importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
-	_, err := im.ImportFile(path, opt, sink)
-	return err
+func (im *Importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	res, src, err := im.ParseInput(in)
+	if err != nil {
+		return err
+	}
+	return im.importParsed(in.Path, res, src, opt, sink)
 }
 
-// ImportFile is Import that also returns the parse result, so that a
-// caller can tell a log without records (Result.Requests empty) that is a
-// recognized log without per-request timing (Result.NoTiming,
-// Result.Recognized) from a file that is no server log at all.
+// ImportFile is Import of the file at path that also returns the parse
+// result, so that a caller can tell a log without records
+// (Result.Requests empty) that is a recognized log without per-request
+// timing (Result.NoTiming, Result.Recognized) from a file that is no
+// server log at all.
 func (im *Importer) ImportFile(path string, opt ingest.Options, sink formats.Sink) (*Result, error) {
-	res, src, err := im.Parse(path)
+	in, err := ingest.Open(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	res, src, err := im.ParseInput(in)
 	if err != nil {
 		return nil, err
 	}

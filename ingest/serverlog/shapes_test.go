@@ -22,7 +22,7 @@ func importText(t *testing.T, name, content string) ([]formats.Request, formats.
 		t.Fatalf("Detect(%s) = false", name)
 	}
 	var c formats.Collector
-	if err := im.Import(p, ingest.Options{Label: "t"}, &c); err != nil {
+	if err := ingest.ImportFile(im, p, ingest.Options{Label: "t"}, &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Runs) != 1 {

@@ -613,6 +613,21 @@ func (s *textState) llamaLegacy(n int, t string) {
 	for _, m := range reKV.FindAllStringSubmatch(tail, -1) {
 		kv[m[1]] = strings.Trim(m[2], `"`)
 	}
+	s.llamaLegacyKV(n, kv)
+}
+
+// llamaLegacyKV handles the key=value pairs of one print_timings line (of
+// the text log's tail, or of a JSON log line): id_slot and id_task (before
+// mid-2024 slot_id and task_id), t_prompt_processing, t_token_generation,
+// n_decoded, t_token, t_total, timestamp.
+func (s *textState) llamaLegacyKV(n int, kv map[string]string) {
+	for old, cur := range map[string]string{"slot_id": "id_slot", "task_id": "id_task"} {
+		if _, ok := kv[cur]; !ok {
+			if v, ok := kv[old]; ok {
+				kv[cur] = v
+			}
+		}
+	}
 	key := kv["id_slot"] + "/" + kv["id_task"]
 	r := s.legacy[key]
 	if r == nil {

@@ -47,7 +47,7 @@ func TestReproduceOutputDetails(t *testing.T) {
 		t.Log("Profile lacks tool_reported among its output-count sources: testing a copy that has it (see the importer's report)")
 	}
 	a := analyze.NewAnalyzer(ProfileNative, oai)
-	if err := New().Import(filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
+	if err := ingest.ImportFile(New(), filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(r *formats.Run) convention.Convention {
@@ -103,7 +103,7 @@ func TestReproduceOutputDetails(t *testing.T) {
 	// run's ITL is not SGLang's: the 3-token message is one 12 ms gap, not
 	// three of 4 ms.
 	a = analyze.NewAnalyzer(oai)
-	if err := New().Import(filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
+	if err := ingest.ImportFile(New(), filepath.Join("testdata", "output-details", fixtures["output-details"]), ingest.Options{Label: "od"}, a); err != nil {
 		t.Fatal(err)
 	}
 	rep, _ = a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools)})

@@ -271,7 +271,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 
 	d, err := parseDetails(r.arrays)
 	if err != nil {
-		return ingest.Errorf(f.path, r.v.Where, "%v", err)
+		return ingest.Wrap(f.path, r.v.Where, err)
 	}
 	var notes []string
 	if cut != "" {

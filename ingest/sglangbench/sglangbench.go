@@ -155,9 +155,10 @@ func (importer) Companions(string) []string { return nil }
 
 // Import implements ingest.Importer: one Run per line, with its requests
 // when the line holds --output-details arrays.
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.LabelFor(path)
-	src, data, err := ingest.HashFile(path, "summary")
+	src, data, err := in.ReadFile(path, "summary", opt)
 	if err != nil {
 		return err
 	}

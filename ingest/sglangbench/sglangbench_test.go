@@ -35,7 +35,7 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -191,7 +191,7 @@ func TestTruncated(t *testing.T) {
 
 func TestDamage(t *testing.T) {
 	path := filepath.Join("testdata", "malformed", "sglang_0301_3_64_8.jsonl")
-	err := New().Import(path, ingest.Options{}, &formats.Collector{})
+	err := ingest.ImportFile(New(), path, ingest.Options{}, &formats.Collector{})
 	var fe *ingest.FormatError
 	if !errors.As(err, &fe) || fe.Where != "line 2" || err.Error() != path+": line 2: invalid character ',' looking for beginning of value" {
 		t.Errorf("malformed: %v", err)
@@ -211,7 +211,7 @@ func TestDamage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "r.jsonl")
 			os.WriteFile(p, tc.data, 0o644)
-			err := New().Import(p, ingest.Options{}, &formats.Collector{})
+			err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{})
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), p+tc.want) {
 				t.Errorf("error %v, want a FormatError containing %q", err, tc.want)
@@ -220,11 +220,11 @@ func TestDamage(t *testing.T) {
 	}
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	os.WriteFile(p, []byte("{\"records\": 1}\n"), 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
 		t.Errorf("foreign file: %v", err)
 	}
 	os.WriteFile(p, nil, 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected SGLang bench_serving JSON lines)" {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected SGLang bench_serving JSON lines)" {
 		t.Errorf("empty: %v", err)
 	}
 }

@@ -56,6 +56,6 @@ func FuzzImport(f *testing.F) {
 		}
 		im.Detect(path, data[:min(len(data), ingest.HeadSize)])
 		im.Companions(path)
-		_ = im.Import(path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
+		_ = ingest.ImportFile(im, path, ingest.Options{Label: "fuzz"}, &formats.Collector{})
 	})
 }

@@ -36,7 +36,7 @@ func withToolReported(c convention.Convention) (convention.Convention, bool) {
 func reportUnder(t *testing.T, path string, c convention.Convention) *analyze.Report {
 	t.Helper()
 	a := analyze.NewAnalyzer(c)
-	if err := New().Import(path, ingest.Options{Label: "fx"}, a); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: "fx"}, a); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return c }})

@@ -291,7 +291,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 
 	d, err := parseDetails(r.arrays)
 	if err != nil {
-		return ingest.Errorf(f.path, r.v.Where, "%v", err)
+		return ingest.Wrap(f.path, r.v.Where, err)
 	}
 	var notes []string
 	if cut != "" {
@@ -382,7 +382,7 @@ func (f *fileState) checkCompanions(results []*result) []*result {
 	var extra []*result
 	for _, comp := range (importer{}).Companions(f.path) {
 		base := filepath.Base(comp)
-		src, data, err := ingest.HashFile(comp, "run")
+		src, data, err := ingest.ReadFile(comp, "run", f.opt)
 		if err != nil {
 			results[0].notes = append(results[0].notes, fmt.Sprintf("companion %s unreadable: %v", base, err))
 			continue

@@ -19,7 +19,7 @@ func trapReport(t *testing.T, path string, c convention.Convention, corrections 
 	t.Helper()
 	a := analyze.NewAnalyzer(c)
 	a.SetCorrections(tools.Fixes(), corrections)
-	if err := New().Import(path, ingest.Options{Label: "fx"}, a); err != nil {
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: "fx"}, a); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return c }})
@@ -150,7 +150,7 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 	}
 	for _, p := range paths {
 		var col formats.Collector
-		if err := New().Import(p, ingest.Options{}, &col); err != nil {
+		if err := ingest.ImportFile(New(), p, ingest.Options{}, &col); err != nil {
 			continue // the truncated fixture still imports; others must
 		}
 		for _, r := range col.Runs {

@@ -169,9 +169,10 @@ func (importer) Companions(path string) []string {
 
 // Import implements ingest.Importer: one Run per result object, with its
 // requests when the object holds per-request arrays.
-func (importer) Import(path string, opt ingest.Options, sink formats.Sink) error {
+func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	path := in.Path
 	label := opt.LabelFor(path)
-	src, data, err := ingest.HashFile(path, "summary")
+	src, data, err := in.ReadFile(path, "summary", opt)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 	t.Helper()
 	var c formats.Collector
 	var warnings []string
-	err := New().Import(path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
+	err := ingest.ImportFile(New(), path, ingest.Options{Label: label, Warn: func(m string) { warnings = append(warnings, m) }}, &c)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
@@ -216,7 +216,7 @@ func TestDetailedFixture(t *testing.T) {
 	}
 	// --no-text drops the texts
 	var nt formats.Collector
-	if err := New().Import(filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"]), ingest.Options{NoText: true}, &nt); err != nil {
+	if err := ingest.ImportFile(New(), filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"]), ingest.Options{NoText: true}, &nt); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range nt.Events {
@@ -249,7 +249,7 @@ func TestTruncated(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "r.json")
 	b, _ := os.ReadFile(filepath.Join("testdata", "truncated", fixtures["truncated"]))
 	os.WriteFile(p, b[:300], 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), "object 1 (line 1) is incomplete (file cut): no complete result object") {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || !strings.Contains(err.Error(), "object 1 (line 1) is incomplete (file cut): no complete result object") {
 		t.Errorf("cut first object: %v", err)
 	}
 	// a sweep summary without its closing bracket
@@ -284,7 +284,7 @@ func TestDamage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "r.json")
 			os.WriteFile(p, tc.data, 0o644)
-			err := New().Import(p, ingest.Options{}, &formats.Collector{})
+			err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{})
 			var fe *ingest.FormatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), p+tc.want) {
 				t.Errorf("error %v, want a FormatError containing %q", err, tc.want)
@@ -294,11 +294,11 @@ func TestDamage(t *testing.T) {
 	// a JSON object of another tool, forced with --from
 	p := filepath.Join(t.TempDir(), "x.json")
 	os.WriteFile(p, []byte(`{"benchmarks": []}`), 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); !errors.Is(err, ingest.ErrNotThisFormat) {
 		t.Errorf("foreign file: %v", err)
 	}
 	os.WriteFile(p, []byte(" \n"), 0o644)
-	if err := New().Import(p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected a vLLM bench serve result object)" {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": empty file (expected a vLLM bench serve result object)" {
 		t.Errorf("empty file: %v", err)
 	}
 }

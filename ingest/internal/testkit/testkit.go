@@ -15,7 +15,7 @@ func Dump(t *testing.T, im ingest.Importer, path string, opt ingest.Options) []b
 	t.Helper()
 	var buf bytes.Buffer
 	d := formats.NewDumper(&buf)
-	if err := im.Import(path, opt, d); err != nil {
+	if err := ingest.ImportFile(im, path, opt, d); err != nil {
 		t.Fatalf("Import(%s): %v", path, err)
 	}
 	if err := d.Flush(); err != nil {

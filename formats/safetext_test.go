@@ -1,0 +1,37 @@
+package formats
+
+import "testing"
+
+// TestSafeText: a catalogue of hostile strings — terminal escapes, bell,
+// C1 controls, DEL, bidi overrides and isolates, invalid UTF-8 — comes out
+// with each such character (or byte) replaced by one '?', other text
+// untouched.
+func TestSafeText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain name.json":                   "plain name.json",
+		"é 漢字 🙂 ✓":                          "é 漢字 🙂 ✓",
+		"\x1b[2J\x1b[Hclear":                "?[2J?[Hclear",
+		"bell\a":                            "bell?",
+		"tab\there\nnewline\r":              "tab?here?newline?",
+		"del\x7f":                           "del?",
+		"c1 \u0085 \u009b31m":               "c1 ? ?31m",
+		"\u202egnp.exe":                     "?gnp.exe",
+		"\u202a\u202b\u202c\u202d":          "????",
+		"\u2066iso\u2067\u2068\u2069":       "?iso???",
+		"bad \xff\xfe utf8":                 "bad ?? utf8",
+		"kept \u200b zero-width, \ufffd ok": "kept \u200b zero-width, \ufffd ok",
+		"\x00nul":                           "?nul",
+		"":                                  "",
+	} {
+		if got := SafeText(in); got != want {
+			t.Errorf("SafeText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := SafeLines("line \x1b[31m1\nline 2\t"); got != "line ?[31m1\nline 2?" {
+		t.Errorf("SafeLines: %q", got)
+	}
+	s := "nothing to replace"
+	if n := testing.AllocsPerRun(10, func() { _ = SafeText(s) }); n != 0 {
+		t.Errorf("%v allocations for clean text", n)
+	}
+}

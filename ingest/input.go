@@ -1,0 +1,314 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// StdinPath is the input name that means standard input.
+const StdinPath = "-"
+
+// Input is one input opened for reading, once: a regular file, a named
+// pipe, a process substitution (/dev/fd/N) or standard input ("-"). Every
+// importer reads its primary file and its companion files through one.
+//
+// What the importer reads is the file's content, decoded:
+//
+//   - gzip and zstd inputs, recognized by their magic bytes (1f 8b;
+//     28 b5 2f fd) whatever their name, are decompressed (zstd with a window
+//     of at most MaxZstdWindow);
+//   - a UTF-8 byte-order mark (ef bb bf) at the start of the content is
+//     dropped.
+//
+// Positions in errors ("byte N", "line N") count the decoded content from
+// its first byte after the mark. The first HeadSize bytes of that content
+// are buffered when the input is opened (Head): detection reads them and
+// the import then continues from the same buffer, so nothing is read
+// twice and a pipe works like a file.
+//
+// The SHA-256 and size of SourceFile are those of the bytes as given
+// (compressed, with the mark): the digest identifies the file on disk.
+// They are computed as the input is read (HashingFile), unless
+// Options.NoHash is set for a regular file; an input that cannot be read
+// again (a pipe, standard input) is always hashed.
+type Input struct {
+	// Path is the name the input was given by ("-" for standard input).
+	Path string
+	// Compression is "gzip", "zstd" or "" (none).
+	Compression string
+	// BOM is true when a UTF-8 byte-order mark was dropped.
+	BOM bool
+
+	raw     *HashingFile
+	dec     io.ReadCloser // the decompressor, if any
+	br      *bufio.Reader // the decoded content
+	head    []byte
+	off     int64 // decoded bytes read so far
+	regular bool  // a regular file: its size is known and it can be opened again
+	size    int64 // its size, for a regular file
+	max     int64 // Options.MaxValue()
+	cut     bool  // the compressed stream ended early
+}
+
+// MaxZstdWindow is the largest zstd window (the back-reference distance a
+// frame may ask for, which the decoder must hold in memory) that Open
+// accepts: 128 MiB, the zstd command's own default limit (--long=27).
+const MaxZstdWindow = 128 << 20
+
+// Open opens path for an import with opt (hashing, value cap); "-" opens
+// standard input (opt.Stdin, else os.Stdin). It reads the head (up to
+// HeadSize decoded bytes): the errors are the open's, a decompressor's
+// that cannot start (a damaged gzip header), and the read's. Close the
+// Input when done.
+func Open(path string, opt Options) (*Input, error) {
+	var f *os.File
+	var r io.Reader
+	in := &Input{Path: path, max: opt.MaxValue()}
+	if path == StdinPath {
+		r = opt.Stdin
+		if r == nil {
+			r = os.Stdin
+		}
+	} else {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if st.IsDir() {
+			f.Close()
+			return nil, &FormatError{File: path, Msg: "is a directory"}
+		}
+		in.regular, in.size = st.Mode().IsRegular(), st.Size()
+		r = f
+	}
+	hashing := !opt.NoHash || !in.regular
+	in.raw = newHashingFile(r, f, path, hashing)
+	if err := in.start(); err != nil {
+		in.raw.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// OpenReader is Open over r, an input already open under the name path
+// (a test's bytes, a network stream): it is read like a pipe (hashed
+// whatever opt.NoHash says, never reopened). path is what messages and
+// the name-based parts of detection see; no file of that name is opened.
+func OpenReader(path string, r io.Reader, opt Options) (*Input, error) {
+	in := &Input{Path: path, max: opt.MaxValue()}
+	in.raw = newHashingFile(r, nil, path, true)
+	if err := in.start(); err != nil {
+		in.raw.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// start recognizes the compression, sets up the decoded stream and buffers
+// its head.
+func (in *Input) start() error {
+	rb := bufio.NewReaderSize(in.raw, 4<<10)
+	magic, err := rb.Peek(4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	var content io.Reader = rb
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		z, err := gzip.NewReader(rb)
+		if err != nil {
+			return &FormatError{File: in.Path, Where: "byte 0", Msg: "damaged gzip header", Err: err}
+		}
+		in.Compression, in.dec, content = "gzip", z, z
+	case bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		z, err := zstd.NewReader(rb, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(MaxZstdWindow))
+		if err != nil {
+			return &FormatError{File: in.Path, Where: "byte 0", Msg: "cannot start the zstd decoder", Err: err}
+		}
+		in.Compression, in.dec, content = "zstd", z.IOReadCloser(), z
+	}
+	if in.dec != nil {
+		content = &decodeErrors{in: in, r: content}
+	}
+	in.br = bufio.NewReaderSize(content, HeadSize)
+	if bom, err := in.br.Peek(3); err == nil && bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		in.br.Discard(3)
+		in.BOM = true
+	}
+	head, err := in.br.Peek(HeadSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return err
+	}
+	in.head = append(make([]byte, 0, len(head)), head...)
+	return nil
+}
+
+// decodeErrors turns the decompressor's report of a stream that ends early
+// (io.ErrUnexpectedEOF) into the end of the content, as a plain file cut
+// short reads, and names the compression in any other error (a damaged
+// block, a bad checksum).
+type decodeErrors struct {
+	in *Input
+	r  io.Reader
+}
+
+func (d *decodeErrors) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	switch {
+	case err == nil, errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		d.in.cut = true
+		err = io.EOF
+	default:
+		err = &FormatError{File: d.in.Path, Where: fmt.Sprintf("byte %d of the decompressed content", d.in.off+int64(n)),
+			Msg: "damaged " + d.in.Compression + " data", Err: err}
+	}
+	return n, err
+}
+
+// Head is the first HeadSize bytes of the decoded content (all of it when
+// it is shorter; empty, not nil, for an empty input). The caller must not
+// modify it.
+func (in *Input) Head() []byte { return in.head }
+
+// Read reads the decoded content from its start (the head included).
+func (in *Input) Read(p []byte) (int, error) {
+	n, err := in.br.Read(p)
+	in.off += int64(n)
+	return n, err
+}
+
+// Offset is the number of decoded bytes read so far.
+func (in *Input) Offset() int64 { return in.off }
+
+// Reader is the decoded content as a *bufio.Reader (at least HeadSize
+// buffered), for line and token readers; reading it moves the Input
+// forward as Read does, but Offset does not count it.
+func (in *Input) Reader() *bufio.Reader { return in.br }
+
+// Cut reports whether the compressed stream ended before its end marker
+// (a .gz or .zst file cut short): the content read is then all there is,
+// and the importer's own check for a cut value or line applies.
+func (in *Input) Cut() bool { return in.cut }
+
+// Regular reports whether the input is a regular file (not a pipe or
+// standard input).
+func (in *Input) Regular() bool { return in.regular }
+
+// MaxValue is the cap on one value of this input (Options.MaxValue).
+func (in *Input) MaxValue() int64 { return in.max }
+
+// ReadAll reads the whole decoded content, for importers that parse a file
+// as one document (a result object, a YAML report, a summary). The content
+// is one value for the cap: larger than MaxValue, it is refused with a
+// *CapError (wrapped in a *FormatError) before it is read in full — at
+// once for an uncompressed regular file, whose size is known.
+func (in *Input) ReadAll() ([]byte, error) {
+	max := in.max
+	if in.regular && in.Compression == "" && in.size-int64(len(bomIf(in.BOM))) > max {
+		return nil, in.capErr("file", 0)
+	}
+	var buf bytes.Buffer
+	if in.regular && in.Compression == "" {
+		buf.Grow(int(min(in.size, max) + 1))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(in, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, in.capErr("file", 0)
+	}
+	return buf.Bytes(), nil
+}
+
+func bomIf(b bool) []byte {
+	if b {
+		return []byte("\xef\xbb\xbf")
+	}
+	return nil
+}
+
+// capErr is the *FormatError for a value (what) that starts at byte off
+// and is larger than the cap.
+func (in *Input) capErr(what string, off int64) error {
+	where := ""
+	if what != "file" {
+		where = fmt.Sprintf("byte %d", off)
+	}
+	return &FormatError{File: in.Path, Where: where, Err: &CapError{What: what, Cap: in.max}}
+}
+
+// SourceFile finishes reading the input as given (so that the digest
+// covers all of it) and describes it: Path, Role, the SHA-256 and the size
+// of the bytes as given. See HashingFile.SourceFile.
+func (in *Input) SourceFile(role string) (formats.SourceFile, error) {
+	return in.raw.SourceFile(role)
+}
+
+// Close releases the file and the decompressor.
+func (in *Input) Close() error {
+	if in.dec != nil {
+		in.dec.Close()
+	}
+	return in.raw.Close()
+}
+
+// ReadFile opens path with opt, reads it whole (ReadAll: decoded, capped)
+// and returns its description (SourceFile with role) and content: for
+// companion files and one-document formats.
+func ReadFile(path, role string, opt Options) (formats.SourceFile, []byte, error) {
+	opt.NoHash = false // a companion is small; its digest is always kept
+	in, err := Open(path, opt)
+	if err != nil {
+		return formats.SourceFile{}, nil, err
+	}
+	defer in.Close()
+	b, err := in.ReadAll()
+	if err != nil {
+		return formats.SourceFile{}, nil, err
+	}
+	src, err := in.SourceFile(role)
+	return src, b, err
+}
+
+// ReadFile reads path whole and describes it with role: through in itself
+// when path is in's own path (the input being imported, read once), else
+// by opening the file (ReadFile, for a companion beside it).
+func (in *Input) ReadFile(path, role string, opt Options) (formats.SourceFile, []byte, error) {
+	if path != in.Path {
+		return ReadFile(path, role, opt)
+	}
+	b, err := in.ReadAll()
+	if err != nil {
+		return formats.SourceFile{}, nil, err
+	}
+	src, err := in.SourceFile(role)
+	return src, b, err
+}
+
+// ImportFile opens path with opt and imports it with im: what the registry
+// does for one job, for callers (tests, tools) that hold a path.
+func ImportFile(im Importer, path string, opt Options, sink formats.Sink) error {
+	in, err := Open(path, opt)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return im.Import(in, opt, sink)
+}
