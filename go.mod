@@ -12,9 +12,11 @@ require (
 	golang.org/x/term v0.44.0
 	golang.org/x/text v0.28.0
 	gonum.org/v1/gonum v0.17.0
-	google.golang.org/protobuf v1.34.2
+	google.golang.org/protobuf v1.36.11
 	gopkg.in/yaml.v3 v3.0.1
 )
+
+require github.com/DataDog/sketches-go v1.4.8 // indirect
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -39,7 +41,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.21
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/stretchr/testify v1.10.0 // indirect
+	github.com/stretchr/testify v1.11.1 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	github.com/zeebo/xxh3 v1.0.2 // indirect
 	golang.org/x/exp v0.0.0-20240222234643-814bf88cf225 // indirect

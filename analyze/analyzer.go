@@ -70,6 +70,14 @@ type Analyzer struct {
 	// fixes are the data-check catalogue's fixes by trap code, applied
 	// under the conventions that correct (SetCorrections, corrections.go).
 	fixes map[string]convention.Fix
+	// budget is the memory budget (SetMemoryBudget, sketch.go); gapLimit
+	// the exact gaps it allows over all runs and conventions (0: no
+	// limit), exactGaps those kept; sketched once they were moved to
+	// sketches (every later gap goes to one).
+	budget    int64
+	gapLimit  int64
+	exactGaps int64
+	sketched  bool
 }
 
 type runAcc struct {
@@ -89,6 +97,9 @@ type convAcc struct {
 	// applied counts, per trap code, the requests whose values a data
 	// correction changed under this convention.
 	applied map[string]int
+	// sketch holds the pooled ITL once the memory budget moved it out of
+	// itl (sketch.go); itl is then one request's scratch.
+	sketch *itlSketch
 }
 
 // itlBlock is the largest number of token gaps per block of the pooled
@@ -118,6 +129,9 @@ func (p *convAcc) reserve(events int) {
 // first time (after the import: the blocks are freed as the slice takes
 // their place).
 func (p *convAcc) gaps() []float64 {
+	if p.sketch != nil {
+		return p.sketch.values()
+	}
 	if len(p.itlBlocks) == 0 {
 		return p.itl
 	}
@@ -170,6 +184,11 @@ func (a *Analyzer) acc(id string) *runAcc {
 	r := a.byID[id]
 	if r == nil {
 		r = &runAcc{id: id, per: make([]convAcc, len(a.convs)), tok: a.tokenizer}
+		if a.sketched {
+			for i := range r.per {
+				r.per[i].sketch = newITLSketch()
+			}
+		}
 		a.byID[id] = r
 		a.runs = append(a.runs, r)
 	}
@@ -214,6 +233,15 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 			p.itl = p.itl[:n]
 			m.ITLSamples = 0
 		}
+		switch {
+		case p.sketch != nil:
+			for _, v := range p.itl[n:] {
+				p.sketch.add(v)
+			}
+			p.itl = p.itl[:0]
+		default:
+			a.exactGaps += int64(len(p.itl) - n)
+		}
 		if len(a.fluid) > 0 {
 			a.gaps = TokenGaps(c, cev, a.gaps)
 			m.Fluidity = make([]FluidityValue, len(a.fluid))
@@ -225,6 +253,9 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 			}
 		}
 		p.reqs = append(p.reqs, m)
+	}
+	if a.gapLimit > 0 && !a.sketched && a.exactGaps > a.gapLimit {
+		a.sketchAll()
 	}
 	return nil
 }
@@ -348,7 +379,16 @@ func (a *Analyzer) poolAcc(ci int) *runAcc {
 			p.reqs = append(p.reqs, m)
 		}
 		if runStreams {
-			p.itl = append(p.itl, acc.per[ci].gaps()...)
+			if a.sketched {
+				// merge the runs' sketches (a representative sample is
+				// no sample of the run's size)
+				if p.sketch == nil {
+					p.sketch = newITLSketch()
+				}
+				p.sketch.merge(acc.per[ci].sketch)
+			} else {
+				p.itl = append(p.itl, acc.per[ci].gaps()...)
+			}
 		}
 		tools = appendUnique(tools, acc.run.Tool)
 		models = appendUnique(models, acc.run.Model)
@@ -462,7 +502,13 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 			// without reasoning it is TTFT under another name
 			sum = stats.Summarize(nil, opt.Percentiles, stats.Method(c.Percentile), c.StdDDOF)
 		}
+		if x == ITL && acc.per[ci].sketch != nil {
+			sum = acc.per[ci].sketch.fix(sum, c.StdDDOF)
+		}
 		rr.Metrics = append(rr.Metrics, MetricSummary{Metric: x, Summary: sum})
+	}
+	if sk := acc.per[ci].sketch; sk != nil && sk.n > 0 {
+		rr.Warnings = append(rr.Warnings, sk.warning(a.budget))
 	}
 
 	// Throughput.

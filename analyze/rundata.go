@@ -25,6 +25,12 @@ type RunData struct {
 	// request, in token order: request i contributed Requests[i].ITLSamples
 	// consecutive values. Empty under ITLPerRequestMean.
 	ITL []float64
+	// ITLSketched is true when the run's pooled ITL was over the memory
+	// budget (Analyzer.SetMemoryBudget): ITL is then a representative
+	// sample of ITLSketchPoints values read from a DDSketch, with no
+	// per-request order; ITLCount is the real number of gaps.
+	ITLSketched bool
+	ITLCount    int
 	// Values are the report's samples per metric of the Table: the exact
 	// values each Summary of the run's report was computed from
 	// (Values[ITL] is the pooled ITL of a streaming run; streaming-only
@@ -77,7 +83,17 @@ func runData(run *formats.Run, c convention.Convention, streaming bool, p *convA
 		Run: run, Convention: c, Streaming: streaming, Requests: p.reqs, ITL: itl,
 		Values: s.Values, Weights: s.Weights, Counted: s.Counted, PairOSL: s.pairOSL, PairE2E: s.pairE2E,
 		Corrected: p.applied, TokenizerErr: s.tokErr,
+		ITLSketched: p.sketch != nil, ITLCount: itlCount(p, itl),
 	}
+}
+
+// itlCount is the number of pooled ITL gaps: the sketch's count when
+// sketched, else the sample's length.
+func itlCount(p *convAcc, itl []float64) int {
+	if p.sketch != nil {
+		return int(p.sketch.n)
+	}
+	return len(itl)
 }
 
 // RunRow returns the Run row of the run with id runID (nil when it never

@@ -530,6 +530,8 @@ func (set *Set) itlPosition(in Input, slug string) error {
 		return skip("convention " + in.Data.Convention.Name + " defines ITL as one mean per request, not per gap")
 	case len(in.Data.ITL) == 0:
 		return skip("no per-message arrival times in the source, so no token gaps")
+	case in.Data.ITLSketched:
+		return skip("the pooled ITL is over --memory-budget and summarized by a sketch: no gap keeps its position")
 	}
 	st, ok := ITLByPosition(in.Data.Requests, in.Data.ITL, in.Data.Convention.Percentile)
 	if !ok {

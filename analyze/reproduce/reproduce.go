@@ -59,6 +59,10 @@ func reproduce(tools *convention.Set, rd *analyze.RunData) *analyze.Reproduction
 			v, why := recompute(tools.StatsRule(c), tm, st, rd)
 			item.Recomputed = analyze.F(v)
 			item.Reason = why
+			if why == "" && rd.ITLSketched && tm.Quantity == analyze.ITL.Name {
+				// kept only if the item differs (judge clears it otherwise)
+				item.Reason = fmt.Sprintf("the pooled ITL is over --memory-budget and summarized by a DDSketch (±%g%% per quantile): raise the budget for the exact value", 100*analyze.ITLSketchAccuracy)
+			}
 		}
 		judge(&item, run, tool, tools, tm)
 		switch item.Status {

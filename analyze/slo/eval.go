@@ -167,6 +167,10 @@ type subject struct {
 	streaming bool
 	rr        *analyze.RunReport
 	tools     *convention.Set
+	// itlSketched: itl is a sketch's representative sample of itlCount
+	// gaps (over the memory budget)
+	itlSketched bool
+	itlCount    int
 }
 
 // Check checks spec on a's runs under opt (its SLO is replaced
@@ -274,7 +278,7 @@ func subjects(a *analyze.Analyzer, opt analyze.Options, pool bool) ([]*subject, 
 	}
 	out := make([]*subject, len(data))
 	for i, rd := range data {
-		out[i] = &subject{name: rd.Run.RunID, c: rd.Convention, run: rd.Run, reqs: rd.Requests, itl: rd.ITL,
+		out[i] = &subject{name: rd.Run.RunID, c: rd.Convention, run: rd.Run, reqs: rd.Requests, itl: rd.ITL, itlSketched: rd.ITLSketched, itlCount: rd.ITLCount,
 			streaming: rd.Streaming, rr: rd.Report, tools: opt.Tools}
 	}
 	return out, rep, nil
@@ -347,6 +351,9 @@ func measureOf(g Gate, s *subject) measure {
 	}
 	m.sorted = stats.SortedCopy(vals)
 	m.n = len(m.sorted)
+	if g.Metric == analyze.ITL && s.itlSketched && len(g.Conds) == 0 {
+		m.n = s.itlCount // the real count; the sample stands for it
+	}
 	if m.n == 0 {
 		if v, ok := reportedStat(g, s); ok && len(g.Conds) == 0 && len(s.reqs) == 0 {
 			m.value, m.source = v, "reported"
@@ -426,6 +433,11 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	r := GateResult{Gate: g.Text, Subject: s.name, Op: g.Op, Unit: g.Unit(), Status: "fail", Warnings: []analyze.Warning{}}
 	cur := measureOf(g, s)
 	r.Value, r.N, r.Source = analyze.F(cur.value), cur.n, cur.source
+	if g.Metric == analyze.ITL && s.itlSketched {
+		r.Warnings = append(r.Warnings, analyze.Warning{Code: "itl_sketch", Metric: analyze.ITL.Key, Message: fmt.Sprintf(
+			"the pooled ITL is over --memory-budget: its percentiles come from a DDSketch (±%g%%) and the interval and tests use a representative sample of %d values, wider than the %d gaps would give",
+			100*analyze.ITLSketchAccuracy, analyze.ITLSketchPoints, s.itlCount)})
+	}
 	if cur.source == "reported" {
 		msg := cur.note
 		if msg == "" {

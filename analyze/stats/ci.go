@@ -21,21 +21,8 @@ const CILevel = 0.95
 // upper bound of P99 needs 0.99ⁿ ≤ 0.025, n ≥ 368, at 95%; see
 // MinSamplesForCI).
 func QuantileCI(sorted []float64, p, level float64) (lo, hi float64) {
-	n := len(sorted)
 	lo, hi = math.NaN(), math.NaN()
-	if n == 0 || p <= 0 || p >= 1 {
-		return lo, hi
-	}
-	alpha := (1 - level) / 2
-	b := distuv.Binomial{N: float64(n), P: p}
-	// l: the largest rank with P(B ≤ l−1) ≤ alpha (the CDF grows with k,
-	// so binary searches find both ranks with O(log n) evaluations).
-	l := sort.Search(n, func(k int) bool { return b.CDF(float64(k)) > alpha }) // first k with CDF(k) > alpha; l = k
-	// u: the smallest rank with P(B ≥ u) = 1 − P(B ≤ u−1) ≤ alpha.
-	u := sort.Search(n, func(k int) bool { return 1-b.CDF(float64(k)) <= alpha }) + 1
-	if u > n {
-		u = 0
-	}
+	l, u := QuantileCIRanks(len(sorted), p, level)
 	if l >= 1 {
 		lo = sorted[l-1]
 	}
@@ -43,6 +30,26 @@ func QuantileCI(sorted []float64, p, level float64) (lo, hi float64) {
 		hi = sorted[u-1]
 	}
 	return lo, hi
+}
+
+// QuantileCIRanks are the 1-based ranks of QuantileCI's bounds in a sample
+// of n values (0 where a side cannot be bounded): the interval of a
+// summary that keeps no sample (a sketch) is its values at these ranks.
+func QuantileCIRanks(n int, p, level float64) (l, u int) {
+	if n == 0 || p <= 0 || p >= 1 {
+		return 0, 0
+	}
+	alpha := (1 - level) / 2
+	b := distuv.Binomial{N: float64(n), P: p}
+	// l: the largest rank with P(B ≤ l−1) ≤ alpha (the CDF grows with k,
+	// so binary searches find both ranks with O(log n) evaluations).
+	l = sort.Search(n, func(k int) bool { return b.CDF(float64(k)) > alpha }) // first k with CDF(k) > alpha; l = k
+	// u: the smallest rank with P(B ≥ u) = 1 − P(B ≤ u−1) ≤ alpha.
+	u = sort.Search(n, func(k int) bool { return 1-b.CDF(float64(k)) <= alpha }) + 1
+	if u > n {
+		u = 0
+	}
+	return l, u
 }
 
 // MinSamplesForCI is the smallest sample size whose p-quantile has both

@@ -69,6 +69,8 @@ type reportFlags struct {
 	percentiles string
 	// noCorrections: the data checks' corrections are not applied
 	noCorrections bool
+	// memoryBudget is --memory-budget ("" : the default, memoryBudget())
+	memoryBudget string
 }
 
 // noCorrectionsUsage is the help of --no-corrections.
@@ -87,6 +89,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
 	c.Flags().StringVar(&f.percentiles, "percentiles", "", percentilesUsage)
 	c.Flags().BoolVar(&f.noCorrections, "no-corrections", false, noCorrectionsUsage)
+	c.Flags().StringVar(&f.memoryBudget, "memory-budget", "", memoryBudgetUsage)
 }
 
 // options validates the report flags before any data is read.
@@ -185,6 +188,11 @@ func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 // recorded.
 func (f *reportFlags) prepare(a *analyze.Analyzer) error {
 	a.SetCorrections(profiles.Fixes(), !f.noCorrections)
+	budget, err := memoryBudget(f.memoryBudget)
+	if err != nil {
+		return err
+	}
+	a.SetMemoryBudget(budget)
 	if f.tokenizer != "" {
 		tok, err := tokenizer.Open(f.tokenizer)
 		if err != nil {
@@ -726,6 +734,7 @@ steps sum to the difference.`,
 	in.register(c)
 	c.Flags().StringVar(&rf.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts (see report --tokenizer)")
 	c.Flags().BoolVar(&rf.noCorrections, "no-corrections", false, noCorrectionsUsage)
+	c.Flags().StringVar(&rf.memoryBudget, "memory-budget", "", memoryBudgetUsage)
 	c.Flags().StringVar(&from, "from-convention", "tool", "starting convention: tool (each run's own tool's) or a profile name")
 	c.Flags().StringVar(&to, "to-convention", "tokentrace", "target convention")
 	c.Flags().StringArrayVar(&stats, "stat", []string{"mean", "p50", "p99"}, "statistics to reconcile (mean, p50, p90, p99, …)")

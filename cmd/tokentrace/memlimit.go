@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -8,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // defaultMemoryLimit is the Go runtime's soft memory limit tokentrace
@@ -93,6 +97,31 @@ func followLimit(*gcCycle) {
 	armLimitFollower()
 }
 
+// defaultMemoryBudget is the memory budget without --memory-budget or
+// GOMEMLIMIT: 1 GiB.
+const defaultMemoryBudget = 1 << 30
+
+// memoryBudgetUsage is the help of --memory-budget.
+const memoryBudgetUsage = "memory the analysis may plan for (default 1GiB, or GOMEMLIMIT when set): past half of it the exact pooled ITL moves to a quantile sketch (±0.5%); see tokentrace help memory"
+
+// memoryBudget is the budget --memory-budget gives (flag "" : GOMEMLIMIT
+// when set to a limit, else defaultMemoryBudget).
+func memoryBudget(flag string) (int64, error) {
+	if flag != "" {
+		n, err := ingest.ParseSize(flag)
+		if err != nil {
+			return 0, usageError{fmt.Errorf("--memory-budget: %w", err)}
+		}
+		return n, nil
+	}
+	if v, ok := os.LookupEnv("GOMEMLIMIT"); ok && v != "off" {
+		if lim := debug.SetMemoryLimit(-1); lim > 0 && lim < math.MaxInt64 {
+			return lim, nil
+		}
+	}
+	return defaultMemoryBudget, nil
+}
+
 // newMemoryTopic is the help topic `tokentrace help memory`.
 func newMemoryTopic() *cobra.Command {
 	return &cobra.Command{
@@ -116,6 +145,23 @@ Setting GOMEMLIMIT hands memory back to Go's own rules: your limit, with Go's
 proportional trigger (GOGC=100 unless GOGC is set). For fewer collections and
 less CPU on a big machine set both, e.g. GOGC=off GOMEMLIMIT=1GiB;
 GOMEMLIMIT=off gives Go's defaults. GOGC alone keeps tokentrace's 100 MiB limit
-with your GOGC under it.`,
+with your GOGC under it.
+
+The memory budget (--memory-budget, default 1 GiB, or GOMEMLIMIT when it is
+set) bounds what the analysis plans to hold, by the input's shape:
+
+  per request and convention   about 400 bytes (its metrics, kept for exact
+                               percentiles of TTFT, TPOT, E2E, OSL, …)
+  per token gap and convention 16 bytes (the pooled ITL and its sorted copy)
+
+report computes one convention, --convention tool one per profile of the
+runs' tools. The exact pooled ITL gets half the budget: past it (about 33
+million gaps at 1 GiB with one convention) every run's pooled ITL moves to a
+DDSketch, a mergeable quantile sketch whose every percentile is within 0.5%
+of the order statistic at its rank (VLDB 2019; github.com/DataDog/sketches-go);
+its count, mean, std, min and max stay exact, the report says so (warning
+itl_sketch) and the ITL-by-position plot is skipped. The per-request metrics
+are never sketched: a run of R requests needs about 400 × R bytes per
+convention whatever the budget.`,
 	}
 }

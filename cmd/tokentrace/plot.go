@@ -97,6 +97,7 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 	c.Flags().StringVar(&rf.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+"); several, comma-separated, are overlaid")
 	c.Flags().StringVar(&rf.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts (see report --tokenizer)")
 	c.Flags().BoolVar(&rf.noCorrections, "no-corrections", false, noCorrectionsUsage)
+	c.Flags().StringVar(&rf.memoryBudget, "memory-budget", "", memoryBudgetUsage)
 	c.Flags().StringVar(&rf.slo, "slo", "", "goodput SLO for the goodput curves, e.g. 'ttft<=500ms,e2e<=2s'")
 	c.Flags().StringVar(&rf.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e-osl, e.g. 0,64,128,256,inf")
 	c.Flags().StringVar(&rf.percentiles, "percentiles", "", percentilesUsage+"; report.html's tables show them")

@@ -1,0 +1,135 @@
+package analyze
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+// sketchRuns sends two streaming runs of 400 requests, each with 30 gaps
+// drawn from a log-normal (median 20 ms, a heavy tail), to every sink.
+func sketchRuns(t *testing.T, sinks ...formats.Sink) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 11))
+	yes := true
+	for run, id := range []string{"a", "b"} {
+		for k := int64(0); k < 400; k++ {
+			off := int64(100+run*50) * ms
+			evs := []ev{{off, formats.KindContent, one()}}
+			for g := 0; g < 30; g++ {
+				off += int64(20 * math.Exp(0.6*rng.NormFloat64()) * float64(ms))
+				evs = append(evs, ev{off, formats.KindContent, one()})
+			}
+			r, e := mkRequest(k, k*int64(1e9), evs, nil)
+			r.RunID = id
+			for i := range e {
+				e[i].RunID = id
+			}
+			for _, s := range sinks {
+				if err := s.Request(&r, e); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, s := range sinks {
+			if err := s.Run(&formats.Run{RunID: id, Streaming: &yes}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestITLSketchOverBudget: with a budget whose half holds 2,000 gaps
+// (64,000 bytes), the two runs' 24,000 gaps move to sketches. Against the
+// exact analysis of the same data: n, mean, std, min and max are exact;
+// every percentile of the pooled ITL (P50…P99) and of the pooled report is
+// within the sketch's 0.5% of the exact order statistics around it; the
+// per-request metrics are untouched; the report says itl_sketch; the
+// run data says sketched with the real count.
+func TestITLSketchOverBudget(t *testing.T) {
+	exact, sk := NewAnalyzer(Canonical), NewAnalyzer(Canonical)
+	sk.SetMemoryBudget(64_000)
+	sketchRuns(t, exact, sk)
+	for _, pool := range []bool{false, true} {
+		re, err := exact.Report(Options{Tools: tools, Pool: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := sk.Report(Options{Tools: tools, Pool: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := map[string][2]*RunReport{}
+		for i := range re.Runs {
+			runs[re.Runs[i].RunID] = [2]*RunReport{re.Runs[i], rs.Runs[i]}
+		}
+		if pool {
+			runs = map[string][2]*RunReport{"pooled": {re.Pooled, rs.Pooled}}
+		}
+		for id, pair := range runs {
+			e, s := pair[0].Metrics.Of(ITL), pair[1].Metrics.Of(ITL)
+			if s.N != e.N || math.Abs(s.Mean-e.Mean) > 1e-9*e.Mean || math.Abs(s.Std-e.Std) > 1e-6*e.Std || s.Min != e.Min || s.Max != e.Max {
+				t.Errorf("%s: sketched n/mean/std/min/max %d %v %v %v %v, exact %d %v %v %v %v", id, s.N, s.Mean, s.Std, s.Min, s.Max, e.N, e.Mean, e.Std, e.Min, e.Max)
+			}
+			var gaps []float64
+			if pool {
+				for _, r := range []string{"a", "b"} {
+					rd, _ := exact.RunData(r, Canonical.Name)
+					gaps = append(gaps, rd.ITL...)
+				}
+			} else {
+				rd, _ := exact.RunData(id, Canonical.Name)
+				gaps = rd.ITL
+			}
+			sorted := stats.SortedCopy(gaps)
+			for _, q := range e.Quantiles {
+				got := s.Value(q.P)
+				// the exact linear percentile lies between the order
+				// statistics at floor and ceil of p·(n−1); the sketch is
+				// within 0.5% of the one at its rank
+				h := q.P * float64(len(sorted)-1)
+				lo := sorted[int(math.Floor(h))] * (1 - ITLSketchAccuracy)
+				hi := sorted[int(math.Ceil(h))] * (1 + ITLSketchAccuracy)
+				if got < lo-1e-9 || got > hi+1e-9 {
+					t.Errorf("%s: ITL %s sketched %v outside [%v, %v] (exact %v)", id, stats.QuantileLabel(q.P), got, lo, hi, q.Value)
+				}
+			}
+			// the intervals come from the sketch at the real count's ranks
+			for _, q := range s.Quantiles {
+				if math.IsNaN(q.Lo) || math.IsNaN(q.Hi) || q.Lo > q.Value*(1+ITLSketchAccuracy) || q.Hi < q.Value*(1-ITLSketchAccuracy) {
+					t.Errorf("%s: %s interval [%v, %v] around %v", id, stats.QuantileLabel(q.P), q.Lo, q.Hi, q.Value)
+				}
+			}
+			if et, st := pair[0].Metrics.Of(TPOT), pair[1].Metrics.Of(TPOT); et.Value(0.99) != st.Value(0.99) || et.N != st.N {
+				t.Errorf("%s: TPOT changed by the ITL sketch", id)
+			}
+			found := false
+			for _, w := range pair[1].Warnings {
+				if w.Code == "itl_sketch" && strings.Contains(w.Message, "DDSketch") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: no itl_sketch warning: %+v", id, pair[1].Warnings)
+			}
+		}
+	}
+	rd, err := sk.RunData("a", Canonical.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rd.ITLSketched || rd.ITLCount != 12000 || len(rd.ITL) != ITLSketchPoints {
+		t.Errorf("run data: sketched %v, count %d, %d values", rd.ITLSketched, rd.ITLCount, len(rd.ITL))
+	}
+	// within the budget nothing changes
+	big := NewAnalyzer(Canonical)
+	big.SetMemoryBudget(1 << 30)
+	sketchRuns(t, big)
+	if rd, _ := big.RunData("a", Canonical.Name); rd.ITLSketched || len(rd.ITL) != 12000 {
+		t.Errorf("1 GiB budget: sketched %v, %d gaps", rd.ITLSketched, len(rd.ITL))
+	}
+}
