@@ -48,6 +48,7 @@
 -- canonical-fixes:begin (generated from the data-check catalogue by go test ./analyze -run TestCanonicalSQLMetrics -update)
 CREATE OR REPLACE TABLE canonical_fixes AS
 SELECT * FROM (VALUES
+    ('llmperf_bos_in_count', 'count_from_import'),
     ('vllm_role_chunk_ttft', 'first_not_token'),
     ('vllm_ttft_in_itls', 'phantom_second_gap')
 ) f(code, fix);
