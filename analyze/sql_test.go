@@ -471,7 +471,9 @@ func ruleCases(s formats.Sink) error {
 // corrections column: the TTFT repeated as the first gap (vLLM's, fix
 // phantom_second_gap, a one-token reply among them), the role-only chunk
 // timed as TTFT (first_not_token), a stored re-tokenized count below the
-// token messages (raised to them), and an unknown code (nothing done).
+// token messages (raised to them), an unknown code (nothing done), and an
+// output count stuck at the requested length (count_not_stuck: N is the
+// 4 responses, not 16).
 func correctionCases(s formats.Sink, t0 int64) error {
 	const run = "rules/corrections"
 	tru := true
@@ -487,6 +489,7 @@ func correctionCases(s formats.Sink, t0 int64) error {
 		{"vllm_role_chunk_ttft", []float64{100, 600, 610, 620, 640}, 4, formats.SourceToolReported},
 		{"", []float64{100, 150, 200, 250}, 2, "tokenizer:test"},
 		{"no_such_check", []float64{90, 120, 150}, 3, formats.SourceToolReported},
+		{"sglang_output_len_stuck", []float64{100, 150, 200, 250}, 16, formats.SourceToolReported},
 	}
 	for k, q := range reqs {
 		var evs []formats.Event

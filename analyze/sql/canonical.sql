@@ -49,6 +49,7 @@
 CREATE OR REPLACE TABLE canonical_fixes AS
 SELECT * FROM (VALUES
     ('llmperf_bos_in_count', 'count_from_import'),
+    ('sglang_output_len_stuck', 'count_not_stuck'),
     ('vllm_role_chunk_ttft', 'first_not_token'),
     ('vllm_ttft_in_itls', 'phantom_second_gap')
 ) f(code, fix);

@@ -298,6 +298,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 	} else {
 		src.Role = "raw"
+		stuck := d.findStuck(native, r.reported)
+		if stuck.check != nil {
+			run.Checks = append(run.Checks, *stuck.check)
+		}
 		if err := formats.StartRun(sink, &run); err != nil {
 			return err
 		}
@@ -306,6 +310,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		for i := 0; i < d.n; i++ {
 			var req formats.Request
 			req, events = d.request(runID, i, native, f.opt.NoText, st, events)
+			if stuck.byRequest[i] {
+				req.AddCorrection(TrapOutputLenStuck)
+			}
 			if err := sink.Request(&req, events); err != nil {
 				return err
 			}
