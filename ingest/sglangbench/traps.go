@@ -34,11 +34,13 @@ var traps = []convention.Trap{{
 		"the 2025–2026 completions client when the usage chunk carries no text (issue #24254), the chat client when the server sends no usage (issue #10746); " +
 		"bites when generation stops before max_tokens (EOS with --disable-ignore-eos, chat, stop strings, aborts)",
 	Signature: "most completed requests' output_len is far above their number of content messages (len(itls) + 1), " +
-		"and the run's re-tokenized total, when reported, is far below total_output_tokens",
-	Threshold: fmt.Sprintf("output_len ≥ %d × accept_length × (len(itls) + 1) for at least %.0f%% of the completed requests, and total_output_tokens_retokenized < %.1f × total_output_tokens when reported", stuckFactor, 100*stuckShare, stuckRetokShare),
+		"and the run's re-tokenized total, when reported, is far below total_output_tokens; a summary without --output-details shows it in its totals alone. " +
+		"The 2024 script's every backend (\"sglang\" included) used that client",
+	Threshold: fmt.Sprintf("output_len ≥ %d × accept_length × (len(itls) + 1) for at least %.0f%% of the completed requests, and total_output_tokens_retokenized < %.1f × total_output_tokens when reported (a summary: that alone)", stuckFactor, 100*stuckShare, stuckRetokShare),
 	Action:    convention.ActionCorrect,
 	Effect: "every completed request whose output_len exceeds its content messages is corrected: N is the re-tokenized generated text under --tokenizer, else the number of content messages (a lower bound), " +
-		"never output_len; TPOT, NTPOT, OSL and output throughput use it. Throughput shown as the tool's own (SGLang saves no start times) keeps the stuck count",
+		"never output_len; TPOT, NTPOT, OSL and output throughput use it. Throughput shown as the tool's own (SGLang saves no start times) keeps the stuck count, "+
+		"and a summary alone is flagged, not corrected",
 	Fix:     convention.FixCountNotStuck,
 	Metrics: []string{"osl_tokens", "tpot_ms", "ntpot_ms", "output_throughput"},
 	Reproduction: "SGLang's totals and throughputs sum the stuck output_lens, which its profile reads as written: " +
@@ -54,22 +56,41 @@ type stuckFinds struct {
 	check     *formats.DataCheck
 }
 
+// reportedValue is the run's scalar metric, if reported.
+func reportedValue(reported []formats.ReportedStat, metric string) (float64, bool) {
+	for _, s := range reported {
+		if s.Metric == metric && s.Stat == "value" && s.Value != nil {
+			return *s.Value, true
+		}
+	}
+	return 0, false
+}
+
+// summaryStuck looks for the stuck output_len in a summary without
+// per-request arrays: only the totals can show it (nothing is corrected:
+// no request is imported).
+func summaryStuck(native bool, reported []formats.ReportedStat) *formats.DataCheck {
+	if native {
+		return nil
+	}
+	total, ok1 := reportedValue(reported, "total_output_tokens")
+	retok, ok2 := reportedValue(reported, "total_output_tokens_retokenized")
+	if !ok1 || !ok2 || total <= 0 || retok >= stuckRetokShare*total {
+		return nil
+	}
+	return &formats.DataCheck{Code: TrapOutputLenStuck, Field: "total_output_tokens",
+		Detail: fmt.Sprintf("summary only: total_output_tokens %g against %g re-tokenized from the generated text: SGLang's output token total, throughputs and TPOT count requested lengths", total, retok)}
+}
+
 // findStuck looks for the stuck output_len in a run of an OpenAI-style
-// backend (native backends read the server's count). reported are the
+// client (native backends read the server's count). reported are the
 // run's summary values.
 func (d *details) findStuck(native bool, reported []formats.ReportedStat) stuckFinds {
 	out := stuckFinds{byRequest: map[int]bool{}}
 	if native || d.outLens == nil || d.itls == nil || d.ttfts == nil {
 		return out
 	}
-	value := func(metric string) (float64, bool) {
-		for _, s := range reported {
-			if s.Metric == metric && s.Stat == "value" && s.Value != nil {
-				return *s.Value, true
-			}
-		}
-		return 0, false
-	}
+	value := func(metric string) (float64, bool) { return reportedValue(reported, metric) }
 	accept := 1.0
 	if a, ok := value("accept_length"); ok && a > 1 {
 		accept = a

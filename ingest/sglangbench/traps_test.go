@@ -57,13 +57,37 @@ func TestTrapOutputLenStuck(t *testing.T) {
 	traptest.Reproduction(t, own, TrapOutputLenStuck, "total_output_tokens value", "output_throughput value", "itl_ms mean", "ttft_ms mean")
 }
 
-// TestTrapsNotOnCleanData: the SGLang corpus and the other fixtures trip
+// TestTrapOutputLenStuckCorpus: the corpus run dlora-oldformat-1req (the
+// 2024 script, backend "sglang", which then used the OpenAI completions
+// client) is the trap in real data: total_output_tokens 285, the requested
+// length, against 3 re-tokenized (its SOURCE.md). Summary only: both lines'
+// runs are flagged, nothing is corrected.
+func TestTrapOutputLenStuckCorpus(t *testing.T) {
+	c, _ := importFile(t, filepath.Join(corpus, "dlora-oldformat-1req", corpusFiles["dlora-oldformat-1req"]), "dlora")
+	if len(c.Runs) != 2 {
+		t.Fatalf("%d runs", len(c.Runs))
+	}
+	for _, run := range c.Runs {
+		ch := traptest.Check(t, &run, TrapOutputLenStuck)
+		if ch.Corrected || ch.Requests != 0 || ch.Field != "total_output_tokens" || !strings.Contains(ch.Detail, "total_output_tokens 285 against 3 re-tokenized") {
+			t.Errorf("%s: check %+v", run.RunID, ch)
+		}
+	}
+	rr := traptest.Report(t, New(), filepath.Join(corpus, "dlora-oldformat-1req", corpusFiles["dlora-oldformat-1req"]), tools, Profile, true)
+	if w := traptest.Warning(t, rr, TrapOutputLenStuck); w.Count != 0 || !strings.Contains(w.Message, "total_output_tokens 285") {
+		t.Errorf("warning %+v", w)
+	}
+}
+
+// TestTrapsNotOnCleanData: the other SGLang corpus runs and fixtures trip
 // no check, and a run whose chunks carry several tokens (the generated
 // text re-tokenizes to the count) is not taken for a stuck one.
 func TestTrapsNotOnCleanData(t *testing.T) {
 	paths := []string{}
 	for name, file := range corpusFiles {
-		paths = append(paths, filepath.Join(corpus, name, file))
+		if name != "dlora-oldformat-1req" { // the trap itself: TestTrapOutputLenStuckCorpus
+			paths = append(paths, filepath.Join(corpus, name, file))
+		}
 	}
 	for name, file := range fixtures {
 		if !strings.HasPrefix(name, "trap-") {
@@ -94,5 +118,8 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 	}
 	if f := d.findStuck(true, rep[:1]); f.check != nil {
 		t.Errorf("native backend judged: %+v", f.check)
+	}
+	if ch := summaryStuck(false, rep); ch != nil {
+		t.Errorf("summary with a re-tokenized total of 31 for 32: %+v", ch)
 	}
 }
