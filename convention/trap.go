@@ -89,6 +89,17 @@ const (
 	// output_tokens (the raw one is in reported_output_tokens); without
 	// corrections the raw count is used.
 	FixCountFromImport Fix = "count_from_import"
+	// FixNotTokenTimes: the tool timed messages that carried no token
+	// ([DONE], the blank line after each SSE message, the role-only chunk)
+	// as token arrivals; the importer kept those times as token-carrying
+	// events and marked them with tokens = 0: they are no responses (TTFT,
+	// E2E, TPOT and ITL are taken over the others).
+	FixNotTokenTimes Fix = "not_token_times"
+	// FixBOSPerChunk: the tool's per-message token counts (events.tokens)
+	// each include one BOS token: a message counted k ≥ 2 carried k − 1,
+	// and an output count summed from them (output_tokens from the tool,
+	// tool_reported) is the sum of the corrected counts.
+	FixBOSPerChunk Fix = "bos_per_chunk"
 )
 
 // WithTraps adds traps that belong to no one tool — the checks every

@@ -167,5 +167,6 @@ var Tool = convention.Tool{
 	Profiles:   []convention.Convention{Profile, Profile02, Profile05},
 	Aliases:    map[string]string{ConventionMessage: ConventionLine},
 	Metrics:    metrics,
+	Traps:      traps,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "successes.throughput.output_tokens_per_sec", OutputStat: "value", RequestMetric: "successes.throughput.requests_per_sec", RequestStat: "value", RequestScale: 1},
 }

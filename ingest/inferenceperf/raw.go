@@ -43,6 +43,8 @@ type rawFile struct {
 	// per-run statistics of the second pass
 	inconsistent int
 	noEvents     int
+	// the first pass's verdicts on the data checks (traps.go)
+	lineJudge, msgJudge, bosJudge trapJudge
 }
 
 // readRawPass1 validates every record and keeps their times.
@@ -67,6 +69,7 @@ func readRawPass1(path string) (*rawFile, error) {
 		if len(r.chunkTimes) > 0 && len(r.tokenTimes) > 0 && !sameTimes(r.chunkTimes, r.tokenTimes) {
 			raw.tokensDiffer = true
 		}
+		raw.judgeTraps(r)
 		for _, k := range r.unknown {
 			raw.unknown[k]++
 		}
@@ -164,7 +167,11 @@ func (im *runImport) emitRequests() error {
 			for j := range events {
 				events[j].RunID, events[j].RequestKey = p.id, keys[p]
 			}
+			codes := raw.markTraps(r, keys[p], events, p)
 			req := r.toRequest(p.id, keys[p], events)
+			for _, c := range codes {
+				req.AddCorrection(c)
+			}
 			if r.streamed && len(events) == 0 && !r.failed {
 				raw.noEvents++
 			}
@@ -243,7 +250,7 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 	}
 	switch raw.timing {
 	case timingLine, timingMessage:
-		notes = append(notes, "events: one per output_token_times entry, imported as content events without text or token count — inference-perf kept only the times it counted as token arrivals, not what arrived then (every SSE line ≤v0.2, every SSE message v0.3–v0.4, [DONE] included): latencies recomputed from them follow the tool's definitions, not the true token timing")
+		notes = append(notes, "events: one per output_token_times entry, imported as content events without text — inference-perf kept only the times it counted as token arrivals, not what arrived then (every SSE line ≤v0.2, every SSE message v0.3–v0.4, [DONE] included): latencies recomputed from them as written follow the tool's definitions, not the true token timing; where the data check "+TrapLineTimes+" or "+TrapMessageTimes+" finds the layout, the times that carried no token ([DONE], blank lines, the chat role chunk) have tokens 0 and the canonical convention leaves them out")
 	case timingRead:
 		notes = append(notes, "v0.1.0 records keep no output-token data: no events, no token counts; successful records are status ok as the tool counted them")
 	case timingToken5, timingToken:

@@ -39,7 +39,7 @@ var traps = []convention.Trap{{
 	Threshold: fmt.Sprintf("output_len ≥ %d × accept_length × (len(itls) + 1) for at least %.0f%% of the completed requests, and total_output_tokens_retokenized < %.1f × total_output_tokens when reported (a summary: that alone)", stuckFactor, 100*stuckShare, stuckRetokShare),
 	Action:    convention.ActionCorrect,
 	Effect: "every completed request whose output_len exceeds its content messages is corrected: N is the re-tokenized generated text under --tokenizer, else the number of content messages (a lower bound), " +
-		"never output_len; TPOT, NTPOT, OSL and output throughput use it. Throughput shown as the tool's own (SGLang saves no start times) keeps the stuck count, "+
+		"never output_len; TPOT, NTPOT, OSL and output throughput use it. Throughput shown as the tool's own (SGLang saves no start times) keeps the stuck count, " +
 		"and a summary alone is flagged, not corrected",
 	Fix:     convention.FixCountNotStuck,
 	Metrics: []string{"osl_tokens", "tpot_ms", "ntpot_ms", "output_throughput"},
