@@ -48,11 +48,18 @@ func Report(t *testing.T, im ingest.Importer, path string, tools *convention.Set
 // to NaN: an undefined statistic).
 func WantMean(t *testing.T, rr *analyze.RunReport, x *analyze.Metric, want float64) {
 	t.Helper()
+	WantMeanWithin(t, rr, x, want, 1e-9)
+}
+
+// WantMeanWithin is WantMean with a relative tolerance: for inputs whose
+// times are float seconds since the epoch (a resolution of about 0.24 µs).
+func WantMeanWithin(t *testing.T, rr *analyze.RunReport, x *analyze.Metric, want, rel float64) {
+	t.Helper()
 	got := rr.Metrics.Of(x).Mean
 	if math.IsNaN(want) && math.IsNaN(got) {
 		return
 	}
-	if math.IsNaN(got) || math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+	if math.IsNaN(got) || math.Abs(got-want) > rel*math.Max(1, math.Abs(want)) {
 		t.Errorf("%s %s mean %v, want %v", rr.RunID, x.Key, got, want)
 	}
 }
