@@ -55,6 +55,7 @@
 -- canonical-fixes:begin (generated from the data-check catalogue by go test ./analyze -run TestCanonicalSQLMetrics -update)
 CREATE OR REPLACE TABLE canonical_fixes AS
 SELECT * FROM (VALUES
+    ('inference_perf_bos_in_output_count', 'count_from_import'),
     ('inference_perf_bos_per_chunk', 'bos_per_chunk'),
     ('inference_perf_line_times', 'not_token_times'),
     ('inference_perf_message_times', 'not_token_times'),

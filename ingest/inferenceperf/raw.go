@@ -43,8 +43,9 @@ type rawFile struct {
 	// per-run statistics of the second pass
 	inconsistent int
 	noEvents     int
+	noUsage      int // v0.6+ successful records without the server's usage
 	// the first pass's verdicts on the data checks (traps.go)
-	lineJudge, msgJudge, bosJudge trapJudge
+	lineJudge, msgJudge, bosJudge, countJudge trapJudge
 }
 
 // readRawPass1 validates every record and keeps their times.
@@ -172,8 +173,15 @@ func (im *runImport) emitRequests() error {
 			for _, c := range codes {
 				req.AddCorrection(c)
 			}
+			if raw.bosInCount(r, &req) {
+				req.AddCorrection(TrapBOSInOutputCount)
+				p.tally(TrapBOSInOutputCount, fmt.Sprintf("request %d: output_tokens %g → %d (no server usage)", keys[p], *req.ReportedOutputTokens, *req.OutputTokens))
+			}
 			if r.streamed && len(events) == 0 && !r.failed {
 				raw.noEvents++
+			}
+			if r.gen == genMetrics && !r.failed && r.hasResponse && r.serverCompletion == nil {
+				raw.noUsage++
 			}
 			keys[p]++
 			p.statuses[req.Status]++
@@ -267,6 +275,9 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 	if raw.inconsistent > 0 {
 		notes = append(notes, fmt.Sprintf("records of the per-request file whose output_token_times do not fit their chunk_times (token counts per chunk left null): %d", raw.inconsistent))
 	}
+	if raw.noUsage > 0 {
+		notes = append(notes, fmt.Sprintf("%s %d (inference-perf's output_tokens section falls back to its own count for them)", noteNoUsage, raw.noUsage))
+	}
 	if raw.noEvents > 0 {
 		notes = append(notes, fmt.Sprintf("streamed successful records of the per-request file without any recorded chunk: %d", raw.noEvents))
 	}
@@ -279,6 +290,10 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 	notes = append(notes, noteNs)
 	return notes
 }
+
+// noteNoUsage begins the note counting v0.6+ records without server usage
+// (Tool.Differences names it).
+const noteNoUsage = "successful records without the server's usage:"
 
 // countList renders "a ×2, b ×1" sorted by key.
 func countList(m map[string]int) string {

@@ -2,6 +2,7 @@ package inferenceperf
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tokentrace/tokentrace/convention"
@@ -18,6 +19,9 @@ const (
 	TrapMessageTimes = "inference_perf_message_times"
 	// TrapBOSPerChunk: v0.5 counted one BOS token per re-tokenized chunk.
 	TrapBOSPerChunk = "inference_perf_bos_per_chunk"
+	// TrapBOSInOutputCount: v0.6.0 and earlier counted the whole reply
+	// with special tokens: one BOS in output_tokens.
+	TrapBOSInOutputCount = "inference_perf_bos_in_output_count"
 	// TrapBuggyVersion: a lifecycle report of a version whose per-request
 	// times or counts were wrong, without the per-request file that would
 	// let them be corrected.
@@ -87,6 +91,22 @@ var traps = []convention.Trap{{
 		"its v0.5 profile reproduces them from the counts as written",
 	Source: "https://github.com/kubernetes-sigs/inference-perf/issues/564, fixed by https://github.com/kubernetes-sigs/inference-perf/pull/566 (the count by #565)",
 	Test:   "ingest/inferenceperf TestTrapBOSPerChunk",
+}, {
+	Code:  TrapBOSInOutputCount,
+	Title: "inference-perf's own output count includes a BOS: the whole reply counted with special tokens",
+	Tools: "inference-perf up to v0.6.0 with a tokenizer that prepends BOS (Llama 3, Gemma); fixed by PR #644 in v0.6.1 (≤ v0.4 and v0.6.0 whole-reply counts; v0.5 is inference_perf_bos_per_chunk)",
+	Signature: "in a v0.6 per-request file, the client's output_tokens is the server's completion_tokens + 1 on most records that have both; " +
+		"the records without server usage then carry the BOS too",
+	Threshold: fmt.Sprintf("output_tokens − usage.completion_tokens = 1 on ≥ %.0f%% of the records with both", 100*judgedShare),
+	Action:    convention.ActionCorrect,
+	Effect: "tokentrace's N is the server's count where there is one; on the records without it output_tokens = the tool's count − 1 " +
+		"(reported_output_tokens keeps the raw one, which --no-corrections uses)",
+	Fix:     convention.FixCountFromImport,
+	Metrics: []string{"osl_tokens", "tpot_ms", "ntpot_ms", "output_throughput"},
+	Reproduction: "inference-perf's TPOT, NTPOT and throughput divide by its own count (BOS included), which its profile reads as written: " +
+		"they are reproduced",
+	Source: "https://github.com/kubernetes-sigs/inference-perf/pull/644 (the last of the issue #564 line)",
+	Test:   "ingest/inferenceperf TestTrapBOSInOutputCount",
 }, {
 	Code:  TrapBuggyVersion,
 	Title: "an inference-perf version whose per-request times or counts were wrong, seen in a report without its per-request file",
@@ -237,7 +257,26 @@ func (raw *rawFile) judgeTraps(r *record) {
 				raw.bosJudge.shown++
 			}
 		}
+	case r.gen == genMetrics && !r.failed && r.serverCompletion != nil && r.outputTokens != nil:
+		raw.countJudge.judged++
+		if math.Round(*r.outputTokens)-math.Round(*r.serverCompletion) == 1 {
+			raw.countJudge.shown++
+		}
 	}
+}
+
+// bosInCount corrects a v0.6 record's own count for its BOS when the file
+// shows it (inference_perf_bos_in_output_count): only where the server
+// gave no count (tokentrace's N is the server's elsewhere); the raw count
+// stays in reported_output_tokens. It reports whether it corrected.
+func (raw *rawFile) bosInCount(r *record, req *formats.Request) bool {
+	if r.gen != genMetrics || r.failed || !raw.countJudge.applies(false) || req.OutputTokensSource != formats.SourceToolReported ||
+		req.OutputTokens == nil || *req.OutputTokens < 1 {
+		return false
+	}
+	n := *req.OutputTokens - 1
+	req.OutputTokens = &n
+	return true
 }
 
 // markTraps marks record r's events for the traps the file shows (the
@@ -286,16 +325,22 @@ func (raw *rawFile) markTraps(r *record, key int64, events []formats.Event, p *r
 	if code == "" {
 		return nil
 	}
+	p.tally(code, fmt.Sprintf("request %d: %s", key, detail))
+	return []string{code}
+}
+
+// tally counts a request the check code corrected in run p; first is the
+// example kept for the first one.
+func (p *runPlan) tally(code, first string) {
 	if p.traps == nil {
 		p.traps = map[string]*trapTally{}
 	}
 	t := p.traps[code]
 	if t == nil {
-		t = &trapTally{first: fmt.Sprintf("request %d: %s", key, detail)}
+		t = &trapTally{first: first}
 		p.traps[code] = t
 	}
 	t.requests++
-	return []string{code}
 }
 
 func zeroTokens() *int32 { z := int32(0); return &z }
@@ -304,6 +349,18 @@ func zeroTokens() *int32 { z := int32(0); return &z }
 // and, for a run without requests, the version's known errors.
 func (im *runImport) runChecks(p *runPlan, t timing) []formats.DataCheck {
 	var out []formats.DataCheck
+	if p.hasRaw && im.raw.countJudge.applies(false) {
+		// the check holds for the run even when every record had the
+		// server's count (nothing to correct then)
+		tl := p.traps[TrapBOSInOutputCount]
+		detail := fmt.Sprintf("the client's count is the server's + 1 on %d of %d records with both", im.raw.countJudge.shown, im.raw.countJudge.judged)
+		n := int64(0)
+		if tl != nil {
+			n = tl.requests
+			detail = tl.first + "; " + detail
+		}
+		out = append(out, formats.DataCheck{Code: TrapBOSInOutputCount, Field: "output_tokens", Requests: n, Corrected: n > 0, Detail: detail})
+	}
 	for _, code := range []string{TrapLineTimes, TrapMessageTimes, TrapBOSPerChunk} {
 		tl := p.traps[code]
 		if tl == nil {

@@ -241,3 +241,43 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 		}
 	}
 }
+
+// TestTrapBOSInOutputCount: inference-perf up to v0.6.0 counted the whole
+// reply with special tokens, one BOS more than generated (PR #644). The
+// trap-v060-bos fixture (make_fixtures.py, v0.6 layout) has replies of 3,
+// 2 and 4 words at 40–100 | 230–250 | 430–490 ms, output_tokens 4, 3, 5;
+// server usage 3 and 2 on the first two, none on the third.
+//
+// Import: the file shows it (2 of 2 records: client = server + 1); only
+// request 2, without usage, is corrected (output_tokens 4, reported 5).
+// Canonical: N [3, 2, 4] → OSL 3; TPOT [60/2, 20/1, 60/3] → 70/3.
+// --no-corrections: request 2's N is 5: OSL 10/3, TPOT [30, 20, 15] →
+// 65/3. Under inference-perf's profile its TPOT over its own counts
+// ([60/3, 20/2, 60/4] ms) is reproduced.
+func TestTrapBOSInOutputCount(t *testing.T) {
+	path := filepath.Join("testdata", "trap-v060-bos", "per_request_lifecycle_metrics.json")
+	c, _ := importFile(t, path)
+	ch := traptest.Check(t, &c.Runs[0], TrapBOSInOutputCount)
+	if ch.Requests != 1 || !ch.Corrected ||
+		ch.Detail != "request 2: output_tokens 5 → 4 (no server usage); the client's count is the server's + 1 on 2 of 2 records with both" {
+		t.Errorf("check %+v", ch)
+	}
+	for i, want := range []string{"", "", TrapBOSInOutputCount} {
+		if r := c.Requests[i]; r.Corrections != want {
+			t.Errorf("request %d: corrections %q", i, r.Corrections)
+		}
+	}
+	if r := c.Requests[2]; *r.OutputTokens != 4 || *r.ReportedOutputTokens != 5 || r.OutputTokensSource != formats.SourceToolReported {
+		t.Errorf("request 2: %d / %v (%s)", *r.OutputTokens, *r.ReportedOutputTokens, r.OutputTokensSource)
+	}
+
+	rr := traptest.Report(t, New(), path, trapTools, analyze.Canonical, true)
+	traptest.WantMean(t, rr, analyze.OSL, 3)
+	traptest.WantMean(t, rr, analyze.TPOT, 70.0/3)
+	raw := traptest.Report(t, New(), path, trapTools, analyze.Canonical, false)
+	traptest.WantMean(t, raw, analyze.OSL, 10.0/3)
+	traptest.WantMean(t, raw, analyze.TPOT, 65.0/3)
+
+	own := traptest.Report(t, New(), path, trapTools, Profile, true)
+	traptest.Reproduction(t, own, TrapBOSInOutputCount, "successes.latency.time_per_output_token mean", "successes.output_len mean")
+}

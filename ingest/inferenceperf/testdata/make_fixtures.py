@@ -98,7 +98,9 @@ def head_record(r):
         raw += "data: " + json.dumps({"id": "cmpl-%s" % r["id"], "choices": [], "usage": usage}, separators=(",", ":")) + "\n\n"
     raw += "data: [DONE]\n\n"
     text = "".join(t for _, t in r["chunks"])
-    rm = {"output_tokens": words(text), "server_usage": usage, "response_chunks": chunks,
+    # v0.6.0 counted the whole reply with count_tokens(text), special tokens
+    # added: one BOS with Llama-style tokenizers (PR #644, fixed in v0.6.1)
+    rm = {"output_tokens": words(text) + (1 if r.get("bos") else 0), "server_usage": usage, "response_chunks": chunks,
           "chunk_times": chunk_times, "output_token_times": token_times}
     info = {"request_metrics": {"text": {"input_tokens": r["input"]}, "image": None, "video": None, "audio": None},
             "response_metrics": rm, "extra_info": {}, "lora_adapter": None, "labels": {}}
@@ -548,9 +550,32 @@ def trap_v05_bos(d):
     dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), v05_summary(recs, 5.0, [5000.000, 5000.200, 5000.400]))
 
 
+def trap_v060_bos(d):
+    """inference-perf v0.6.0 (apis/completion.py count_tokens(output_text)
+    with special tokens, before PR #644): every whole-reply count one more
+    than the text's words; two records with the server's usage, one
+    without."""
+    os.makedirs(d, exist_ok=True)
+    reqs = [
+        {"id": "w0", "start": 6000.000, "end": 6000.101, "input": 9, "prompt": "q0", "bos": True,
+         "chunks": [(6000.040, " one"), (6000.060, " two"), (6000.100, " three")],
+         "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}},
+        {"id": "w1", "start": 6000.200, "end": 6000.251, "input": 8, "prompt": "q1", "bos": True,
+         "chunks": [(6000.230, " yes"), (6000.250, " no")],
+         "usage": {"prompt_tokens": 8, "completion_tokens": 2, "total_tokens": 10}},
+        {"id": "w2", "start": 6000.400, "end": 6000.491, "input": 7, "prompt": "q2", "bos": True,
+         "chunks": [(6000.430, " a"), (6000.450, " b"), (6000.470, " c"), (6000.490, " d")], "usage": None},
+    ]
+    sched = [6000.000, 6000.200, 6000.400]
+    recs = [head_record(r) for r in reqs]
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), head_summary(recs, 5.0, sched))
+
+
 if __name__ == "__main__":
     head_two_stages("head-2stages")
     edge_v06("edge-v06")
     trap_v04_messages("trap-v04-messages")
     trap_v05_bos("trap-v05-bos")
+    trap_v060_bos("trap-v060-bos")
     v02_lines("v02-lines")
