@@ -46,6 +46,8 @@ func (a *Analyzer) corrected(c convention.Convention, r *formats.Request, events
 	}
 	for code := range strings.SplitSeq(r.Corrections, ",") {
 		switch fix := a.fixes[code]; {
+		case fix == convention.FixCountFromImport && apply:
+			applied = append(applied, code) // corrected at import: listed
 		case fix == convention.FixCountFromImport && !apply:
 			// the importer corrected output_tokens; the tool's own count is
 			// the raw one
@@ -68,6 +70,19 @@ func (a *Analyzer) corrected(c convention.Convention, r *formats.Request, events
 		case fix == convention.FixFirstNotToken:
 			copyEvents()
 			if firstNotToken(events) {
+				applied = append(applied, code)
+			}
+		case fix == convention.FixNotTokenTimes:
+			copyEvents()
+			if notTokenTimes(events) {
+				applied = append(applied, code)
+			}
+		case fix == convention.FixBOSPerChunk:
+			copyEvents()
+			if n, ok := bosPerChunk(events); ok {
+				if cp.OutputTokensSource == formats.SourceToolReported && n >= 0 {
+					cp.OutputTokens = &n
+				}
 				applied = append(applied, code)
 			}
 		}
@@ -155,4 +170,47 @@ func firstNotToken(events []formats.Event) bool {
 		return true
 	}
 	return false
+}
+
+// notTokenTimes marks the token-carrying events whose tokens an importer
+// set to 0 (times the tool took for messages that carried no token) as
+// carrying none (kind other); false when there is none.
+func notTokenTimes(events []formats.Event) bool {
+	changed := false
+	for i := range events {
+		if e := &events[i]; e.CarriesTokens() && e.Tokens != nil && *e.Tokens == 0 {
+			e.Kind, e.Text, e.ReasoningText = formats.KindOther, nil, nil
+			changed = true
+		}
+	}
+	return changed
+}
+
+// bosPerChunk takes one BOS token off every token-carrying event that
+// counted k ≥ 2 tokens (new pointers: the caller's events share the
+// originals) and returns the corrected sum over the token-carrying events,
+// -1 when one of their counts is unknown; false when no count changed.
+func bosPerChunk(events []formats.Event) (int64, bool) {
+	changed := false
+	sum := int64(0)
+	for i := range events {
+		e := &events[i]
+		if !e.CarriesTokens() {
+			continue
+		}
+		if e.Tokens == nil {
+			sum = -1
+			continue
+		}
+		k := *e.Tokens
+		if k >= 2 {
+			k--
+			e.Tokens = &k
+			changed = true
+		}
+		if sum >= 0 {
+			sum += int64(k)
+		}
+	}
+	return sum, changed
 }

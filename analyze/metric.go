@@ -284,13 +284,13 @@ var (
 // (itl_below_tpot) are not counted. A gate data_warnings<=0 fails CI on
 // data that disagrees with itself.
 var DataWarnings = &Metric{Name: "data_warnings", Label: "data warnings", Unit: "count", Scope: RunLevel,
-	Doc:     "data checks that found the run's data wrong or impossible (TRAPS.md; explanations not counted)",
+	Doc:     "data checks that found the run's data wrong or impossible (TRAPS.md; explanations and routine corrections not counted)",
 	Source:  "TRAPS.md",
 	Aliases: []string{"warnings.data_check"}, Gate: true,
 	Run: func(rr *RunReport) RunValue {
 		n := 0
 		for _, w := range rr.Warnings {
-			if w.DataCheck {
+			if w.DataCheck && !w.Routine {
 				n++
 			}
 		}

@@ -287,6 +287,10 @@ type Warning struct {
 	// data wrong or impossible (analyze/TRAPS.md; gate's data_warnings
 	// counts them); explanations such as itl_below_tpot are not.
 	DataCheck bool `json:"data_check,omitempty"`
+	// Routine marks a data check that data_warnings does not count: an
+	// explanation, or a routine correction of every file of a tool
+	// (convention.Trap.Routine).
+	Routine bool `json:"routine,omitempty"`
 	// Count is the number of requests (or values) affected, 0 when the
 	// warning is about the run; Field the source field the check read.
 	Count int64  `json:"count,omitempty"`

@@ -471,7 +471,11 @@ func ruleCases(s formats.Sink) error {
 // corrections column: the TTFT repeated as the first gap (vLLM's, fix
 // phantom_second_gap, a one-token reply among them), the role-only chunk
 // timed as TTFT (first_not_token), a stored re-tokenized count below the
-// token messages (raised to them), and an unknown code (nothing done).
+// token messages (raised to them), an unknown code (nothing done), and an
+// output count stuck at the requested length (count_not_stuck: N is the
+// 4 responses, not 16), times of messages without a token marked with
+// tokens 0 (not_token_times), and per-message counts with a BOS each
+// (bos_per_chunk).
 func correctionCases(s formats.Sink, t0 int64) error {
 	const run = "rules/corrections"
 	tru := true
@@ -487,12 +491,25 @@ func correctionCases(s formats.Sink, t0 int64) error {
 		{"vllm_role_chunk_ttft", []float64{100, 600, 610, 620, 640}, 4, formats.SourceToolReported},
 		{"", []float64{100, 150, 200, 250}, 2, "tokenizer:test"},
 		{"no_such_check", []float64{90, 120, 150}, 3, formats.SourceToolReported},
+		{"sglang_output_len_stuck", []float64{100, 150, 200, 250}, 16, formats.SourceToolReported},
+		// not_token_times: the role chunk (first) and [DONE] (last) timed as
+		// tokens, marked with tokens 0
+		{"inference_perf_message_times", []float64{40, 41, 60, 80, 100, 100.01}, 4, formats.SourceToolReported},
+		// bos_per_chunk: counts 2, 3, 2 (one BOS each): N 1 + 2 + 1 = 4, not 7
+		{"inference_perf_bos_per_chunk", []float64{50, 70, 90}, 7, formats.SourceToolReported},
 	}
+	tok := func(n int32) *int32 { return &n }
 	for k, q := range reqs {
 		var evs []formats.Event
 		for i, o := range q.offsMs {
 			evs = append(evs, formats.Event{RunID: run, RequestKey: int64(k), Index: int32(i), ReadIndex: int32(i), OffsetNs: int64(o * 1e6),
 				Kind: formats.KindContent, HasChoices: true})
+			switch {
+			case q.code == "inference_perf_message_times" && (i == 0 || i == len(q.offsMs)-1):
+				evs[i].Tokens = tok(0)
+			case q.code == "inference_perf_bos_per_chunk":
+				evs[i].Tokens = tok([]int32{2, 3, 2}[i])
+			}
 		}
 		r := &formats.Request{RunID: run, RequestKey: int64(k), StartNs: p64(t0 + int64(k)*2e9), ClockDomain: formats.ClockUnix,
 			Corrections: q.code, OutputTokens: p64(q.n), OutputTokensSource: q.src}

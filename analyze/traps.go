@@ -82,7 +82,8 @@ func (a *Analyzer) dataChecks(c convention.Convention, run *formats.Run, p *conv
 	var w []Warning
 	for _, ch := range run.Checks {
 		t, _ := tools.Trap(ch.Code)
-		x := Warning{Code: ch.Code, DataCheck: true, Count: ch.Requests, Source: t.Source, Field: ch.Field, Metrics: t.Metrics}
+		x := Warning{Code: ch.Code, DataCheck: true, Count: ch.Requests, Source: t.Source, Field: ch.Field, Metrics: t.Metrics,
+			Routine: t.Routine || t.Action == convention.ActionExplain}
 		if len(t.Metrics) > 0 {
 			x.Metric = t.Metrics[0]
 		}

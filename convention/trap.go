@@ -42,6 +42,13 @@ type Trap struct {
 	// on the data as written ("" when Effect says it): the reason a
 	// reproduction item that differs is given.
 	Reproduction string
+	// Routine marks a property of every file of the tool (or version)
+	// that the data fully determines and tokentrace corrects exactly
+	// (LLMPerf's BOS in every count): reported like any check, but not
+	// counted by the data_warnings gate, which would otherwise fail on
+	// every run of that tool. Explanations (ActionExplain) are not
+	// counted either.
+	Routine bool
 	// Source is the public record of the bug: issue and pull-request URLs.
 	Source string
 	// Test names the test that reproduces it on a small input in the
@@ -89,6 +96,17 @@ const (
 	// output_tokens (the raw one is in reported_output_tokens); without
 	// corrections the raw count is used.
 	FixCountFromImport Fix = "count_from_import"
+	// FixNotTokenTimes: the tool timed messages that carried no token
+	// ([DONE], the blank line after each SSE message, the role-only chunk)
+	// as token arrivals; the importer kept those times as token-carrying
+	// events and marked them with tokens = 0: they are no responses (TTFT,
+	// E2E, TPOT and ITL are taken over the others).
+	FixNotTokenTimes Fix = "not_token_times"
+	// FixBOSPerChunk: the tool's per-message token counts (events.tokens)
+	// each include one BOS token: a message counted k ≥ 2 carried k − 1,
+	// and an output count summed from them (output_tokens from the tool,
+	// tool_reported) is the sum of the corrected counts.
+	FixBOSPerChunk Fix = "bos_per_chunk"
 )
 
 // WithTraps adds traps that belong to no one tool — the checks every
@@ -150,7 +168,11 @@ func Catalogue(traps []Trap) string {
 		if t.Reproduction != "" {
 			effect += ". Under the tool's convention: " + t.Reproduction
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | **%s**: %s | %s | %s | `%s` |\n", t.Code, cell(t.Tools), cell(sig), t.Action, cell(effect),
+		action := "**" + string(t.Action) + "**"
+		if t.Routine {
+			action += " (routine: not counted by data_warnings)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s: %s | %s | %s | `%s` |\n", t.Code, cell(t.Tools), cell(sig), action, cell(effect),
 			strings.Join(t.Metrics, ", "), cell(t.Source), t.Test)
 	}
 	return b.String()

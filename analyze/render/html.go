@@ -176,7 +176,7 @@ const runHTML = `<h3>Provenance</h3>
 <table><tr><th>count</th><th>status</th><th>code</th><th>type</th><th>message</th></tr>
 {{range .R.Errors}}<tr><td>{{.Count}}</td><td class="t">{{.Status}}</td><td class="t">{{.Code}}</td><td class="t">{{.Type}}</td><td class="t">{{.Message}}</td></tr>
 {{end}}</table>{{end}}
-{{if dataChecks .R.Warnings}}<h3>Data checks</h3><p>Known bugs of the tool's data, and values that cannot be right (<a href="https://github.com/tokentrace/tokentrace/blob/main/analyze/TRAPS.md">TRAPS.md</a>); <code>--no-corrections</code> computes on the data as written.</p><ul>
+{{if dataChecks .R.Warnings}}<h3>Data checks</h3><p>Known bugs of the tool's data, and values that cannot be right (the catalogue: analyze/TRAPS.md in tokentrace's source); <code>--no-corrections</code> computes on the data as written.</p><ul>
 {{range dataChecks .R.Warnings}}<li class="warn"><code>{{.Code}}</code>{{if .Metrics}} [{{join .Metrics " "}}]{{else if .Metric}} [{{.Metric}}]{{end}}{{if .Count}} {{.Count}} request(s){{end}}: {{.Message}}{{if .Source}} — {{.Source}}{{end}}</li>
 {{end}}</ul>{{end}}
 {{if otherWarnings .R.Warnings}}<h3>Warnings</h3><ul>

@@ -218,7 +218,7 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 	for _, r := range rep.Runs {
 		var checks []analyze.Warning
 		for _, w := range r.Warnings {
-			if w.DataCheck {
+			if w.DataCheck && !w.Routine {
 				checks = append(checks, w)
 			}
 		}
@@ -250,7 +250,7 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 			if g.Metric == analyze.DataWarnings && s.rr != nil {
 				var found []string
 				for _, w := range s.rr.Warnings {
-					if w.DataCheck {
+					if w.DataCheck && !w.Routine {
 						found = append(found, fmt.Sprintf("%s (%d requests)", w.Code, w.Count))
 					}
 				}

@@ -26,6 +26,9 @@
 --                         tables change; the views below use it, so the events are
 --                         scanned once — about 3 s for 0.85 M events on 2 cores)
 --   canonical_itl         the pooled inter-token-latency samples (a table, likewise)
+--   canonical_request_fixes, canonical_responses
+--                         the data checks' fixes per request, and the messages that
+--                         are responses after them (used by the two above)
 --   canonical_samples     (run_id, metric, v): every value a statistic is over
 --   canonical_stats       per run and metric: n, mean, std, min, p50, p90, p95, p99, max
 --   canonical_counts      per run: request counts by status, tpot_undefined, error_rate
@@ -43,11 +46,21 @@
 -- events the tables keep: phantom_second_gap drops the second response and
 -- moves every later one back by its gap; first_not_token takes the first
 -- response as carrying no token; count_not_stuck takes N from the
--- responses, not from the tool's stuck count. count_from_import needs
--- nothing here: output_tokens holds the corrected count.
+-- responses, not from the tool's stuck count; not_token_times drops the
+-- content events an importer marked with tokens = 0 (times of messages that
+-- carried no token); bos_per_chunk takes one BOS off every event count of
+-- 2 or more, and N from their sum when the count is the tool's.
+-- count_from_import needs nothing here: output_tokens holds the corrected
+-- count.
 -- canonical-fixes:begin (generated from the data-check catalogue by go test ./analyze -run TestCanonicalSQLMetrics -update)
 CREATE OR REPLACE TABLE canonical_fixes AS
 SELECT * FROM (VALUES
+    ('inference_perf_bos_in_output_count', 'count_from_import'),
+    ('inference_perf_bos_per_chunk', 'bos_per_chunk'),
+    ('inference_perf_line_times', 'not_token_times'),
+    ('inference_perf_message_times', 'not_token_times'),
+    ('llmperf_bos_in_count', 'count_from_import'),
+    ('sglang_output_len_stuck', 'count_not_stuck'),
     ('vllm_role_chunk_ttft', 'first_not_token'),
     ('vllm_ttft_in_itls', 'phantom_second_gap')
 ) f(code, fix);
@@ -59,25 +72,52 @@ SELECT * FROM (VALUES
 -- events (LLMPerf, summary sources) takes the importer's offsets instead.
 -- Server-side events (kind server.*, on server rows) are no client messages:
 -- left out, as in the Go analyzer (formats.ClientEvents).
+-- The fixes that apply to each request (its corrections column's codes).
+CREATE OR REPLACE TABLE canonical_request_fixes AS
+SELECT run_id, request_key,
+       list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'phantom_second_gap')) AS fix_phantom,
+       list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'first_not_token')) AS fix_first,
+       list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'count_not_stuck')) AS fix_stuck,
+       list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'not_token_times')) AS fix_notok,
+       list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'bos_per_chunk')) AS fix_bos
+FROM (SELECT run_id, request_key, string_split(coalesce(corrections, ''), ',') AS cs FROM requests);
+
+-- The client messages that are responses, with the tokens each carried
+-- (NULL: unknown), after not_token_times and bos_per_chunk.
+CREATE OR REPLACE VIEW canonical_responses AS
+SELECT e.run_id, e.request_key, e."index", e.offset_ns,
+       CASE WHEN coalesce(fx.fix_bos, false) AND e.tokens >= 2 THEN e.tokens - 1 ELSE e.tokens END AS tokens
+FROM events e LEFT JOIN canonical_request_fixes fx USING (run_id, request_key)
+WHERE e.kind IN ('content', 'reasoning')
+  AND NOT (coalesce(fx.fix_notok, false) AND coalesce(e.tokens = 0, false));
+
 CREATE OR REPLACE TABLE canonical_requests AS
 WITH fx AS (
-    SELECT run_id, request_key,
-           list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'phantom_second_gap')) AS fix_phantom,
-           list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'first_not_token')) AS fix_first,
-           list_has_any(cs, (SELECT coalesce(list(code), []) FROM canonical_fixes WHERE fix = 'count_not_stuck')) AS fix_stuck
-    FROM (SELECT run_id, request_key, string_split(coalesce(corrections, ''), ',') AS cs FROM requests)
+    SELECT * FROM canonical_request_fixes
 ),
-ev0 AS (
+evs AS (
     SELECT run_id, request_key,
            count(*) AS n_events,
-           list(offset_ns ORDER BY "index") FILTER (WHERE kind IN ('content', 'reasoning')) AS resp_ns,
            bool_or(kind = 'reasoning' OR coalesce(reasoning_text, '') <> '') AS reasoning_event
     FROM events
     WHERE kind NOT LIKE 'server.%'
     GROUP BY run_id, request_key
 ),
+rs AS (
+    SELECT run_id, request_key,
+           list(offset_ns ORDER BY "index") AS resp_ns,
+           -- N from the corrected per-message counts (bos_per_chunk), when
+           -- every response's count is known
+           CASE WHEN count(*) = count(tokens) THEN sum(tokens) END AS tokens_sum
+    FROM canonical_responses
+    GROUP BY run_id, request_key
+),
+ev0 AS (
+    SELECT evs.run_id, evs.request_key, evs.n_events, evs.reasoning_event, rs.resp_ns, rs.tokens_sum
+    FROM evs LEFT JOIN rs USING (run_id, request_key)
+),
 ev AS (
-    SELECT ev0.run_id, ev0.request_key, ev0.n_events, ev0.reasoning_event,
+    SELECT ev0.run_id, ev0.request_key, ev0.n_events, ev0.reasoning_event, ev0.tokens_sum,
            CASE WHEN fx.fix_phantom AND len(ev0.resp_ns) >= 2
                      THEN [ev0.resp_ns[1]] || list_transform(ev0.resp_ns[3:], x -> x - (ev0.resp_ns[2] - ev0.resp_ns[1]))
                 WHEN fx.fix_first AND len(ev0.resp_ns) >= 2 THEN ev0.resp_ns[2:]
@@ -103,6 +143,7 @@ q AS (
            -- when a tokenizer is configured or built in); SQL uses a count
            -- only when the importer stored one ('tokenizer:<name>').
            CASE WHEN coalesce(fx.fix_stuck, false) THEN NULL
+                WHEN coalesce(fx.fix_bos, false) AND r.output_tokens_source = 'tool_reported' AND ev.tokens_sum IS NOT NULL THEN ev.tokens_sum
                 WHEN r.output_tokens IS NOT NULL AND r.output_tokens_source IN ('server_usage', 'tool_reported') THEN r.output_tokens
                 WHEN r.output_tokens IS NOT NULL AND starts_with(r.output_tokens_source, 'tokenizer:')
                      THEN greatest(r.output_tokens, CASE WHEN coalesce(ev.n_events, 0) > 0 THEN coalesce(len(ev.resp_ns), 0) ELSE r.token_message_count END)
@@ -153,8 +194,7 @@ WITH resp AS (
     SELECT run_id, request_key, offset_ns, tokens,
            lag(offset_ns) OVER (PARTITION BY run_id, request_key ORDER BY "index") AS prev_ns,
            row_number() OVER (PARTITION BY run_id, request_key ORDER BY "index") AS rank
-    FROM events
-    WHERE kind IN ('content', 'reasoning')
+    FROM canonical_responses
 ),
 dropped AS (
     SELECT run_id, request_key

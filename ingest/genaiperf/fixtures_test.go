@@ -143,6 +143,13 @@ func usageChunk(prompt, completion int) string {
 
 const done = "data: [DONE]\n\n"
 
+// withUsage adds vLLM's per-chunk usage (stream_options.
+// continuous_usage_stats: every chunk carries the running counts) to a
+// chunk made by roleChunk, contentChunk or finishChunk.
+func withUsage(chunk string, prompt, completion int) string {
+	return strings.Replace(chunk, "]}\n\n", fmt.Sprintf(`],"usage":{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d}}`+"\n\n", prompt, prompt+completion, completion), 1)
+}
+
 func chatBody(maxTokens int, usage bool) map[string]any {
 	b := map[string]any{
 		"model":      "Qwen-v",
@@ -153,6 +160,14 @@ func chatBody(maxTokens int, usage bool) map[string]any {
 	if usage {
 		b["stream_options"] = map[string]bool{"include_usage": true}
 	}
+	return b
+}
+
+// continuousBody is a chat request asking for per-chunk usage
+// (vLLM's stream_options.continuous_usage_stats).
+func continuousBody() map[string]any {
+	b := chatBody(16, true)
+	b["stream_options"] = map[string]bool{"include_usage": true, "continuous_usage_stats": true}
 	return b
 }
 
@@ -332,6 +347,30 @@ var fixtures = []fixture{
 		experiments: []fxExperiment{{mode: "concurrency", value: 1, requests: []fxRequest{
 			{start: t0, inputs: map[string]any{"text_input": "This is test", "max_tokens": 8, "stream": true}, triton: true, reads: []read{
 				{ms(100), "I"}, {ms(130), " like"}, {ms(170), " dogs"}, {ms(171), ""},
+			}},
+		}}},
+	},
+	{
+		// coalesced_token_chunks (vLLM issue #27485): vLLM with
+		// continuous_usage_stats, every chunk carrying the running usage;
+		// request 0's second content message carries 3 tokens (a parser
+		// released them together), the others one each.
+		name: "trap-coalesced-usage", serviceKind: "openai", endpoint: "v1/chat/completions",
+		experiments: []fxExperiment{{mode: "concurrency", value: 1, requests: []fxRequest{
+			{start: t0, body: continuousBody(), reads: []read{
+				{ms(100), withUsage(roleChunk(), 9, 0)},
+				{ms(120), withUsage(contentChunk("Hello"), 9, 1)},
+				{ms(200), withUsage(contentChunk(" wonderful new world"), 9, 4)},
+				{ms(220), withUsage(contentChunk("!"), 9, 5)},
+				{ms(230), withUsage(finishChunk("stop"), 9, 5)},
+				{ms(231), usageChunk(9, 5) + done},
+			}},
+			{start: t0 + ms(400), body: continuousBody(), reads: []read{
+				{ms(50), withUsage(roleChunk(), 9, 0)},
+				{ms(70), withUsage(contentChunk("A"), 9, 1)},
+				{ms(90), withUsage(contentChunk("B"), 9, 2)},
+				{ms(91), withUsage(finishChunk("stop"), 9, 2)},
+				{ms(92), usageChunk(9, 2) + done},
 			}},
 		}}},
 	},

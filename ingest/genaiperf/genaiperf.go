@@ -73,7 +73,11 @@
 // itself ignores server usage and re-tokenizes the text
 // (triton-inference-server/perf_analyzer@263c5f6e0c7a
 // genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py lines
-// 435-459); its numbers are in Run.Reported.
+// 435-459); its numbers are in Run.Reported. When every content message of
+// a streamed request carries usage.completion_tokens (a running total: vLLM's
+// stream_options.continuous_usage_stats), each content Event's Tokens is
+// its increase, and the run records the data check coalesced_token_chunks
+// (traps.go) when some message carried more than one token.
 //
 // Other request fields: SourceID is "sequence_id" (present only for
 // sequence models); ResponseID the first "id" of a chunk or body; MaxTokens

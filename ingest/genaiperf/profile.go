@@ -74,6 +74,7 @@ var Tool = convention.Tool{
 	Name:       Name,
 	Profiles:   []convention.Convention{Profile},
 	Metrics:    func(convention.Convention) map[string]convention.ReportedMetric { return metrics },
+	Traps:      traps,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "output_token_throughput", OutputStat: "avg", RequestMetric: "request_throughput", RequestStat: "avg", RequestScale: 1},
 	Headline:   Headline,
 }

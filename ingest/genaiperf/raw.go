@@ -26,6 +26,8 @@ type experiment struct {
 	stream *bool
 	model  string // first payload "model"
 	notes  notes
+	// coalesced tallies the multi-token messages per-chunk usage showed
+	coalesced coalesced
 }
 
 // rawReader walks a raw export with a lexer, one request at a time.
@@ -427,6 +429,9 @@ func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw
 			all.add(false, "summary statistics belong to run %s", ingest.RunLabel(label, target))
 		}
 		run.Notes = all.lines()
+		if ch := x.coalesced.check(); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 		// A remark about the whole file is in every run's notes but
 		// warned once; remarks about requests name their experiment.
 		for _, w := range all.warnings() {

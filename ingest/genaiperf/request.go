@@ -76,6 +76,7 @@ type converter struct {
 	req    formats.Request
 
 	// per request, from the messages
+	chunks   chunkUsage // per-chunk usage (continuous_usage_stats)
 	usage    *sse.Usage
 	apiErr   *sse.APIError
 	respID   string
@@ -105,6 +106,7 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 	}
 	c.usage, c.apiErr, c.respID, c.streamed = nil, nil, "", false
 	c.badText, c.badCount = "", 0
+	c.chunks.reset()
 	if !rr.inputs.read {
 		rr.readInputs()
 	}
@@ -129,6 +131,16 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 		if c.badCount > 1 {
 			c.req.ErrorText += fmt.Sprintf(" (and %d more unreadable)", c.badCount-1)
 		}
+	}
+	if !c.streamed {
+		c.chunks.complete = false // a body's usage is the whole reply's, not a message's
+	}
+	if largest, multi := c.chunks.finish(c.events); multi > 0 {
+		x.coalesced.messages += int64(multi)
+		if x.coalesced.requests == 0 {
+			x.coalesced.first = fmt.Sprintf("%s: %d of %d content messages carried more than one token (up to %d)", where, multi, len(c.chunks.set), largest)
+		}
+		x.coalesced.requests++
 	}
 	formats.FillFromEvents(&c.req, c.events)
 	c.setTokens()
@@ -385,6 +397,7 @@ func (c *converter) add(read int, offset int64, nbytes int, p sse.Payload) {
 		}
 	}
 	c.events = append(c.events, e)
+	c.chunks.observe(len(c.events)-1, &c.events[len(c.events)-1], p.Usage)
 	if p.Usage != nil {
 		c.usage = p.Usage
 	}

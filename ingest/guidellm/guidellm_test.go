@@ -255,10 +255,10 @@ func TestTruncated(t *testing.T) {
 	if len(c.Runs) != 2 || len(c.Requests) != 9 || c.Runs[0].Truncated || !c.Runs[1].Truncated || c.Runs[1].RequestCount != 2 {
 		t.Fatalf("runs %d, requests %d, truncated %v %v", len(c.Runs), len(c.Requests), c.Runs[0].Truncated, c.Runs[len(c.Runs)-1].Truncated)
 	}
-	// the file's end (45,899 bytes), and how far it is complete: the second
-	// record's "}," ends before byte 45802 (the warning used to call that
+	// the file's end (48,572 bytes), and how far it is complete: the second
+	// record's "}," ends before byte 48475 (the warning used to call that
 	// point the cut)
-	want := "the file ends at byte 45899, cut inside benchmark 2 in requests.successful after 2 complete records (complete up to byte 45802): 2 complete request records of it imported"
+	want := "the file ends at byte 48572, cut inside benchmark 2 in requests.successful after 2 complete records (complete up to byte 48475): 2 complete request records of it imported"
 	if len(warnings) != 1 || !strings.Contains(warnings[0], want) || !strings.Contains(notes(c.Runs[1]), want) {
 		t.Errorf("warnings %q", warnings)
 	}

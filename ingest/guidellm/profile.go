@@ -116,6 +116,7 @@ var Tool = convention.Tool{
 	Profiles: []convention.Convention{Profile03, Profile04},
 	Aliases:  map[string]string{Name: Convention04},
 	Metrics:  metrics,
+	Traps:    traps,
 	// What the text report shows today: the one metric guidellm shares
 	// its name with another tool's headline (its others are per status).
 	Headline: []string{"duration"},

@@ -50,6 +50,8 @@ type requestStats struct {
 	ttfo         int            // records whose first content time came from time_to_first_output_token_ms
 	multiIter    int            // v0.4+ records with more than one token iteration
 	spans        []span         // v0.4+ (start, end) of each record, for the window check
+	hidden       int            // records counting tokens their output cannot hold (traps.go)
+	hiddenFirst  string
 }
 
 type span struct{ start, end *float64 }
@@ -214,6 +216,7 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string) (for
 		}
 	}
 	b.rs.byStatus[req.Status]++
+	b.rs.hiddenTokens(d.version, &req, o.str("output"))
 	return req, shape, nil
 }
 

@@ -128,6 +128,9 @@ func (d *decoder) run(b *benchmark, sources []formats.SourceFile) (formats.Run, 
 		notes = append(notes, d.cut)
 	}
 	run.Notes = notes
+	if ch := b.rs.hiddenCheck(); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
 	return run, warnings
 }
 

@@ -34,6 +34,8 @@ type runPlan struct {
 	statuses map[string]int
 	errors   map[string]int
 	hasRaw   bool
+	// traps counts the requests each data check corrected (traps.go)
+	traps map[string]*trapTally
 }
 
 // runImport is one Import call.
@@ -402,6 +404,7 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	}
 	run.RequestCount = p.requests
 	run.Notes = notes
+	run.Checks = im.runChecks(p, t)
 	return run
 }
 

@@ -97,6 +97,18 @@
 //     notes).
 //   - v0.1.0 records (no info) and non-streamed responses: no events.
 //
+// # Data checks
+//
+// The versions' known per-request errors are data checks (traps.go;
+// analyze/TRAPS.md), judged over the whole per-request file in the first
+// pass and recorded per run (Run.Checks) and request (Corrections):
+// inference_perf_line_times (≤ v0.2) and inference_perf_message_times
+// (v0.3–v0.4) mark the times of messages that carried no token with
+// Tokens 0 (the times themselves kept); inference_perf_bos_per_chunk
+// (v0.5) names the records whose per-chunk counts include one BOS each.
+// A run without requests whose report's layout names such a version gets
+// inference_perf_buggy_version (flagged: nothing to correct).
+//
 // # Versions
 //
 // The files record no version. The importer tells the generation from the

@@ -322,7 +322,7 @@ func TestV02Lines(t *testing.T) {
 	}
 	run := c.Runs[0]
 	if run.RunID != "v02-lines/stage_0" || run.Convention != ConventionLine || !hasNote(run, "no info.extra_info") ||
-		!hasNote(run, "imported as content events without text or token count") || run.Model != "meta-llama/Meta-Llama-3-8B-Instruct" {
+		!hasNote(run, "imported as content events without text") || run.Model != "meta-llama/Meta-Llama-3-8B-Instruct" {
 		t.Errorf("run %+v", run)
 	}
 	r := c.Requests[0]
@@ -332,7 +332,10 @@ func TestV02Lines(t *testing.T) {
 		t.Errorf("request 0: %+v", r)
 	}
 	for _, e := range c.Events {
-		if e.Kind != formats.KindContent || e.Tokens != nil || e.Text != nil {
+		// the blank lines' and [DONE]'s times carry tokens 0 (the data
+		// check inference_perf_line_times); the data lines' counts are
+		// unknown
+		if e.Kind != formats.KindContent || e.Tokens != nil && *e.Tokens != 0 || e.Text != nil {
 			t.Fatalf("event %+v", e)
 		}
 	}

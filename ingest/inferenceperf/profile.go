@@ -63,18 +63,19 @@ var Profile05 = convention.WithName(Profile, ConventionToken5, map[string]string
 // 1e-3.
 
 const (
-	whyIPNTPOT     = "normalized_time_per_output_token is E2E/N per request (0 when N = 0); tokentrace has no E2E/N quantity"
-	whyIPSchedule  = "schedule_delay is start_time − scheduled_time; the per-request file does not keep scheduled_time"
-	whyIPSend      = "send_duration (last start − first start) has no tokentrace scalar"
-	whyIPAchieved  = "achieved_rate is requests / send_duration, which has no tokentrace scalar"
-	whyIPConfig    = "a configured load setting, not a measurement (compare with the run's request_rate_rps / concurrency)"
-	whyIPInput     = "input_tokens_per_sec (Σ ISL of successes / total_time) has no tokentrace scalar"
-	whyIPMedia     = "inference-perf's request-size and image/video/audio statistics are not imported"
-	whyIPMismatch  = "token_count_mismatches compares the per-chunk re-tokenized sum with the server's completion_tokens; tokentrace has no such count"
-	whyIPFailedLat = "tokentrace has no latency quantity over failed requests"
-	whyIPLabels    = "failure labels are inference-perf's classification of error messages (make_concise_label)"
-	whyIPProm      = "a server-side number from the model server's Prometheus metrics (PromQL over the stage's window), not a client measurement: nothing in the client's requests recomputes it"
-	whyIPBenchProm = "inference-perf writes benchmark_time_seconds 0.0 in every Prometheus report (summarize_prometheus_metrics)"
+	whyIPNTPOT         = "normalized_time_per_output_token is E2E/N per request (0 when N = 0); tokentrace has no E2E/N quantity"
+	whyIPSchedule      = "schedule_delay is start_time − scheduled_time; the per-request file does not keep scheduled_time"
+	whyIPSend          = "send_duration (last start − first start) has no tokentrace scalar"
+	whyIPAchieved      = "achieved_rate is requests / send_duration, which has no tokentrace scalar"
+	whyIPConfig        = "a configured load setting, not a measurement (compare with the run's request_rate_rps / concurrency)"
+	whyIPInput         = "input_tokens_per_sec (Σ ISL of successes / total_time) has no tokentrace scalar"
+	whyIPMedia         = "inference-perf's request-size and image/video/audio statistics are not imported"
+	whyIPMismatch      = "token_count_mismatches compares the per-chunk re-tokenized sum with the server's completion_tokens; tokentrace has no such count"
+	whyIPFailedLat     = "tokentrace has no latency quantity over failed requests"
+	whyIPLabels        = "failure labels are inference-perf's classification of error messages (make_concise_label)"
+	whyIPProm          = "a server-side number from the model server's Prometheus metrics (PromQL over the stage's window), not a client measurement: nothing in the client's requests recomputes it"
+	whyIPUsageFallback = "inference-perf's output_tokens section takes the client's count where the server sent no completion_tokens; tokentrace's server-usage count has no value for those records"
+	whyIPBenchProm     = "inference-perf writes benchmark_time_seconds 0.0 in every Prometheus report (summarize_prometheus_metrics)"
 )
 
 // metrics maps inference-perf's reported metrics. The same
@@ -163,19 +164,16 @@ func metrics(convention.Convention) map[string]convention.ReportedMetric {
 // per change of its per-request times (timing in convention.go), the
 // message-timed v0.3–v0.4 sharing v0.2's.
 var Tool = convention.Tool{
-	Name:       Name,
-	Profiles:   []convention.Convention{Profile, Profile02, Profile05},
-	Aliases:    map[string]string{ConventionMessage: ConventionLine},
-	Metrics:    metrics,
-	Throughput: &convention.ReportedThroughput{OutputMetric: "successes.throughput.output_tokens_per_sec", OutputStat: "value", RequestMetric: "successes.throughput.requests_per_sec", RequestStat: "value", RequestScale: 1},
+	Name:     Name,
+	Profiles: []convention.Convention{Profile, Profile02, Profile05},
+	Aliases:  map[string]string{ConventionMessage: ConventionLine},
+	Metrics:  metrics,
+	Traps:    traps,
 	Differences: []convention.Difference{
 		{Metric: "successes.latency.time_to_first_token", Reason: "inference-perf takes TTFT only from requests with two or more token times " +
 			"(a one-token reply has none, inference_perf/apis/streaming_parser.py); the profile takes every completed request's first response"},
-		{Metric: "successes.output_tokens", Reason: outputTokensDiffers},
-		{Metric: "successes.output_tokens.total", Reason: outputTokensDiffers},
+		{Metric: "successes.output_tokens", RunNote: noteNoUsage, Reason: whyIPUsageFallback},
+		{Metric: "successes.output_tokens.total", RunNote: noteNoUsage, Reason: whyIPUsageFallback},
 	},
+	Throughput: &convention.ReportedThroughput{OutputMetric: "successes.throughput.output_tokens_per_sec", OutputStat: "value", RequestMetric: "successes.throughput.requests_per_sec", RequestStat: "value", RequestScale: 1},
 }
-
-// outputTokensDiffers explains an output_tokens statistic that differs.
-const outputTokensDiffers = "inference-perf counts a request the server sent no usage for by re-tokenizing its text per chunk; " +
-	"the profile takes the server's usage only, and has no count for such a request"

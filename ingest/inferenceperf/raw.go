@@ -45,6 +45,9 @@ type rawFile struct {
 	// per-run statistics of the second pass
 	inconsistent int
 	noEvents     int
+	noUsage      int // v0.6+ successful records without the server's usage
+	// the first pass's verdicts on the data checks (traps.go)
+	lineJudge, msgJudge, bosJudge, countJudge trapJudge
 }
 
 // readRawPass1 validates every record and keeps their times. It reads the
@@ -85,6 +88,7 @@ func (im *runImport) readRawPass1(path string) (*rawFile, error) {
 		if len(r.chunkTimes) > 0 && len(r.tokenTimes) > 0 && !sameTimes(r.chunkTimes, r.tokenTimes) {
 			raw.tokensDiffer = true
 		}
+		raw.judgeTraps(r)
 		for _, k := range r.unknown {
 			raw.unknown[k]++
 		}
@@ -193,9 +197,20 @@ func (im *runImport) emitRequests() error {
 			for j := range events {
 				events[j].RunID, events[j].RequestKey = p.id, keys[p]
 			}
+			codes := raw.markTraps(r, keys[p], events, p)
 			req := r.toRequest(p.id, keys[p], events)
+			for _, c := range codes {
+				req.AddCorrection(c)
+			}
+			if raw.bosInCount(r, &req) {
+				req.AddCorrection(TrapBOSInOutputCount)
+				p.tally(TrapBOSInOutputCount, fmt.Sprintf("request %d: output_tokens %g → %d (no server usage)", keys[p], *req.ReportedOutputTokens, *req.OutputTokens))
+			}
 			if r.streamed && len(events) == 0 && !r.failed {
 				raw.noEvents++
+			}
+			if r.gen == genMetrics && !r.failed && r.hasResponse && r.serverCompletion == nil {
+				raw.noUsage++
 			}
 			keys[p]++
 			p.statuses[req.Status]++
@@ -272,7 +287,7 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 	}
 	switch raw.timing {
 	case timingLine, timingMessage:
-		notes = append(notes, "events: one per output_token_times entry, imported as content events without text or token count — inference-perf kept only the times it counted as token arrivals, not what arrived then (every SSE line ≤v0.2, every SSE message v0.3–v0.4, [DONE] included): latencies recomputed from them follow the tool's definitions, not the true token timing")
+		notes = append(notes, "events: one per output_token_times entry, imported as content events without text — inference-perf kept only the times it counted as token arrivals, not what arrived then (every SSE line ≤v0.2, every SSE message v0.3–v0.4, [DONE] included): latencies recomputed from them as written follow the tool's definitions, not the true token timing; where the data check "+TrapLineTimes+" or "+TrapMessageTimes+" finds the layout, the times that carried no token ([DONE], blank lines, the chat role chunk) have tokens 0 and the canonical convention leaves them out")
 	case timingRead:
 		notes = append(notes, "v0.1.0 records keep no output-token data: no events, no token counts; successful records are status ok as the tool counted them")
 	case timingToken5, timingToken:
@@ -289,6 +304,9 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 	if raw.inconsistent > 0 {
 		notes = append(notes, fmt.Sprintf("records of the per-request file whose output_token_times do not fit their chunk_times (token counts per chunk left null): %d", raw.inconsistent))
 	}
+	if raw.noUsage > 0 {
+		notes = append(notes, fmt.Sprintf("%s %d (inference-perf's output_tokens section falls back to its own count for them)", noteNoUsage, raw.noUsage))
+	}
 	if raw.noEvents > 0 {
 		notes = append(notes, fmt.Sprintf("streamed successful records of the per-request file without any recorded chunk: %d", raw.noEvents))
 	}
@@ -301,6 +319,10 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 	notes = append(notes, noteNs)
 	return notes
 }
+
+// noteNoUsage begins the note counting v0.6+ records without server usage
+// (Tool.Differences names it).
+const noteNoUsage = "successful records without the server's usage:"
 
 // countList renders "a ×2, b ×1" sorted by key.
 func countList(m map[string]int) string {

@@ -58,13 +58,20 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats
 	}
 	conv := detectConvention(rows, ts)
 	var lt lastTokenStats
+	reqs := make([]formats.Request, len(rows))
 	for i := range rows {
-		req := rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)
-		if err := sink.Request(&req, nil); err != nil {
+		reqs[i] = rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)
+	}
+	bos, hasBOS := bosCheck(reqs)
+	for i := range reqs {
+		if err := sink.Request(&reqs[i], nil); err != nil {
 			return err
 		}
 	}
 	run := baseRun(label, sum)
+	if hasBOS {
+		run.Checks = append(run.Checks, bos)
+	}
 	run.SourceFiles = append([]formats.SourceFile{src}, run.SourceFiles...)
 	run.Convention = conv.name
 	run.RequestCount = int64(len(rows))

@@ -97,6 +97,7 @@ var Tool = convention.Tool{
 	Profiles:   []convention.Convention{Profile2023, Profile2024Apr, Profile2024Dec},
 	Aliases:    map[string]string{ConventionUnknown: Convention2024Dec},
 	Metrics:    metrics,
+	Traps:      traps,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "mean_output_throughput_token_per_s", OutputStat: "value", RequestMetric: "num_completed_requests_per_min", RequestStat: "value", RequestScale: 1.0 / 60},
 	Differences: []convention.Difference{{Metric: "ttft_s", RunNote: noteNoContent,
 		Reason: "LLMPerf keeps replies without content in its statistics with ttft_s 0 (its initial value: no content chunk came; " +

@@ -152,7 +152,10 @@ func (r *runBuilder) readSummary(path string) error {
 			}
 			continue
 		}
-		if block != "" && strings.HasPrefix(line, "*") {
+		if block != "" && (strings.HasPrefix(line, "*") ||
+			// a bullet's continuation line, indented, without a label
+			// (" with the run being successful if every additional")
+			len(blockText) > 0 && line != "" && raw != line && !strings.Contains(line, ":")) {
 			blockText = append(blockText, line)
 			continue
 		}
@@ -525,6 +528,11 @@ func (r *runBuilder) build(path string) formats.Run {
 		run.LoadMode, run.Concurrency = "concurrency", ingest.Ptr(1.0)
 	}
 	vals := r.merged()
+	ttftNull := false
+	if ch := firstTokenNotMeasured(vals); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+		ttftNull = true
+	}
 	for _, v := range vals {
 		rs := formats.ReportedStat{Metric: v.metric, Stat: v.stat, Unit: v.unit, File: v.file}
 		if v.isText {
@@ -546,7 +554,7 @@ func (r *runBuilder) build(path string) formats.Run {
 	if r.model != "" {
 		notes = append(notes, "model "+r.model+" (from "+r.modelFrom+")")
 	}
-	notes = append(notes, r.verdictNotes(vals)...)
+	notes = append(notes, r.verdictNotes(vals, ttftNull)...)
 	notes = append(notes, "latencies run from each query's scheduled time (Server: its Poisson arrival), so they include LoadGen's issue delay and the SUT's queueing; TPOT = (latency − TTFT)/(n_tokens − 1) in integer ns; percentiles are sorted[⌊n·p⌋]; means are integer ns")
 	if r.oldLabel {
 		notes = append(notes, "the summary's \"Time to Output Token\" lines (LoadGen before mlcommons/inference PR #2360) are LoadGen's TPOT: imported as time_per_output_token_ns")
@@ -572,8 +580,10 @@ func orUnknown(s string) string {
 	return s
 }
 
-// verdictNotes states and checks the run's validity and constraints.
-func (r *runBuilder) verdictNotes(vals []value) []string {
+// verdictNotes states and checks the run's validity and constraints, and
+// names the early-stopping checks that did not succeed. ttftNull: the
+// first-token statistics are no measurement (firstTokenNotMeasured).
+func (r *runBuilder) verdictNotes(vals []value, ttftNull bool) []string {
 	get := func(metric, stat string) *value {
 		for i := range vals {
 			if vals[i].metric == metric && vals[i].stat == stat {
@@ -604,7 +614,31 @@ func (r *runBuilder) verdictNotes(vals []value) []string {
 		}
 		notes = append(notes, s)
 	} else if met != nil {
-		notes = append(notes, "performance constraints satisfied: "+met.text)
+		s := "performance constraints satisfied: " + met.text
+		if ttftNull {
+			s += " (LoadGen compared first-token latencies that were never measured with ttft_latency: it says nothing about TTFT)"
+		}
+		notes = append(notes, s)
+	}
+	if es := get("early_stopping_met", "value"); es != nil && !truthy(es.text) {
+		notes = append(notes, "early stopping satisfied: "+es.text)
+	}
+	for _, b := range []struct{ metric, what string }{
+		{"early_stopping_result", "early stopping result"},
+		{"early_stopping_ttft_result", "TTFT early stopping result"},
+		{"early_stopping_tpot_result", "TPOT early stopping result"},
+	} {
+		v := get(b.metric, "value")
+		switch {
+		case v == nil:
+		case strings.TrimSpace(v.text) == "":
+			// Offline runs print the blocks empty: no early stopping there
+			if r.scenario == "Server" || r.scenario == "Interactive" {
+				notes = append(notes, b.what+": empty (LoadGen printed no verdict)")
+			}
+		case !strings.Contains(v.text, "Run successful."):
+			notes = append(notes, b.what+": "+strings.Join(strings.Fields(v.text), " "))
+		}
 	}
 	if v := get("token_throughput", "value"); v != nil && v.v != nil {
 		notes = append(notes, fmt.Sprintf("token_throughput (%s) is LoadGen's Σ tokens / (mean latency in ns · samples): a unit slip, not a throughput; use completed_tokens_per_second", v.raw))

@@ -55,10 +55,17 @@
 // "concurrency" 1. The model is read from user.conf beside the logs (its
 // single "<model>.<Scenario>.key" prefix) or from the submission path.
 //
+// First-token statistics that are no measurement — all 0, or LoadGen's
+// negative invalid-latency sentinel — are imported as null with the data
+// check mlperf_first_token_not_measured (traps.go; mlcommons/inference
+// #1788), never as 0.
+//
 // Notes state the validity and constraint results, and check them: P99
 // TTFT ≤ ttft_latency and P99 TPOT ≤ tpot_latency is LoadGen's rule, the
 // submission checker's is strict <; the check with the reported P99s is
-// noted beside the tool's verdict.
+// noted beside the tool's verdict. Early-stopping checks that did not
+// succeed (or printed no verdict in a Server or Interactive run) are noted
+// with LoadGen's text.
 //
 // # Damage
 //

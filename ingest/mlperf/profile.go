@@ -80,4 +80,5 @@ var Tool = convention.Tool{
 	Name:     Name,
 	Profiles: []convention.Convention{Profile},
 	Metrics:  func(convention.Convention) map[string]convention.ReportedMetric { return metrics },
+	Traps:    traps,
 }

@@ -103,6 +103,7 @@ var Tool = convention.Tool{
 	Name:       Name,
 	Profiles:   []convention.Convention{Profile, ProfileNative},
 	Metrics:    metrics,
+	Traps:      traps,
 	Throughput: &convention.ReportedThroughput{OutputMetric: "output_throughput", OutputStat: "value", RequestMetric: "request_throughput", RequestStat: "value", RequestScale: 1},
 	Headline: []string{
 		"ttft_ms", "tpot_ms", "itl_ms", "e2e_latency_ms", "completed", "failed", "duration",

@@ -120,6 +120,12 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 	return r, nil
 }
 
+// client2024 reports whether the line is the 2024 script's, whose every
+// backend, "sglang" included, used the OpenAI completions client with
+// output_len = the requested length (sgl-project/sglang 50a6136
+// bench_serving.py ASYNC_REQUEST_FUNCS).
+func (r *result) client2024() bool { return strings.HasPrefix(r.keySet, "2024") }
+
 // keySet names the era of a line's keys (package doc).
 func keySet(keys []string) string {
 	switch {
@@ -290,6 +296,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		notes = append(notes, "redacted from config_json: "+strings.Join(redacted, ", "))
 	}
 	if d == nil {
+		if ch := summaryStuck(native && !r.client2024(), r.reported); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 		src.Role = "summary"
 		notes = append([]string{"summary only: nothing to recompute"}, notes...)
 		f.warns.WarnOnly("summary only: nothing to recompute")
@@ -298,6 +307,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 	} else {
 		src.Role = "raw"
+		stuck := d.findStuck(native && !r.client2024(), r.reported)
+		if stuck.check != nil {
+			run.Checks = append(run.Checks, *stuck.check)
+		}
 		if err := formats.StartRun(sink, &run); err != nil {
 			return err
 		}
@@ -306,6 +319,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		for i := 0; i < d.n; i++ {
 			var req formats.Request
 			req, events = d.request(runID, i, native, f.opt.NoText, st, events)
+			if stuck.byRequest[i] {
+				req.AddCorrection(TrapOutputLenStuck)
+			}
 			if err := sink.Request(&req, events); err != nil {
 				return err
 			}

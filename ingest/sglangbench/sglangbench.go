@@ -84,7 +84,9 @@
 //     backends (meta_info.completion_tokens), tool_reported for the others
 //     (usage.completion_tokens if seen, else the requested length: sglang
 //     issue #24254); input_tokens = input_lens (the dataset's prompt
-//     length, tool_reported).
+//     length, tool_reported). A run whose output_lens are far above its
+//     content messages (the data check sglang_output_len_stuck, traps.go)
+//     names the check in the affected requests' corrections.
 //
 // A line without these arrays is summary only: its run has Reported and no
 // requests ("summary only: nothing to recompute").

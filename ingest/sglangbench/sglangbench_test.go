@@ -29,6 +29,7 @@ var corpusFiles = map[string]string{
 var fixtures = map[string]string{
 	"output-details": "sglang_0301_4_64_8.jsonl",
 	"truncated":      "sglang_0301_2_64_8.jsonl",
+	"trap-stuck":     "sglang-oai_0502_4_32_16.jsonl",
 }
 
 func importFile(t *testing.T, path, label string) (*formats.Collector, []string) {

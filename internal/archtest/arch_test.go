@@ -44,6 +44,8 @@ func allowed(pkg, dep string) bool {
 		return in("formats", "convention", "analyze", "analyze/stats", "analyze/render", "analyze/slo")
 	case pkg == "internal/reqtest":
 		return in("formats", "ingest")
+	case pkg == "internal/traptest": // the importers' trap tests: import, then analyse
+		return in("formats", "convention", "ingest", "analyze", "analyze/reproduce")
 	case strings.HasPrefix(pkg, "cmd/"):
 		return true // cmd wires everything
 	}

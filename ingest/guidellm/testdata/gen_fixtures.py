@@ -28,6 +28,7 @@ directory: python3 gen_fixtures.py
 """
 
 import json
+import os
 import math
 
 T0 = 1750000000.0
@@ -160,6 +161,13 @@ def status_summary(fn, by_status, summarize):
 
 # ---------------------------------------------------------------- v0.3 shape
 
+def output_text(rid, n):
+    """A reply of n tokens: at least a byte a token, as a real text is (the
+    data check guidellm_ttft_after_reasoning counts tokens a text cannot
+    hold)."""
+    return "hand-made output " + rid + ":" + " word" * (n or 0)
+
+
 def req_v03(rid, start, ttft, itl, n, prompt, end_gap, kind="ok", error=None, out_tokens=None):
     """A v0.3 record: first token ttft s after start, then n−1 tokens itl s apart."""
     first = None if ttft is None else T0 + start + ttft
@@ -178,7 +186,7 @@ def req_v03(rid, start, ttft, itl, n, prompt, end_gap, kind="ok", error=None, ou
             "worker_end": end + 0.0001, "process_id": 0,
         },
         "prompt": "hand-made prompt " + rid,
-        "output": None if kind == "errored" else "hand-made output " + rid,
+        "output": None if kind == "errored" else output_text(rid, n if out_tokens is None else out_tokens),
         "prompt_tokens": prompt,
         "output_tokens": n if out_tokens is None else out_tokens,
         "start_time": T0 + start,
@@ -321,13 +329,16 @@ def usage(tokens, text=None):
             "audio_seconds": None, "audio_bytes": None, "total_tokens": tokens}
 
 
-def req_v04(rid, start, ttft, itl, n, prompt, end_gap, status="completed", error=None, iters=None):
+def req_v04(rid, start, ttft, itl, n, prompt, end_gap, status="completed", error=None, iters=None, usage_n=None, text=None):
+    """n content tokens, ttft then itl apart; usage_n: the server's count
+    when it is not n (a reasoning model's completion_tokens counts the
+    reasoning a content-only client never timed); text: the output."""
     s = T0 + 100 + start
     first = None if ttft is None else s + ttft
     last = None if ttft is None else s + ttft + (n - 1) * itl
     end = (last if last is not None else s) + end_gap
     iters = n if iters is None else iters
-    out_text = None if status == "errored" else "hand-made output " + rid
+    out_text = None if status == "errored" else (output_text(rid, n) if text is None else text)
     timings = {
         "targeted_start": s - 0.0005, "queued": s - 0.0004, "dequeued": s - 0.0003, "scheduled_at": s - 0.0002,
         "resolve_start": s - 0.0001, "request_start": s, "first_request_iteration": first,
@@ -337,7 +348,7 @@ def req_v04(rid, start, ttft, itl, n, prompt, end_gap, status="completed", error
     }
     # compile_stats clears the request's own counts when the request did not
     # complete, and a cut stream has no usage: output_tokens is None then.
-    out_tokens = n if status == "completed" else None
+    out_tokens = (n if usage_n is None else usage_n) if status == "completed" else None
     r = {
         "type_": "generative_request_stats",
         "request_id": rid,
@@ -483,6 +494,37 @@ def fixture_v04_sampled():
     }
 
 
+def fixture_trap_reasoning():
+    """guidellm 0.6.1 (content-only TTFT, issue #737) against a reasoning
+    model: the server's completion_tokens count the reasoning, the client
+    saw and timed the content only."""
+    by = {
+        "successful": [
+            # 590 reasoning tokens unseen, then 10 content tokens
+            req_v04("r1", 0.000, 8.000, 0.020, 10, 128, 0.003, usage_n=600, text="The answer is 42."),
+            req_v04("r2", 0.010, 4.000, 0.025, 2, 128, 0.003, usage_n=300, text="Yes."),
+            # a long answer after a short thought: the count does not exceed
+            # the text's bytes, nothing to see
+            req_v04("r3", 0.020, 0.500, 0.020, 40, 128, 0.003, usage_n=45,
+                    text="Paris is the capital of France, and it has been for a very long time; "
+                         "the city sits on the Seine and is known for its museums."),
+        ],
+        "incomplete": [],
+        "errored": [],
+    }
+    b = benchmark_v04(by, by, {"type_": "concurrent", "streams": 3}, None)
+    return {
+        "metadata": {"version": 1, "guidellm_version": "0.6.1", "python_version": "3.12.3",
+                     "platform": "Linux-6.8.0-x86_64-with-glibc2.39"},
+        "args": {"target": "http://localhost:8000", "data": ["prompt_tokens=128,output_tokens=1024"],
+                 "profile": "concurrent", "rate": [3.0], "backend": "openai_http", "backend_kwargs": None,
+                 "model": "example-reasoning-model", "processor": "example-processor", "random_seed": 42,
+                 "outputs": ["json"], "sample_requests": None, "warmup": None, "cooldown": None,
+                 "prefer_response_metrics": True, "max_seconds": 30, "max_requests": None},
+        "benchmarks": [b],
+    }
+
+
 def write(path, obj):
     with open(path, "w") as f:
         json.dump(obj, f, indent=1)
@@ -493,6 +535,8 @@ if __name__ == "__main__":
     write("v03-requests/benchmarks.json", fixture_v03())
     write("v04-requests/benchmarks.json", fixture_v04())
     write("v04-sampled/benchmarks.json", fixture_v04_sampled())
+    os.makedirs("trap-reasoning", exist_ok=True)
+    write("trap-reasoning/benchmarks.json", fixture_trap_reasoning())
     try:
         import yaml  # guidellm writes YAML with yaml.dump (sorted keys)
 

@@ -98,7 +98,9 @@ def head_record(r):
         raw += "data: " + json.dumps({"id": "cmpl-%s" % r["id"], "choices": [], "usage": usage}, separators=(",", ":")) + "\n\n"
     raw += "data: [DONE]\n\n"
     text = "".join(t for _, t in r["chunks"])
-    rm = {"output_tokens": words(text), "server_usage": usage, "response_chunks": chunks,
+    # v0.6.0 counted the whole reply with count_tokens(text), special tokens
+    # added: one BOS with Llama-style tokenizers (PR #644, fixed in v0.6.1)
+    rm = {"output_tokens": words(text) + (1 if r.get("bos") else 0), "server_usage": usage, "response_chunks": chunks,
           "chunk_times": chunk_times, "output_token_times": token_times}
     info = {"request_metrics": {"text": {"input_tokens": r["input"]}, "image": None, "video": None, "audio": None},
             "response_metrics": rm, "extra_info": {}, "lora_adapter": None, "labels": {}}
@@ -395,7 +397,185 @@ def v02_lines(d):
     dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), summ, indent=None)
 
 
+# ------------------------------------------------------- trap fixtures --
+
+
+def v04_summary(recs, rate, sched):
+    """summarize_requests at v0.4.0 (e3e690ba): one time per SSE message;
+    TPOT = (t_last - t_first)/(len(times) - 1), ITL pools the time gaps."""
+    ok = [r for r in recs if r["error"] is None]
+    total_time = max(r["end_time"] for r in recs) - min(r["start_time"] for r in recs)
+    streamable = [x for x in ok if len(x["info"]["output_token_times"]) > 1]
+    starts = [r["start_time"] for r in recs]
+    send = max(starts) - min(starts)
+    times = lambda x: x["info"]["output_token_times"]
+    return {
+        "load_summary": {"count": len(recs), "schedule_delay": summarize([r["start_time"] - s for r, s in zip(recs, sched)]),
+                         "send_duration": send, "requested_rate": rate, "achieved_rate": len(recs) / send},
+        "successes": {
+            "count": len(ok),
+            "latency": {
+                "request_latency": summarize([x["end_time"] - x["start_time"] for x in ok]),
+                "normalized_time_per_output_token": summarize([(x["end_time"] - x["start_time"]) / x["info"]["output_tokens"] for x in ok]),
+                "time_per_output_token": summarize([(times(x)[-1] - times(x)[0]) / (len(times(x)) - 1) for x in streamable]),
+                "time_to_first_token": summarize([times(x)[0] - x["start_time"] for x in streamable]),
+                "inter_token_latency": summarize([b - a for x in streamable for a, b in zip(times(x), times(x)[1:])]),
+            },
+            "throughput": {
+                "input_tokens_per_sec": sum(x["info"]["input_tokens"] for x in ok) / total_time,
+                "output_tokens_per_sec": sum(x["info"]["output_tokens"] for x in ok) / total_time,
+                "total_tokens_per_sec": sum(x["info"]["input_tokens"] + x["info"]["output_tokens"] for x in ok) / total_time,
+                "requests_per_sec": len(ok) / total_time,
+            },
+            "prompt_len": summarize([float(x["info"]["input_tokens"]) for x in ok]),
+            "output_len": summarize([float(x["info"]["output_tokens"]) for x in ok]),
+        },
+        "failures": {"count": 0, "request_latency": None, "prompt_len": None},
+    }
+
+
+def trap_v04_messages(d):
+    """inference-perf v0.4 chat (apis/chat.py at e3e690ba): one time per SSE
+    message, appended before the message is parsed: the role-only first
+    chunk, one content chunk per token, and [DONE], 4 µs after the last
+    token (the role chunk 4 µs before the first)."""
+    os.makedirs(d, exist_ok=True)
+    sep = 0.000004
+    reqs = [
+        {"start": 4000.000, "tokens": [4000.0601, 4000.0801, 4000.1001, 4000.1201], "end": 4000.1212, "input": 12},
+        {"start": 4000.500, "tokens": [4000.54002, 4000.560, 4000.585, 4000.600, 4000.630], "end": 4000.631, "input": 14},
+        {"start": 4001.000, "tokens": [4001.03001, 4001.050], "end": 4001.051, "input": 10},
+    ]
+    recs = []
+    for r in reqs:
+        times = [r["tokens"][0] - sep] + r["tokens"] + [r["tokens"][-1] + sep]
+        text = " ".join("w%d" % i for i in range(len(r["tokens"])))
+        body = json.dumps({"model": "meta-llama/Llama-3.1-8B-Instruct", "messages": [{"role": "user", "content": "q"}],
+                           "max_tokens": 8, "ignore_eos": True, "stream": True})
+        recs.append({"start_time": r["start"], "end_time": r["end"], "request": body, "response": "",
+                     "info": {"input_tokens": r["input"], "output_tokens": words(text), "output_token_times": times,
+                              "extra_info": {}, "lora_adapter": None},
+                     "error": None})
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), v04_summary(recs, 2.0, [4000.000, 4000.500, 4001.000]))
+
+
+def v05_record(r):
+    """One v0.5 record (apis/completion.py and reportgen/base.py at v0.5.0
+    e250731): the chunks and their times as parse_sse_stream kept them, the
+    server's usage, and what summarize_requests wrote back before the
+    per-request file was dumped: output_token_times, every token of a chunk
+    at the chunk's time, counted with count_tokens(text) — which adds a BOS
+    (words + 1 with these fixtures' tokenizer) — and output_tokens their
+    sum."""
+    chunks, chunk_times, token_times = [], [], []
+    for t, text in r["chunks"]:
+        chunks.append(json.dumps({"id": "cmpl-%s" % r["id"], "object": "text_completion", "created": 1777000000,
+                                  "model": "meta-llama/Llama-3.1-8B-Instruct",
+                                  "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": None}]},
+                                 separators=(",", ":")))
+        chunk_times.append(t)
+        token_times += [t] * (words(text) + 1)
+    body = json.dumps({"model": "meta-llama/Llama-3.1-8B-Instruct", "prompt": "p", "max_tokens": 8, "ignore_eos": True,
+                       "stream": True, "stream_options": {"include_usage": True}})
+    ri = {"response_chunks": chunks, "chunk_times": chunk_times, "output_tokens": len(token_times),
+          "output_token_times": token_times, "server_usage": r["usage"]}
+    return {"start_time": r["start"], "end_time": r["end"], "request": body, "response": "",
+            "info": {"input_tokens": r["input"], "extra_info": {}, "lora_adapter": None, "response_info": ri},
+            "error": None}
+
+
+def v05_summary(recs, rate, sched):
+    """summarize_requests at v0.5.0: TTFT = first token time - start, TPOT =
+    (last - first)/(output_tokens - 1), ITL pools every token-time gap,
+    token_count_mismatches counts requests whose per-chunk sum is not the
+    server's completion_tokens."""
+    ok = [r for r in recs if r["error"] is None]
+    total_time = max(r["end_time"] for r in recs) - min(r["start_time"] for r in recs)
+    starts = [r["start_time"] for r in recs]
+    send = max(starts) - min(starts)
+    ri = lambda x: x["info"]["response_info"]
+    e2e = [x["end_time"] - x["start_time"] for x in ok]
+    ntpot = [(x["end_time"] - x["start_time"]) / ri(x)["output_tokens"] for x in ok]
+    ttft, tpot, itl = [], [], []
+    mismatches = 0
+    for x in ok:
+        t = ri(x)["output_token_times"]
+        u = ri(x)["server_usage"]
+        if u is not None and len(t) != u["completion_tokens"]:
+            mismatches += 1
+        if len(t) > 1:
+            ttft.append(t[0] - x["start_time"])
+            if ri(x)["output_tokens"] > 1:
+                tpot.append((t[-1] - t[0]) / (ri(x)["output_tokens"] - 1))
+            itl += [b - a for a, b in zip(t, t[1:])]
+    inp = [x["info"]["input_tokens"] for x in ok]
+    out = [ri(x)["output_tokens"] for x in ok]
+    return {
+        "benchmark_time_seconds": total_time,
+        "load_summary": {"count": len(recs), "schedule_delay": summarize([r["start_time"] - s for r, s in zip(recs, sched)]),
+                         "send_duration": send, "requested_rate": rate, "achieved_rate": len(recs) / send},
+        "successes": {
+            "count": len(ok),
+            "latency": {"request_latency": summarize(e2e), "normalized_time_per_output_token": summarize(ntpot),
+                        "time_per_output_token": summarize(tpot), "time_to_first_token": summarize(ttft),
+                        "inter_token_latency": summarize(itl)},
+            "throughput": {"input_tokens_per_sec": sum(inp) / total_time, "output_tokens_per_sec": sum(out) / total_time,
+                           "total_tokens_per_sec": (sum(inp) + sum(out)) / total_time, "requests_per_sec": len(ok) / total_time},
+            "prompt_len": summarize([float(v) for v in inp]),
+            "output_len": summarize([float(v) for v in out]),
+            "token_count_mismatches": mismatches,
+        },
+        "failures": {"count": 0, "request_latency": None, "prompt_len": None},
+    }
+
+
+def trap_v05_bos(d):
+    """inference-perf v0.5 completions with a BOS-prepending tokenizer: one
+    BOS counted per chunk (issue #564)."""
+    os.makedirs(d, exist_ok=True)
+    reqs = [
+        {"id": "b0", "start": 5000.000, "end": 5000.101, "input": 9,
+         "chunks": [(5000.040, " The"), (5000.060, " quick"), (5000.100, " brown fox")],
+         "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}},
+        {"id": "b1", "start": 5000.200, "end": 5000.291, "input": 8,
+         "chunks": [(5000.230, " a"), (5000.250, " b"), (5000.270, " c"), (5000.290, " d")],
+         "usage": {"prompt_tokens": 8, "completion_tokens": 4, "total_tokens": 12}},
+        # a server that sent no usage
+        {"id": "b2", "start": 5000.400, "end": 5000.471, "input": 7,
+         "chunks": [(5000.430, " x y"), (5000.470, " z")], "usage": None},
+    ]
+    recs = [v05_record(r) for r in reqs]
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), v05_summary(recs, 5.0, [5000.000, 5000.200, 5000.400]))
+
+
+def trap_v060_bos(d):
+    """inference-perf v0.6.0 (apis/completion.py count_tokens(output_text)
+    with special tokens, before PR #644): every whole-reply count one more
+    than the text's words; two records with the server's usage, one
+    without."""
+    os.makedirs(d, exist_ok=True)
+    reqs = [
+        {"id": "w0", "start": 6000.000, "end": 6000.101, "input": 9, "prompt": "q0", "bos": True,
+         "chunks": [(6000.040, " one"), (6000.060, " two"), (6000.100, " three")],
+         "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}},
+        {"id": "w1", "start": 6000.200, "end": 6000.251, "input": 8, "prompt": "q1", "bos": True,
+         "chunks": [(6000.230, " yes"), (6000.250, " no")],
+         "usage": {"prompt_tokens": 8, "completion_tokens": 2, "total_tokens": 10}},
+        {"id": "w2", "start": 6000.400, "end": 6000.491, "input": 7, "prompt": "q2", "bos": True,
+         "chunks": [(6000.430, " a"), (6000.450, " b"), (6000.470, " c"), (6000.490, " d")], "usage": None},
+    ]
+    sched = [6000.000, 6000.200, 6000.400]
+    recs = [head_record(r) for r in reqs]
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), head_summary(recs, 5.0, sched))
+
+
 if __name__ == "__main__":
     head_two_stages("head-2stages")
     edge_v06("edge-v06")
+    trap_v04_messages("trap-v04-messages")
+    trap_v05_bos("trap-v05-bos")
+    trap_v060_bos("trap-v060-bos")
     v02_lines("v02-lines")
