@@ -234,12 +234,11 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 
 	if len(rr.Reported) > 0 {
 		keys := make([]string, 0, len(rr.Reported))
-		for k := range rr.Reported {
-			if slices.Contains(rr.Headline, k) {
+		for _, k := range rr.Headline { // the tool's own order: its verdict first
+			if _, ok := rr.Reported[k]; ok {
 				keys = append(keys, k)
 			}
 		}
-		sort.Strings(keys)
 		if len(keys) == 0 { // a tool without headline names (MLPerf): the first ones
 			for _, k := range slices.Sorted(maps.Keys(rr.Reported)) {
 				if len(keys) < 12 {
@@ -249,11 +248,20 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 		}
 		t := &table{md: md}
 		t.add(fmt.Sprintf("reported by %s (%d of %d metrics; all in the JSON report)", clean(orDash(rr.Tool), md), len(keys), len(rr.Reported)), "unit", "avg/mean", "P50", "P90", "P99")
+		var long []string // text values too long for a cell, printed below
 		for _, k := range keys {
 			r := rr.Reported[k]
-			t.add(clean(k, md), clean(fmt.Sprint(orEmpty(r["unit"])), md), rep(r, "avg", "mean", "value"), rep(r, "p50"), rep(r, "p90"), rep(r, "p99"))
+			v := rep(r, "avg", "mean", "value")
+			if len(v) > 40 {
+				long = append(long, fmt.Sprintf("  %s: %s", clean(k, md), cleanN(v, md, 600)))
+				v = "(below)"
+			}
+			t.add(clean(k, md), clean(fmt.Sprint(orEmpty(r["unit"])), md), v, rep(r, "p50"), rep(r, "p90"), rep(r, "p99"))
 		}
 		t.write(w)
+		for _, l := range long {
+			line("%s", l)
+		}
 	}
 	for i, e := range rr.Errors {
 		if i == 5 {
@@ -376,7 +384,8 @@ func rep(r analyze.Reported, keys ...string) string {
 			if f, ok := v.(analyze.F); ok {
 				return repNum(float64(f))
 			}
-			return fmt.Sprint(v)
+			// a tool's text (MLPerf's early-stopping block): one line
+			return strings.Join(strings.Fields(fmt.Sprint(v)), " ")
 		}
 	}
 	return ""

@@ -115,3 +115,26 @@ func TestReconcileNeedsTokenizer(t *testing.T) {
 		t.Errorf("reconcile without a tokenizer:\n%s", out)
 	}
 }
+
+// TestMLPerfNotMeasured: LoadGen's first-token statistics written as 0
+// for first tokens never measured (mlcommons/inference#1788): the report
+// shows the INVALID verdict first and the failed TPOT early stopping in
+// full; a TTFT gate fails (exit 3) saying the value was not measured,
+// never passing on the 0.
+func TestMLPerfNotMeasured(t *testing.T) {
+	const in = "../../ingest/mlperf/testdata/trap-ttft-zero"
+	out, err := run(t, "report", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"validity                  INVALID", "early_stopping_tpot_result: * Run unsuccessful. * Processed 33 queries. * Would need to run at least 805 more queries",
+		"mlperf_first_token_not_measured [ttft_ms tpot_ms]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run(t, "gate", "--gate", "p99(ttft)<=2s", in)
+	if exitCode(err) != 3 || !strings.Contains(out, "not measured: LoadGen reported first-token latencies the system under test never measured") {
+		t.Errorf("gate p99(ttft): exit %d\n%s", exitCode(err), out)
+	}
+}

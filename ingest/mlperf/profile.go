@@ -81,4 +81,13 @@ var Tool = convention.Tool{
 	Profiles: []convention.Convention{Profile},
 	Metrics:  func(convention.Convention) map[string]convention.ReportedMetric { return metrics },
 	Traps:    traps,
+	// the verdict first: LoadGen's VALID/INVALID, why, and each
+	// constraint and early-stopping result (mlcommons/inference#1788: a
+	// "Yes" beside a failed TPOT early stopping)
+	Headline: []string{
+		"validity", "invalid_reason", "perf_constraints_met", "min_duration_met", "min_queries_met",
+		"early_stopping_met", "early_stopping_ttft_result", "early_stopping_tpot_result",
+		"completed_samples_per_sec", "completed_tokens_per_second", "samples_per_second", "tokens_per_second",
+		"first_token_latency_ns", "time_per_output_token_ns", "latency_ns", "num_errors",
+	},
 }
