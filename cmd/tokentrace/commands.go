@@ -459,14 +459,18 @@ func newAnalyze() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			pw, err := formats.NewParquetWriter(out, formats.WriteOptions{NoText: in.noText})
+			// every file goes to a hidden sibling of -o, swapped into
+			// place once all are written (outdir.go)
+			set, err := newOutputSet(out)
 			if err != nil {
 				return err
 			}
-			defer onInterrupt(pw.Abort)() // interrupt.go
+			defer onInterrupt(set.Abort)() // interrupt.go
+			defer set.Abort()
+			pw, err := formats.NewParquetWriter(set.Dir(), formats.WriteOptions{NoText: in.noText})
+			if err != nil {
+				return err
+			}
 			committed := false
 			defer func() {
 				if !committed {
@@ -504,14 +508,18 @@ func newAnalyze() *cobra.Command {
 			if err := pw.Close(); err != nil {
 				return err
 			}
-			if err := formats.WriteFileAtomic(filepath.Join(out, "report.json"), func(f *os.File) error { return render.WriteJSON(f, rep) }); err != nil {
+			if err := formats.WriteFileAtomic(filepath.Join(set.Dir(), "report.json"), func(f *os.File) error { return render.WriteJSON(f, rep) }); err != nil {
 				return err
 			}
-			if err := rf.write(cmd.OutOrStdout(), rep); err != nil {
+			if err := analyzePlots(cmd, set.Dir(), out, rep, an); err != nil { // plot.go
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", formats.SafeText(out))
-			return analyzePlots(cmd, out, rep, an) // plot.go
+			if err := set.Commit(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s: {events,requests,runs}.parquet, report.json%s\n", formats.SafeText(out),
+				map[bool]string{true: "", false: ", plots/ and report.html"}[noPlots(cmd)])
+			return rf.write(cmd.OutOrStdout(), rep)
 		},
 	}
 	in.register(c)

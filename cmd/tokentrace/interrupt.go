@@ -9,9 +9,10 @@ import (
 )
 
 // Interrupts. The table writers stream into hidden temporary files
-// (".events.parquet.tmp-…") that Close renames into place and Abort
-// removes; a command interrupted by SIGINT or SIGTERM would leave them
-// behind (hundreds of MB for a large run). main watches for the signals
+// (".events.parquet.tmp-…"; analyze: a hidden output set beside -o,
+// outdir.go) that are renamed into place when complete; a command
+// interrupted by SIGINT or SIGTERM would leave them behind (hundreds of MB
+// for a large run). main watches for the signals
 // from the start; commands register their writers' Abort with onInterrupt
 // once the writer exists. On the signal every registered cleanup runs and
 // the process exits with 128 + the signal's number (130, 143).
@@ -47,7 +48,7 @@ func watchInterrupts() {
 		sig := <-ch
 		n := runInterruptCleanups()
 		if n > 0 {
-			fmt.Fprintln(os.Stderr, "tokentrace: interrupted: the unfinished tables' temporary files were removed")
+			fmt.Fprintln(os.Stderr, "tokentrace: interrupted: the unfinished output's temporary files were removed")
 		}
 		code := 130
 		if sig == syscall.SIGTERM {

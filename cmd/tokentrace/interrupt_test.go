@@ -12,8 +12,8 @@ import (
 )
 
 // TestInterruptRemovesTemporaries: SIGINT and SIGTERM during `analyze`
-// remove the writers' hidden temporary files, leave the tables already in
-// the directory as they were, and exit 130 and 143.
+// remove the hidden output set being written (a sibling of -o), leave the
+// output already in the directory as it was, and exit 130 and 143.
 func TestInterruptRemovesTemporaries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -43,7 +43,7 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 		}
 		// signal once the temporaries exist (the import is under way)
 		deadline := time.Now().Add(20 * time.Second)
-		for !hasTemporaries(t, out) {
+		for !hasTemporaries(t, work) {
 			if time.Now().After(deadline) {
 				cmd.Process.Kill()
 				t.Fatal("no temporary files appeared")
@@ -62,8 +62,8 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 			}
 			t.Fatalf("%v: %v, want exit status %d", c.sig, err, c.code)
 		}
-		if hasTemporaries(t, out) {
-			t.Errorf("%v: temporary files left: %v", c.sig, readDir(t, out))
+		if hasTemporaries(t, work) || hasTemporaries(t, out) {
+			t.Errorf("%v: temporary files left: %v %v", c.sig, readDir(t, work), readDir(t, out))
 		}
 		if after := readDir(t, out); strings.Join(after, " ") != strings.Join(before, " ") {
 			t.Errorf("%v: directory %v, want %v as before", c.sig, after, before)

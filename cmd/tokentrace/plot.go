@@ -90,7 +90,7 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			return writePlots(cmd.OutOrStdout(), out, out, format, ks, opt.SLO, inputs, html)
+			return writePlots(cmd.OutOrStdout(), cmd.OutOrStdout(), out, out, format, ks, opt.SLO, inputs, html)
 		},
 	}
 	in.register(c)
@@ -167,7 +167,9 @@ func plotInputs(rep *analyze.Report, an *analyze.Analyzer) ([]plots.Input, error
 
 // writePlots draws inputs into plotDir and, with html, writes
 // htmlDir/report.html; it prints what it wrote and what it skipped to w.
-func writePlots(w io.Writer, plotDir, htmlDir, format string, kinds []plots.Kind, slo analyze.SLO, inputs []plots.Input, html bool) error {
+// writePlots writes the plots of kinds into plotDir (and report.html into
+// htmlDir), saying what it wrote to w and which plots it skipped to notes.
+func writePlots(w, notes io.Writer, plotDir, htmlDir, format string, kinds []plots.Kind, slo analyze.SLO, inputs []plots.Input, html bool) error {
 	set, err := plots.Build(inputs, slo, kinds)
 	if err != nil {
 		return err
@@ -181,7 +183,7 @@ func writePlots(w io.Writer, plotDir, htmlDir, format string, kinds []plots.Kind
 	}
 	fmt.Fprintf(w, "tokentrace: wrote %d plot(s) to %s\n", len(paths), formats.SafeText(plotDir))
 	for _, s := range set.Skipped {
-		fmt.Fprintf(w, "tokentrace: plot skipped: %s\n", formats.SafeLines(fmt.Sprint(s)))
+		fmt.Fprintf(notes, "tokentrace: plot skipped: %s\n", formats.SafeLines(fmt.Sprint(s)))
 	}
 	if html {
 		var b bytes.Buffer
@@ -213,21 +215,17 @@ func registerAnalyzePlots(c *cobra.Command) {
 	}
 }
 
-// analyzePlots is analyze's plot step: every plot kind into DIR/plots/ and
-// DIR/report.html, from the Analyzer that built the report.
-func analyzePlots(cmd *cobra.Command, out string, rep *analyze.Report, an *analyze.Analyzer) error {
-	if skip, _ := cmd.Flags().GetBool("no-plots"); skip {
-		// an earlier analyze's plots would pass for this run's
-		var old []string
-		for _, p := range []string{"report.html", "plots"} {
-			if _, err := os.Stat(filepath.Join(out, p)); err == nil {
-				old = append(old, filepath.Join(out, p))
-			}
-		}
-		if len(old) > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: note: %s %s from an earlier analyze (not rewritten under --no-plots): they do not describe these tables\n",
-				formats.SafeText(strings.Join(old, " and ")), map[bool]string{true: "is", false: "are"}[len(old) == 1])
-		}
+// noPlots is analyze's --no-plots.
+func noPlots(cmd *cobra.Command) bool {
+	skip, _ := cmd.Flags().GetBool("no-plots")
+	return skip
+}
+
+// analyzePlots is analyze's plot step: every plot kind into dir/plots/ and
+// dir/report.html (dir: the output set being written, shown as out), from
+// the Analyzer that built the report.
+func analyzePlots(cmd *cobra.Command, dir, out string, rep *analyze.Report, an *analyze.Analyzer) error {
+	if noPlots(cmd) {
 		return nil
 	}
 	format, _ := cmd.Flags().GetString("plot-format")
@@ -243,5 +241,6 @@ func analyzePlots(cmd *cobra.Command, out string, rep *analyze.Report, an *analy
 	if err != nil {
 		return err
 	}
-	return writePlots(cmd.ErrOrStderr(), filepath.Join(out, "plots"), out, format, plots.Kinds, slo, inputs, true)
+	// the files are announced once the set is in place
+	return writePlots(io.Discard, cmd.ErrOrStderr(), filepath.Join(dir, "plots"), dir, format, plots.Kinds, slo, inputs, true)
 }

@@ -97,7 +97,7 @@ func TestAnalyzeWritesPlotsAndHTML(t *testing.T) {
 	if n := strings.Count(string(page), "<svg"); n != 12 {
 		t.Errorf("report.html inlines %d SVG plots, want 12", n)
 	}
-	if !strings.Contains(errOut, "tokentrace: wrote "+filepath.Join(dir, "report.html")) {
+	if !strings.Contains(errOut, "tokentrace: wrote "+dir+": {events,requests,runs}.parquet, report.json, plots/ and report.html") {
 		t.Errorf("stderr does not say report.html was written:\n%s", errOut)
 	}
 	if _, _, err := runBoth(t, append(args, "-o", t.TempDir(), "--plot-format", "gif")...); err == nil {
@@ -216,31 +216,56 @@ func TestPlotSVGStaysXMLWithControlCharacters(t *testing.T) {
 	}
 }
 
-// TestAnalyzeNoPlotsNotesStalePlots: analyze --no-plots into a directory
-// holding an earlier analyze's report.html and plots/ says they are not
-// this run's; into a fresh directory it says nothing.
-func TestAnalyzeNoPlotsNotesStalePlots(t *testing.T) {
-	out := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(out, "report.html"), []byte("<html>an earlier run</html>"), 0o644))
-	must(t, os.Mkdir(filepath.Join(out, "plots"), 0o755))
-	for _, c := range []struct {
-		dir  string
-		note bool
-	}{{out, true}, {t.TempDir(), false}} {
-		root := newRoot()
-		var errb bytes.Buffer
-		root.SetOut(io.Discard)
-		root.SetErr(&errb)
-		root.SetArgs([]string{"analyze", "../../testdata/llmperf/leaderboard-groq-70b", "-o", c.dir, "--no-plots"})
-		if err := root.Execute(); err != nil {
-			t.Fatal(err)
-		}
-		got := strings.Contains(errb.String(), "from an earlier analyze (not rewritten under --no-plots)")
-		if got != c.note {
-			t.Errorf("%s: note %v, want %v; stderr:\n%s", c.dir, got, c.note, errb.String())
-		}
-		if c.note && !strings.Contains(errb.String(), filepath.Join(c.dir, "report.html")+" and "+filepath.Join(c.dir, "plots")+" are") {
-			t.Errorf("the note names neither file: %s", errb.String())
-		}
+// TestAnalyzeOutputIsASet: analyze replaces its output directory as a
+// whole — an earlier run's report.html and plots/ do not survive a
+// --no-plots run (they would pass for this run's); a run that fails after
+// its import leaves the previous output as it was and no temporary
+// directory; a directory holding other files is refused, untouched; and
+// the temporary directory of a killed run (a pid no longer running) is
+// removed by the next run.
+func TestAnalyzeOutputIsASet(t *testing.T) {
+	const in = "../../testdata/llmperf/leaderboard-groq-70b"
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	if _, _, err := runBoth(t, "analyze", in, "-o", out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runBoth(t, "analyze", in, "-o", out, "--no-plots"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(listDir(t, out), " "); got != ".tokentrace-output events.parquet report.json requests.parquet runs.parquet" {
+		t.Errorf("after --no-plots: %s", got)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	// fails after the import: a TPOT constraint on a non-streaming run
+	if _, _, err := runBoth(t, "analyze", "../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream", "-o", out, "--slo", "tpot<=10ms"); err == nil {
+		t.Fatal("tpot SLO on a non-streaming run accepted")
+	}
+	after, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if string(after) != string(before) || strings.Join(listDir(t, parent), " ") != "out" {
+		t.Errorf("a failed run changed the output: %v", listDir(t, parent))
+	}
+	// foreign files
+	mine := filepath.Join(parent, "mine")
+	must(t, os.Mkdir(mine, 0o755))
+	must(t, os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("keep me"), 0o644))
+	_, _, err := runBoth(t, "analyze", in, "-o", mine)
+	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "holds files analyze did not write (notes.txt)") {
+		t.Errorf("foreign files: %v", err)
+	}
+	if got := strings.Join(listDir(t, mine), " "); got != "notes.txt" {
+		t.Errorf("foreign directory changed: %s", got)
+	}
+	// a killed run's temporaries (pid 2^22+1: not running)
+	stale := filepath.Join(parent, ".out.tmp-4194305-abc")
+	must(t, os.MkdirAll(filepath.Join(stale, "plots"), 0o755))
+	if _, _, err := runBoth(t, "analyze", in, "-o", out, "--no-plots"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(listDir(t, parent), " "); got != "mine out" {
+		t.Errorf("stale temporaries kept: %s", got)
 	}
 }
