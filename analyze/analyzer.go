@@ -78,6 +78,11 @@ type Analyzer struct {
 	gapLimit  int64
 	exactGaps int64
 	sketched  bool
+	// perTool: compute each run only under the canonical convention and
+	// its tool's own (ComputeOwnToolOnly); hint is the tool the next runs
+	// come from (formats.ToolHinter).
+	perTool bool
+	hint    string
 }
 
 type runAcc struct {
@@ -86,6 +91,9 @@ type runAcc struct {
 	tok    TokenCounter
 	tokErr string
 	per    []convAcc // one per Analyzer convention
+	// skip marks the conventions this run is not computed under (nil:
+	// every one; ComputeOwnToolOnly)
+	skip []bool
 }
 
 type convAcc struct {
@@ -184,6 +192,9 @@ func (a *Analyzer) acc(id string) *runAcc {
 	r := a.byID[id]
 	if r == nil {
 		r = &runAcc{id: id, per: make([]convAcc, len(a.convs)), tok: a.tokenizer}
+		if a.perTool && a.hint != "" {
+			r.skip = a.skipFor(a.hint)
+		}
 		if a.sketched {
 			for i := range r.per {
 				r.per[i].sketch = newITLSketch()
@@ -215,6 +226,9 @@ func (a *Analyzer) StartRun(r *formats.Run) error {
 func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 	acc := a.acc(r.RunID)
 	for i, c := range a.convs {
+		if acc.skip != nil && acc.skip[i] {
+			continue
+		}
 		var m RequestMetrics
 		p := &acc.per[i]
 		p.reserve(len(events))
@@ -314,10 +328,47 @@ func (a *Analyzer) pick(opt Options, run *formats.Run) (int, error) {
 	}
 	c := opt.Convention(run)
 	i := a.index(c.Name)
-	if i < 0 {
+	if i < 0 || a.skipped(run.RunID, i) {
 		return 0, fmt.Errorf("run %q: convention %q was not computed", run.RunID, c.Name)
 	}
 	return i, nil
+}
+
+// ComputeOwnToolOnly makes the Analyzer compute each run that arrives
+// after a tool hint (formats.ToolHint: the registry gives one before each
+// input) only under its conventions without a tool (the canonical one)
+// and the hinted tool's own profiles — what report --convention tool
+// needs, instead of every profile of every tool for every request. A run
+// whose tool has no profile among the Analyzer's, or that comes without a
+// hint (tables read back), is computed under every convention.
+func (a *Analyzer) ComputeOwnToolOnly() { a.perTool = true }
+
+// ToolHint implements formats.ToolHinter.
+func (a *Analyzer) ToolHint(tool string) { a.hint = tool }
+
+// skipFor is the skip mask of a run of tool (nil when no convention is
+// the tool's: compute every one).
+func (a *Analyzer) skipFor(tool string) []bool {
+	skip := make([]bool, len(a.convs))
+	own := false
+	for i, c := range a.convs {
+		switch {
+		case c.Tool == tool:
+			own = true
+		case c.Tool != "":
+			skip[i] = true
+		}
+	}
+	if !own {
+		return nil
+	}
+	return skip
+}
+
+// skipped reports whether run id was not computed under convention i.
+func (a *Analyzer) skipped(id string, i int) bool {
+	acc := a.byID[id]
+	return acc != nil && acc.skip != nil && acc.skip[i]
 }
 
 func (a *Analyzer) pooled(opt Options) (*RunReport, error) {

@@ -68,7 +68,7 @@ func (a *Analyzer) RunData(runID, convention string) (*RunData, error) {
 		return nil, fmt.Errorf("run %q: requests without a run row", runID)
 	}
 	ci := a.index(convention)
-	if ci < 0 {
+	if ci < 0 || a.skipped(runID, ci) {
 		return nil, fmt.Errorf("run %q: convention %q was not computed", runID, convention)
 	}
 	c := a.convs[ci]

@@ -86,3 +86,7 @@ func (o outputCountSink) Request(r *Request, events []Event) error {
 func (o outputCountSink) Run(r *Run) error { return o.s.Run(r) }
 
 func (o outputCountSink) StartRun(r *Run) error { return StartRun(o.s, r) }
+
+func (o outputCountSink) ToolHint(tool string) { ToolHint(o.s, tool) }
+
+func (o outputCountSink) EventColumns(r *Run) EventColumns { return EventColumnsOf(o.s, r) }

@@ -34,6 +34,22 @@ func StartRun(s Sink, r *Run) error {
 	return nil
 }
 
+// ToolHinter is an optional Sink extension: the importer that is about to
+// send rows names its tool (the registry calls it before each input), so
+// a sink can prepare for that tool's runs (an Analyzer computing each run
+// under its own tool's conventions only). A sink that does not get a hint
+// must do what it would do for any tool.
+type ToolHinter interface {
+	ToolHint(tool string)
+}
+
+// ToolHint calls s.ToolHint when s implements ToolHinter.
+func ToolHint(s Sink, tool string) {
+	if h, ok := s.(ToolHinter); ok {
+		h.ToolHint(tool)
+	}
+}
+
 // Tee returns a Sink that forwards every row to each of sinks in order,
 // stopping at the first error.
 func Tee(sinks ...Sink) Sink { return tee(sinks) }
@@ -47,6 +63,12 @@ func (t tee) Request(r *Request, ev []Event) error {
 		}
 	}
 	return nil
+}
+
+func (t tee) ToolHint(tool string) {
+	for _, s := range t {
+		ToolHint(s, tool)
+	}
 }
 
 func (t tee) StartRun(r *Run) error {

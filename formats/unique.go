@@ -35,6 +35,8 @@ func (r *uniqueRuns) id(orig string) string {
 	return id
 }
 
+func (r *uniqueRuns) ToolHint(tool string) { ToolHint(r.sink, tool) }
+
 func (r *uniqueRuns) StartRun(run *Run) error {
 	cp := *run
 	cp.RunID = r.id(run.RunID)

@@ -1,6 +1,7 @@
 package reproduce_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,4 +71,45 @@ func TestNoReasonlessDifferences(t *testing.T) {
 		t.Fatalf("only %d runs with a reproduction", runs)
 	}
 	t.Logf("%d reproduction items of %d runs: none without a reason", items, runs)
+}
+
+// TestOwnToolOnly: an Analyzer of every profile told to compute each run
+// under its own tool's conventions only (report --convention tool) gives
+// the same report as one computing all of them, and says so when asked
+// for another tool's convention of the run.
+func TestOwnToolOnly(t *testing.T) {
+	set := convention.NewSet(analyze.Canonical, registry.Tools()...).WithTraps(analyze.Traps...)
+	opt := analyze.Options{Tools: set, Reproduce: reproduce.Reproducer(set), Convention: func(r *formats.Run) convention.Convention {
+		c, _ := set.ForRun(r.Convention, r.Tool)
+		return c
+	}}
+	reports := []string{}
+	for _, own := range []bool{false, true} {
+		a := analyze.NewAnalyzer(set.Profiles()...)
+		if own {
+			a.ComputeOwnToolOnly()
+		}
+		for _, dir := range []string{"../../testdata/llmperf/leaderboard-groq-70b", "../../testdata/aiperf/qwen3vl30b-local-agent-c2"} {
+			jobs, _, err := registry.Resolve([]string{dir}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := registry.Import(jobs, nil, ingest.Options{}, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep, err := a.Report(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(rep)
+		reports = append(reports, string(b))
+		_, err = a.RunData("leaderboard-groq-70b", "aiperf")
+		if own != (err != nil) {
+			t.Errorf("own-tool %v: RunData under another tool's convention: %v", own, err)
+		}
+	}
+	if reports[0] != reports[1] {
+		t.Error("the report differs when only each run's own tool's conventions are computed")
+	}
 }

@@ -161,11 +161,15 @@ func profileNames() []string {
 }
 
 // analyzer returns the Analyzer the report flags need: the chosen
-// convention (every profile for --convention tool), with the tokenizer.
+// convention (for --convention tool every profile, each run computed under
+// its own tool's only unless the runs are pooled), with the tokenizer.
 func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 	var a *analyze.Analyzer
 	if f.convention == "tool" {
 		a = analyze.NewAnalyzer(profiles.Profiles()...)
+		if !f.pool {
+			a.ComputeOwnToolOnly()
+		}
 	} else {
 		c, err := profiles.Lookup(f.convention)
 		if err != nil {

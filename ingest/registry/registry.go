@@ -504,6 +504,9 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 			o.Label = fmt.Sprintf("%s-%d", o.Label, n)
 		}
 		jobs[i].input = nil // importJob closes it
+		// the sink may prepare for this tool's runs (an Analyzer under
+		// --convention tool computes only that tool's conventions)
+		formats.ToolHint(sink, j.Importer.Name())
 		if err := importJob(j, o, sink); err != nil {
 			return err
 		}
