@@ -44,10 +44,21 @@ import (
 // 103–107 → 132 MB with GOGC=100, 117 → 131–135 MB with it off.
 const defaultMemoryLimit = 100 << 20
 
-// memLimitFor is the soft limit for a live heap of live bytes.
+// memLimitFor is the soft limit for a live heap of live bytes: twice the
+// live heap (the collector then runs about as often as with Go's default
+// GOGC=100, not continuously), but not past the memory budget unless the
+// live heap itself needs more (then a quarter above it), and never below
+// defaultMemoryLimit.
 func memLimitFor(live uint64) int64 {
-	return max(defaultMemoryLimit, int64(live+live/4))
+	l := int64(live)
+	return max(defaultMemoryLimit, min(2*l, max(gcBudget.Load(), l+l/4)))
 }
+
+// gcBudget is the memory budget the limit stays within (memoryBudget sets
+// it from --memory-budget).
+var gcBudget atomic.Int64
+
+func init() { gcBudget.Store(defaultMemoryBudget) }
 
 // setDefaultMemoryLimit applies defaultMemoryLimit, and keeps the limit
 // at memLimitFor(live heap) after every collection, unless GOMEMLIMIT is
@@ -112,6 +123,7 @@ func memoryBudget(flag string) (int64, error) {
 		if err != nil {
 			return 0, usageError{fmt.Errorf("--memory-budget: %w", err)}
 		}
+		gcBudget.Store(n)
 		return n, nil
 	}
 	if v, ok := os.LookupEnv("GOMEMLIMIT"); ok && v != "off" {

@@ -15,10 +15,11 @@ func TestMemLimitFor(t *testing.T) {
 		want int64
 	}{
 		{0, 100 << 20},
-		{40 << 20, 100 << 20},
-		{80 << 20, 100 << 20},  // 1.25·80 MiB = 100 MiB
-		{100 << 20, 125 << 20}, // above the default: a quarter of headroom
-		{1 << 30, 1280 << 20},
+		{40 << 20, 100 << 20},  // 2·40 MiB is below the default
+		{80 << 20, 160 << 20},  // twice the live heap
+		{400 << 20, 800 << 20}, // …
+		{600 << 20, 1 << 30},   // capped by the 1 GiB budget
+		{1 << 30, 1280 << 20},  // the live heap past the budget: a quarter above it
 	} {
 		if got := memLimitFor(c.live); got != c.want {
 			t.Errorf("memLimitFor(%d MiB) = %d MiB, want %d MiB", c.live>>20, got>>20, c.want>>20)
