@@ -94,21 +94,21 @@ func PercentileTestName(boot ...bool) string {
 }
 
 // PercentileDiff bounds the difference of the p-quantiles of two samples
-// (sorted ascending, no NaN): Lo = candLo − (K·baseHi + D) and Hi = candHi
-// − (K·baseLo + D), each sample's bound from PercentileBound at alpha (K >
-// 0). It is distribution-free where the order statistics give every bound:
+// (sorted ascending, no NaN), each read by its own method (mc, mb): Lo =
+// candLo − (K·baseHi + D) and Hi = candHi − (K·baseLo + D), each sample's
+// bound from PercentileBound at alpha (K > 0). It is distribution-free where the order statistics give every bound:
 // with the samples independent, each end of the interval holds with
 // probability at least (1 − alpha)² (both samples' bounds must hold), and
 // in practice more, since both rarely fail together. The test is the one
 // gate --baseline applies: the candidate's quantile is established higher
 // when Lo > 0, lower when Hi < 0. Either end is NaN when a sample is
 // empty.
-func PercentileDiff(cand, base []float64, p float64, m Method, alpha, k, d float64) Diff {
-	cLo, b1 := PercentileBound(cand, p, m, alpha, false)
-	cHi, b2 := PercentileBound(cand, p, m, alpha, true)
-	bLo, b3 := PercentileBound(base, p, m, alpha, false)
-	bHi, b4 := PercentileBound(base, p, m, alpha, true)
-	est := Percentile(cand, p, m) - (k*Percentile(base, p, m) + d)
+func PercentileDiff(cand, base []float64, p float64, mc, mb Method, alpha, k, d float64) Diff {
+	cLo, b1 := PercentileBound(cand, p, mc, alpha, false)
+	cHi, b2 := PercentileBound(cand, p, mc, alpha, true)
+	bLo, b3 := PercentileBound(base, p, mb, alpha, false)
+	bHi, b4 := PercentileBound(base, p, mb, alpha, true)
+	est := Percentile(cand, p, mc) - (k*Percentile(base, p, mb) + d)
 	return Diff{Test: PercentileTestName(b1, b2, b3, b4), Alpha: alpha, Estimate: est,
 		Lo: cLo - (k*bHi + d), Hi: cHi - (k*bLo + d), PUp: math.NaN(), PDown: math.NaN()}
 }

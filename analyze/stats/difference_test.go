@@ -65,20 +65,20 @@ func TestPercentileTestName(t *testing.T) {
 func TestPercentileDiff(t *testing.T) {
 	base := seq(1, 100)
 	cand := seq(51, 150)
-	d := PercentileDiff(cand, base, 0.5, Linear, 0.025, 1, 0)
+	d := PercentileDiff(cand, base, 0.5, Linear, Linear, 0.025, 1, 0)
 	if d.Lo != 29 || d.Hi != 71 || d.Estimate != 50 || !d.Up() || d.Down() || d.Test != "order-statistic bounds" {
 		t.Errorf("%+v", d)
 	}
-	d = PercentileDiff(base, cand, 0.5, Linear, 0.025, 1, 0)
+	d = PercentileDiff(base, cand, 0.5, Linear, Linear, 0.025, 1, 0)
 	if d.Lo != -71 || d.Hi != -29 || d.Up() || !d.Down() {
 		t.Errorf("reversed: %+v", d)
 	}
-	d = PercentileDiff(base, base, 0.5, Linear, 0.025, 1, 0)
+	d = PercentileDiff(base, base, 0.5, Linear, Linear, 0.025, 1, 0)
 	if d.Lo != -21 || d.Hi != 21 || d.Up() || d.Down() {
 		t.Errorf("itself: %+v", d)
 	}
 	// a gate's line K·base + D: 1.5 × 40…61 + 0 against 90…111
-	d = PercentileDiff(cand, base, 0.5, Linear, 0.025, 1.5, 0)
+	d = PercentileDiff(cand, base, 0.5, Linear, Linear, 0.025, 1.5, 0)
 	if d.Lo != 90-1.5*61 || d.Hi != 111-1.5*40 {
 		t.Errorf("K=1.5: %+v", d)
 	}

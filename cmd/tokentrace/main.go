@@ -79,6 +79,6 @@ func newRoot() *cobra.Command {
 // commands are tokentrace's subcommands, one constructor each, every one
 // in its own file (the package doc lists them).
 var commands = []func() *cobra.Command{
-	newAnalyze, newImport, newReport, newReconcile, newGate, newCapacity, newPlotCmd, newExport,
+	newAnalyze, newImport, newReport, newReconcile, newCompare, newGate, newCapacity, newPlotCmd, newExport,
 	newSynth, newVersion, newMemoryTopic,
 }
