@@ -83,7 +83,7 @@ func writeSweeps(w io.Writer, c *Comparison, md bool) {
 	if sw.CostPerHour > 0 {
 		what := fmt.Sprintf("$%s per hour for the deployment", strconv.FormatFloat(float64(sw.CostPerHour), 'f', -1, 64))
 		if sw.GPUs > 0 {
-			what = fmt.Sprintf("$%s per GPU-hour × %d GPUs", strconv.FormatFloat(float64(sw.CostPerHour), 'f', -1, 64), sw.GPUs)
+			what = fmt.Sprintf("$%s per GPU-hour × %s", strconv.FormatFloat(float64(sw.CostPerHour), 'f', -1, 64), plural(sw.GPUs, "GPU"))
 		}
 		legend = append(legend, "$/M out, $/M total: "+what+" / 3600 / tokens per second × 10⁶")
 	}
@@ -98,7 +98,7 @@ func writeSweeps(w io.Writer, c *Comparison, md bool) {
 
 func perGPU(g int) string {
 	if g > 0 {
-		return fmt.Sprintf(" per GPU (%d GPUs)", g)
+		return " per GPU (" + plural(g, "GPU") + ")"
 	}
 	return ""
 }
