@@ -289,7 +289,7 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, "a weighted percentile convention (guidellm's token weights) is compared on unweighted samples: values and tests treat every request (or gap) alike")
 	}
 	res.Matching = Match(cfgs, opt.Keys)
-	labels := groupLabels(res.Matching)
+	labels := res.Matching.Labels()
 	for _, x := range opt.Metrics {
 		t := Table{Metric: x.Name, Label: x.Label, Unit: x.Unit, Rows: []Row{}}
 		for gi, g := range res.Matching.Groups {
@@ -335,9 +335,9 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// groupLabels are the groups' short names: the keys whose values differ
+// Labels are the groups' short names: the keys whose values differ
 // between groups ("rate=4 streaming=true"), "" for a single group.
-func groupLabels(m Matching) []string {
+func (m Matching) Labels() []string {
 	out := make([]string, len(m.Groups))
 	if len(m.Groups) < 2 {
 		return out

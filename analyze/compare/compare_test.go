@@ -84,7 +84,7 @@ func TestMatch(t *testing.T) {
 	if len(m.Differ) != 0 {
 		t.Errorf("differ %+v with groups matched", m.Differ)
 	}
-	if l := groupLabels(m); !reflect.DeepEqual(l, []string{"concurrency=1", "concurrency=2"}) {
+	if l := m.Labels(); !reflect.DeepEqual(l, []string{"concurrency=1", "concurrency=2"}) {
 		t.Errorf("labels %v", l)
 	}
 	if c := m.Common(); c != "model=m" {

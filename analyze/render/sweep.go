@@ -12,19 +12,7 @@ import (
 	"github.com/tokentrace/tokentrace/analyze/sweep"
 )
 
-// loadText drops the unknown keys ("rate=?") from a load level's key.
-func loadText(load string) string {
-	var parts []string
-	for _, p := range strings.Split(load, ", ") {
-		if !strings.HasSuffix(p, "=?") {
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) == 0 {
-		return load
-	}
-	return strings.Join(parts, ", ")
-}
+func loadText(load string) string { return sweep.ShortLoad(load) }
 
 // latencyCols are the latency columns of a sweep table.
 var latencyCols = []struct {

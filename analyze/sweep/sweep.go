@@ -20,6 +20,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/compare"
@@ -152,6 +153,21 @@ type CapacityRow struct {
 
 // latencyKeys are the latency statistics a point holds.
 var latencyMetrics = []*analyze.Metric{analyze.TTFT, analyze.TPOT, analyze.E2E}
+
+// ShortLoad drops the unknown keys ("rate=?") from a load level's key:
+// "concurrency=4".
+func ShortLoad(load string) string {
+	var parts []string
+	for _, p := range strings.Split(load, ", ") {
+		if !strings.HasSuffix(p, "=?") {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return load
+	}
+	return strings.Join(parts, ", ")
+}
 
 // LatencyKey is a point's Latency key for a metric and percentile
 // ("e2e_p99_ms").

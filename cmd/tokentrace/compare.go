@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,7 +15,9 @@ import (
 	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/analyze/sweep"
+	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/plots"
 )
 
 // compareFlags are compare's own flags.
@@ -228,7 +231,22 @@ func writeComparison(w io.Writer, format string, c *render.Comparison) error {
 }
 
 // writeComparePlots draws the comparison's figures into dir
-// (plots_compare.go).
+// (plots.Compare) and says on stderr what it wrote and skipped.
 func writeComparePlots(cmd *cobra.Command, dir, format string, sides []compare.Side, c *render.Comparison) error {
+	set, err := plots.Compare(c.Result, sides, c.Sweeps)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	paths, err := plots.Write(dir, set, format)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %d plot(s) to %s\n", len(paths), formats.SafeText(dir))
+	for _, s := range set.Skipped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: skipped %s\n", formats.SafeLines(s.String()))
+	}
 	return nil
 }
