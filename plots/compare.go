@@ -174,7 +174,8 @@ func SweepFigures(sw *sweep.Result) ([]*Figure, error) {
 	return out, nil
 }
 
-// curvePoints are a curve's finite (x, y) points, sorted by x.
+// curvePoints are a curve's finite (x, y) points in load order (a curve
+// past saturation folds back: its line is drawn as the load rose).
 func curvePoints(c sweep.Curve, x, y func(sweep.Point) float64) []XY {
 	var pts []XY
 	for _, p := range c.Points {
@@ -182,7 +183,6 @@ func curvePoints(c sweep.Curve, x, y func(sweep.Point) float64) []XY {
 			pts = append(pts, XY{xv, yv})
 		}
 	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
 	return pts
 }
 
@@ -274,6 +274,7 @@ func sweepPareto(s sweep.Series, gpus int, prefix string) (*Figure, error) {
 	for ci, c := range s.Curves {
 		all := curvePoints(c, xf, func(pt sweep.Point) float64 { return float64(pt.PerUserTokensPerS) })
 		front := curvePoints(sweep.Curve{Points: frontier(c.Points)}, xf, func(pt sweep.Point) float64 { return float64(pt.PerUserTokensPerS) })
+		sort.SliceStable(front, func(i, j int) bool { return front[i].X < front[j].X })
 		if len(all) == 0 {
 			continue
 		}
@@ -328,7 +329,9 @@ func sweepAttainment(s sweep.Series, target float64, prefix string) (*Figure, er
 		if len(pts) == 0 {
 			continue
 		}
-		xmax = math.Max(xmax, pts[len(pts)-1].X)
+		for _, q := range pts {
+			xmax = math.Max(xmax, q.X)
+		}
 		if err := addCurve(p, pts, ci, nil, c.Label); err != nil {
 			return nil, err
 		}

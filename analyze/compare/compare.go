@@ -250,6 +250,7 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 	}
 	res := &Result{SchemaVersion: SchemaVersion, Alpha: analyze.F(opt.Alpha), Tables: []Table{}, Warnings: []string{}}
 	cfgs := make([][]RunConfig, len(sides))
+	var excluded []Excluded
 	byID := make([]map[string]*analyze.RunData, len(sides))
 	convs := map[string]bool{}
 	weighted := false
@@ -264,6 +265,10 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 				return nil, fmt.Errorf("side %q: run %q has no report", s.Label, rd.Run.RunID)
 			}
 			byID[si][rd.Run.RunID] = rd
+			if Warmup(rd.Run) {
+				excluded = append(excluded, Excluded{Side: si, Run: rd.Run.RunID, Why: "a warm-up phase, not a measurement"})
+				continue
+			}
 			cfgs[si] = append(cfgs[si], RunConfig{RunID: rd.Run.RunID, Config: ConfigOf(rd.Run)})
 			info.Runs = append(info.Runs, rd.Run.RunID)
 			info.Tools = appendUnique(info.Tools, rd.Run.Tool)
@@ -289,6 +294,7 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, "a weighted percentile convention (guidellm's token weights) is compared on unweighted samples: values and tests treat every request (or gap) alike")
 	}
 	res.Matching = Match(cfgs, opt.Keys)
+	res.Matching.Excluded = excluded
 	labels := res.Matching.Labels()
 	for _, x := range opt.Metrics {
 		t := Table{Metric: x.Name, Label: x.Label, Unit: x.Unit, Rows: []Row{}}

@@ -218,6 +218,10 @@ func isKey(k string) bool {
 	return false
 }
 
+// Less orders two configurations key by key over keys (numbers
+// numerically, then text, then unknown values).
+func Less(a, b Config, keys []string) bool { return less(a, b, keys) }
+
 // less orders two configurations key by key (numbers numerically, "?"
 // and text after numbers).
 func less(a, b Config, keys []string) bool {
@@ -240,3 +244,15 @@ func less(a, b Config, keys []string) bool {
 	}
 	return false
 }
+
+// Warmup reports whether run holds a benchmark's warm-up phase rather than
+// a measurement: AIPerf's importer puts the records of phases other than
+// profiling into a run of their own whose first note begins "records of
+// phase(s) " (ingest/aiperf import.go). A comparison leaves such runs out:
+// they are not repetitions of their configuration.
+func Warmup(run *formats.Run) bool {
+	return len(run.Notes) > 0 && strings.HasPrefix(run.Notes[0], warmupNote) && !strings.Contains(run.Notes[0], "profiling")
+}
+
+// warmupNote begins the first note of a warm-up run.
+const warmupNote = "records of phase(s) "

@@ -36,10 +36,20 @@ type Matching struct {
 	// Unmatched lists every configuration left out, by side and in
 	// configuration order; nothing is dropped silently.
 	Unmatched []Unmatched `json:"unmatched"`
+	// Excluded are runs left out of the matching, with why (a warm-up
+	// phase is not a repetition of its configuration).
+	Excluded []Excluded `json:"excluded,omitempty"`
 	// Differ says, when some side's runs all went unmatched, which keys
 	// told the sides apart (no value of the key is shared by two sides),
 	// to choose --match or --ignore; empty otherwise.
 	Differ []KeyValues `json:"differ,omitempty"`
+}
+
+// Excluded is a run left out of the matching.
+type Excluded struct {
+	Side int    `json:"side"`
+	Run  string `json:"run"`
+	Why  string `json:"why"`
 }
 
 // KeyValues are the values of one configuration key on each side.

@@ -96,6 +96,9 @@ func writeCompare(w io.Writer, c *Comparison, md bool) error {
 	for _, u := range r.Matching.Unmatched {
 		line("unmatched on %s: %s (%s)", clean(r.Sides[u.Side].Label, md), clean(u.Key, md), clean(strings.Join(u.Runs, ", "), md))
 	}
+	for _, e := range r.Matching.Excluded {
+		line("left out on %s: %s (%s)", clean(r.Sides[e.Side].Label, md), clean(e.Run, md), e.Why)
+	}
 	for _, d := range MatchHint(r) {
 		line("%s", cleanN(d, md, 1000))
 	}

@@ -41,20 +41,33 @@ func markPareto(pts []Point) {
 }
 
 // kneeOf finds the knee of P99 E2E against the achieved request rate
-// (points sorted by rate) with Kneedle, or says why there is none.
+// with Kneedle over the points in load order, or says why there is none.
+// Past saturation a higher load can complete fewer requests per second
+// (the curve folds back): Kneedle needs the rate to rise, so it runs over
+// the levels before the first whose achieved rate does not exceed the
+// previous one's — the knee lies before that level.
 func kneeOf(pts []Point) (*Knee, string) {
 	var xs, ys []float64
 	var idx []int
+	folded := ""
 	for i, p := range pts {
 		x, y := float64(p.RequestsPerS), float64(p.Latency[LatencyKey(analyze.E2E, 0.99)])
 		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 			continue
 		}
+		if len(xs) > 0 && x <= xs[len(xs)-1] {
+			folded = p.Load
+			break
+		}
 		xs, ys = append(xs, x), append(ys, y)
 		idx = append(idx, i)
 	}
 	if len(xs) < MinKneeLevels {
-		return nil, fmt.Sprintf("%d load levels with both a request rate and a P99 E2E: a knee needs at least %d", len(xs), MinKneeLevels)
+		why := fmt.Sprintf("%d load levels with both a request rate and a P99 E2E: a knee needs at least %d", len(xs), MinKneeLevels)
+		if folded != "" {
+			why = fmt.Sprintf("the achieved rate stops rising at %s (past saturation), leaving %d rising load levels: a knee needs at least %d", ShortLoad(folded), len(xs), MinKneeLevels)
+		}
+		return nil, why
 	}
 	k, why := Kneedle(xs, ys, KneeSensitivity)
 	if k < 0 {

@@ -76,7 +76,8 @@ type Series struct {
 	Unloaded []string `json:"unloaded,omitempty"`
 }
 
-// Curve is one side's sweep: its load levels by achieved request rate.
+// Curve is one side's sweep: its load levels in load order (concurrency,
+// then rate).
 type Curve struct {
 	Side   int     `json:"side"`
 	Label  string  `json:"label"`
@@ -214,6 +215,9 @@ func Build(sides []compare.Side, opt Options) *Result {
 	var order []string
 	for si, s := range sides {
 		for _, rd := range s.Runs {
+			if compare.Warmup(rd.Run) {
+				continue
+			}
 			cfg := compare.ConfigOf(rd.Run)
 			sk, lk := cfg.Key(loadless), cfg.Key(loads)
 			if len(loadless) == 0 {
@@ -261,14 +265,12 @@ func Build(sides []compare.Side, opt Options) *Result {
 				continue
 			}
 			c := Curve{Side: si, Label: sides[si].Label, Points: []Point{}}
+			sort.SliceStable(ls, func(i, j int) bool { return compare.Less(ls[i].cfg, ls[j].cfg, loads) })
 			var all []*analyze.RunData
 			for _, l := range ls {
 				c.Points = append(c.Points, point(l.key, l.runs, opt))
 				all = append(all, l.runs...)
 			}
-			sort.SliceStable(c.Points, func(i, j int) bool {
-				return less(c.Points[i].RequestsPerS, c.Points[j].RequestsPerS)
-			})
 			markPareto(c.Points)
 			c.Knee, c.KneeWhy = kneeOf(c.Points)
 			if withSLO {
@@ -304,18 +306,6 @@ func Build(sides []compare.Side, opt Options) *Result {
 		return nil
 	}
 	return res
-}
-
-// less orders NaN last.
-func less(a, b analyze.F) bool {
-	x, y := float64(a), float64(b)
-	switch {
-	case math.IsNaN(x):
-		return false
-	case math.IsNaN(y):
-		return true
-	}
-	return x < y
 }
 
 // point pools one load level's runs.

@@ -149,3 +149,32 @@ func TestBuildSweep(t *testing.T) {
 		t.Errorf("single levels: %+v", r)
 	}
 }
+
+// TestKneePastSaturation: past saturation the achieved rate falls (1, 2,
+// 3, 4, then 3.5 at the highest load): Kneedle runs over the four rising
+// levels only; with one fewer rising level there is no knee, and the
+// reason names the level where the rate stopped rising.
+func TestKneePastSaturation(t *testing.T) {
+	mk := func(load string, rps, e2e float64) Point {
+		return Point{Load: load, RequestsPerS: analyze.F(rps), Latency: map[string]analyze.F{"e2e_p99_ms": analyze.F(e2e)}}
+	}
+	pts := []Point{mk("c1", 1, 1), mk("c2", 2, 1.1), mk("c4", 3, 1.2), mk("c8", 4, 1.5), mk("c16", 3.5, 9)}
+	// over the first four: xn 0, 1/3, 2/3, 1; yn 0, .2, .4, 1; d 0, .133,
+	// .267, 0: the local maximum at c4 (threshold .267 − 1/3 < 0) never
+	// clears: no knee. Add a level that keeps rising to 5 req/s at 5: d at
+	// c8 is then .75 − .125 = .625, threshold .375, followed by 0.
+	if k, why := kneeOf(pts); k != nil || !strings.Contains(why, "no knee") {
+		t.Errorf("folded: %+v %s", k, why)
+	}
+	pts = []Point{mk("c1", 1, 1), mk("c2", 2, 1.1), mk("c4", 3, 1.2), mk("c8", 4, 1.5), mk("c16", 5, 5), mk("c32", 4.5, 20)}
+	if k, why := kneeOf(pts); k == nil || k.Load != "c8" {
+		t.Errorf("knee %+v %s, want c8 (c32 past saturation left out)", k, why)
+	}
+	if k, why := kneeOf(pts[:3:3]); k != nil || !strings.Contains(why, "at least 4") {
+		t.Errorf("%+v %s", k, why)
+	}
+	pts = []Point{mk("c1", 1, 1), mk("c2", 2, 1.1), mk("c4", 3, 1.2), mk("c8", 2.5, 9), mk("c16", 2, 20)}
+	if k, why := kneeOf(pts); k != nil || !strings.Contains(why, "stops rising at c8") {
+		t.Errorf("%+v %s", k, why)
+	}
+}

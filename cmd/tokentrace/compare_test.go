@@ -2,8 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest/genaiperf"
+	"github.com/tokentrace/tokentrace/ingest/registry"
 )
 
 // compareCases are comparisons of real corpus runs, each with the flags
@@ -26,6 +34,12 @@ var compareCases = []struct {
 	// (through ngrok) and 2 (local): --ignore concurrency pairs them.
 	{"compare-aiperf-qwen-c1-c2.txt", []string{"testdata/aiperf/qwen3vl30b-ngrok-agent-c1", "testdata/aiperf/qwen3vl30b-local-agent-c2",
 		"--ignore", "concurrency", "--label", "c1", "--label", "c2", "--stat", "p50,p99,mean", "--slo", "ttft<=1s"}},
+	// AIPerf's multi-run tree (a sweep of concurrency 1 and 2 with
+	// trials, SOURCE.md) against its first trial alone: the default
+	// matching pairs the cells by their recorded concurrency; the two
+	// trials of concurrency 1 are pooled, with their spread.
+	{"compare-aiperf-multirun-tree.txt", []string{"testdata/aiperf/multirun-sweep-qwen3vl30b", "testdata/aiperf/multirun-sweep-qwen3vl30b/profile_runs/trial_0001",
+		"--label", "all-trials", "--label", "trial-1", "--slo", "ttft<=1s"}},
 	// vLLM's sweep cell (two runs at concurrency 2, summary only, pooled
 	// with their spread) against a run where every request failed
 	// (its latencies are vLLM's zeros for an empty list: no values):
@@ -138,5 +152,143 @@ func TestCompareUsage(t *testing.T) {
 		if _, err := run(t, args...); exitCode(err) != 2 {
 			t.Errorf("%v: %v (exit %d), want a usage error", args[1:], err, exitCode(err))
 		}
+	}
+}
+
+// synthSweep writes a concurrency sweep with `tokentrace synth` into dir,
+// one directory per level named as GenAI-Perf's analyze subcommand names
+// them (<model>-<service-kind>-<backend>-concurrency<N>, docs/analyze.md),
+// with its analyze_export_genai_perf.csv and checkpoint.json beside them.
+// TTFT and TPOT grow with the load as given (ms per level).
+func synthSweep(t *testing.T, dir string, seed int, ttft, tpot []int) {
+	t.Helper()
+	for i, c := range []int{1, 2, 4, 8} {
+		out := filepath.Join(dir, fmt.Sprintf("llama-openai-vllm-concurrency%d", c))
+		if _, err := run(t, "synth", "-o", out, "--format", "genai-perf", "--concurrency", strconv.Itoa(c), "--requests", "200",
+			"--osl-median", "64", "--failure-rate", "0", "--seed", strconv.Itoa(seed+i),
+			"--ttft-median", fmt.Sprintf("%dms", ttft[i]), "--tpot-mean", fmt.Sprintf("%dms", tpot[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csv := "Config Name,Concurrency,ISL,Num Dataset Entries,p99 Time To First Token (ms)\nllama_run_config_0,1,128,200,1.0\n"
+	if err := os.WriteFile(filepath.Join(dir, genaiperf.AnalyzeSummary), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "checkpoint.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompareGenAIPerfSweepTrees: two GenAI-Perf analyze trees of four
+// concurrencies each (synthetic, per-request data) are matched level by
+// level and become curves: A's P99 E2E jumps at concurrency 8, so its
+// knee is the level before; B, faster throughout, keeps more of its
+// requests within the SLO at a higher rate (a higher capacity); the
+// analyze CSV and the checkpoint are not runs.
+func TestCompareGenAIPerfSweepTrees(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	synthSweep(t, a, 10, []int{100, 120, 160, 600}, []int{20, 22, 25, 35})
+	synthSweep(t, b, 20, []int{80, 90, 100, 150}, []int{15, 16, 17, 20})
+	jobs, skipped, err := registry.Resolve([]string{a}, "")
+	if err != nil || len(jobs) != 4 {
+		t.Fatalf("%d jobs, %v", len(jobs), err)
+	}
+	for _, s := range skipped {
+		if !knownNonTrace(s) {
+			t.Errorf("%s skipped with a warning", s)
+		}
+	}
+	out, err := run(t, "compare", a, b, "--label", "A", "--label", "B", "--slo", "ttft<=500ms", "--format", "json", "--gpus", "2", "--cost-per-hour", "1.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Matching struct{ Groups []json.RawMessage }
+		Sweeps   struct {
+			Series []struct {
+				Curves []struct {
+					Label  string
+					Points []struct {
+						Load              string
+						PerUserTokensPerS float64 `json:"per_user_tokens_per_s"`
+						Pareto            bool
+						Cost              struct {
+							PerMillionOutput float64 `json:"per_million_output_tokens"`
+						}
+						OutputTokensPerS float64 `json:"output_tokens_per_s"`
+					}
+					Knee *struct{ Load string }
+				}
+				Capacity []struct {
+					RateRPS float64 `json:"rate_rps"`
+					Change  float64
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matching.Groups) != 4 || len(res.Sweeps.Series) != 1 {
+		t.Fatalf("groups %d series %d", len(res.Matching.Groups), len(res.Sweeps.Series))
+	}
+	s := res.Sweeps.Series[0]
+	if len(s.Curves) != 2 || len(s.Curves[0].Points) != 4 || len(s.Curves[1].Points) != 4 {
+		t.Fatalf("curves %+v", s.Curves)
+	}
+	if k := s.Curves[0].Knee; k == nil || k.Load != "concurrency=4, rate=?" {
+		t.Errorf("A's knee %+v, want concurrency 4", k)
+	}
+	for _, p := range s.Curves[1].Points {
+		// $1.5 per GPU-hour × 2 GPUs at the level's output throughput
+		if want := 3.0 / 3600 / p.OutputTokensPerS * 1e6; math.Abs(p.Cost.PerMillionOutput-want) > 1e-9*want {
+			t.Errorf("B %s: cost %v, want %v", p.Load, p.Cost.PerMillionOutput, want)
+		}
+	}
+	if len(s.Capacity) != 2 || !(s.Capacity[1].RateRPS > s.Capacity[0].RateRPS) || !(s.Capacity[1].Change > 0) {
+		t.Errorf("capacities %+v: B should hold the SLO to a higher rate", s.Capacity)
+	}
+}
+
+// TestCompareAIPerfIndependentTrials: AIPerf's independent sweep layout
+// (<cell>/profile_runs/trial_NNNN/) — two trials per concurrency — pools
+// each cell's trials and shows their spread.
+func TestCompareAIPerfIndependentTrials(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []int{1, 2} {
+		for trial := 1; trial <= 2; trial++ {
+			out := filepath.Join(dir, "bench", fmt.Sprintf("concurrency_%d", c), "profile_runs", fmt.Sprintf("trial_%04d", trial))
+			if _, err := run(t, "synth", "-o", out, "--format", "aiperf", "--concurrency", strconv.Itoa(c), "--requests", "50",
+				"--osl-median", "32", "--failure-rate", "0", "--seed", strconv.Itoa(10*c+trial)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, err := run(t, "compare", filepath.Join(dir, "bench"), filepath.Join(dir, "bench", "concurrency_1"), "--format", "json", "--metric", "ttft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Sides  []struct{ Runs []string }
+		Tables []struct {
+			Rows []struct {
+				Config string
+				Cells  []struct {
+					Runs      int
+					N         int
+					RunValues []float64 `json:"run_values"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Sides[0].Runs, " "); got != "concurrency_1/trial_0001 concurrency_1/trial_0002 concurrency_2/trial_0001 concurrency_2/trial_0002" {
+		t.Errorf("runs %s", got)
+	}
+	c := res.Tables[0].Rows[0].Cells[0]
+	if c.Runs != 2 || c.N != 100 || len(c.RunValues) != 2 {
+		t.Errorf("concurrency 1 pooled: %+v", c)
 	}
 }
