@@ -35,6 +35,11 @@ type GateSpec struct {
 	// such a run fails an "input complete" check (a benchmark that did not
 	// finish writing its results is not evidence).
 	AllowTruncated bool
+	// MatchKeys are the configuration keys a run is matched to the
+	// baseline's runs by, as compare matches them (compare.ParseKeys;
+	// nil: compare.Keys). They apply when the baseline holds runs of more
+	// than one configuration.
+	MatchKeys []string
 }
 
 // Deadlines lists every fluidity deadline pair the SLO and the gates use.
@@ -139,6 +144,10 @@ type GateResult struct {
 // BaselineComparison is a regression gate's baseline value and the test
 // that decided whether an observed violation is more than noise.
 type BaselineComparison struct {
+	// Runs names the baseline runs compared with (pooled when several):
+	// all of them, or — when the baseline holds several configurations —
+	// those of the run's configuration.
+	Runs  string        `json:"runs,omitempty"`
 	Value analyze.F     `json:"value"`
 	N     int           `json:"n"`
 	CI95  *[2]analyze.F `json:"ci95,omitempty"`
@@ -198,6 +207,7 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		out.BetweenRuns = rep.Pooled.BetweenRuns
 	}
 	var base *subject
+	var match *baselineMatch
 	if baseline != nil && spec.NeedsBaseline() {
 		bs, _, err := subjects(baseline, opt, true)
 		if err != nil {
@@ -208,6 +218,9 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		}
 		base = bs[len(bs)-1] // the pooled subject when there are several
 		out.Baseline = base.name
+		if match, err = matchBaseline(baseline, opt, spec.MatchKeys, base); err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
 	}
 	for _, r := range rep.Runs {
 		var checks []analyze.Warning
@@ -240,7 +253,19 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 			continue
 		}
 		for _, s := range subs {
-			r := checkGate(g, s, base, spec, alpha)
+			b, why := base, ""
+			if match != nil && g.Bound.Baseline {
+				b, why = match.of(s, opt.Pool && len(subs) == 1 && len(rep.Runs) > 1)
+			}
+			if g.Bound.Baseline && b == nil {
+				out.Results = append(out.Results, GateResult{Gate: g.Text, Subject: s.name, Op: g.Op, Unit: g.Unit(), Status: "fail",
+					Value: analyze.F(math.NaN()), Bound: analyze.F(math.NaN()), Source: "recomputed", Reason: why, Warnings: []analyze.Warning{}})
+				continue
+			}
+			r := checkGate(g, s, b, spec, alpha)
+			if why != "" {
+				r.Warnings = append(r.Warnings, analyze.Warning{Code: "baseline_config_differs", Message: why})
+			}
 			if g.Metric == analyze.DataWarnings && s.rr != nil {
 				var found []string
 				for _, w := range s.rr.Warnings {
@@ -456,7 +481,7 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	if g.Bound.Baseline {
 		bm = measureOf(g, base)
 		bound = g.Bound.Scale*bm.value + g.Bound.Value
-		r.Baseline = &BaselineComparison{Value: analyze.F(bm.value), N: bm.n, Test: "none", PValue: analyze.F(math.NaN())}
+		r.Baseline = &BaselineComparison{Runs: base.name, Value: analyze.F(bm.value), N: bm.n, Test: "none", PValue: analyze.F(math.NaN())}
 		if g.Stat == "p" && bm.n > 0 {
 			lo, hi := stats.QuantileCI(bm.sorted, g.P, stats.CILevel)
 			r.Baseline.CI95 = &[2]analyze.F{analyze.F(lo), analyze.F(hi)}

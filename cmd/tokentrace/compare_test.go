@@ -292,3 +292,74 @@ func TestCompareAIPerfIndependentTrials(t *testing.T) {
 		t.Errorf("concurrency 1 pooled: %+v", c)
 	}
 }
+
+// TestCompareAgreesWithGate: for every statistic compare tests, its
+// verdict is the gate's on the same runs: "higher" exactly when
+// "STAT(metric) <= baseline" fails as significant, "lower" exactly when
+// "STAT(metric) >= baseline" does, "~" when both pass (LLMPerf's Groq as
+// the baseline of Anyscale and Bedrock).
+func TestCompareAgreesWithGate(t *testing.T) {
+	groq := "../../testdata/llmperf/leaderboard-groq-70b"
+	for _, cand := range []string{"../../testdata/llmperf/leaderboard-anyscale-70b", "../../testdata/llmperf/leaderboard-bedrock-70b"} {
+		out, err := run(t, "compare", groq, cand, "--ignore", "model", "--metric", "ttft,tpot,e2e,osl,goodput,error_rate", "--stat", "p50,p90,p99,mean", "--slo", "ttft<=400ms", "--format", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Tables []struct {
+				Metric string
+				Rows   []struct {
+					Stat  string
+					Cells []struct {
+						VsBase *struct{ Verdict string } `json:"vs_base"`
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, tb := range res.Tables {
+			for _, row := range tb.Rows {
+				lhs := row.Stat + "(" + tb.Metric + ")"
+				if row.Stat == "value" {
+					lhs = tb.Metric
+				}
+				verdict := row.Cells[1].VsBase.Verdict
+				up, down := gateFails(t, cand, groq, lhs+" <= baseline"), gateFails(t, cand, groq, lhs+" >= baseline")
+				want := "~"
+				switch {
+				case up && down:
+					t.Fatalf("%s: both gates fail", lhs)
+				case up:
+					want = "higher"
+				case down:
+					want = "lower"
+				}
+				if verdict != want {
+					t.Errorf("%s %s: compare says %q, gate says %q", filepath.Base(cand), lhs, verdict, want)
+				}
+				checked++
+			}
+		}
+		if checked != 18 {
+			t.Errorf("%d statistics checked, want 18", checked)
+		}
+	}
+}
+
+// gateFails runs one regression gate of run against baseline and reports
+// whether it failed (exit 3).
+func gateFails(t *testing.T, run_, baseline, gate string) bool {
+	t.Helper()
+	_, err := run(t, "gate", run_, "--baseline", baseline, "--gate", gate, "--slo", "ttft<=400ms")
+	switch exitCode(err) {
+	case 0:
+		return false
+	case exitGateFailed:
+		return true
+	}
+	t.Fatalf("gate %s: %v", gate, err)
+	return false
+}
