@@ -363,3 +363,45 @@ func gateFails(t *testing.T, run_, baseline, gate string) bool {
 	t.Fatalf("gate %s: %v", gate, err)
 	return false
 }
+
+// TestREADMECompareIsReal keeps the README's pasted comparisons true:
+// every line of its "== compare ==" and "== sweeps ==" blocks is a line of
+// the golden output of the command it shows.
+func TestREADMECompareIsReal(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for marker, gold := range map[string]string{
+		"== compare ==\nbase groq": "testdata/compare-llmperf-providers.txt",
+		"== sweeps ==":             "testdata/compare-inference-perf-sweeps.txt",
+	} {
+		g, err := os.ReadFile(gold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := map[string]bool{}
+		for _, l := range strings.Split(string(g), "\n") {
+			lines[strings.TrimRight(l, " ")] = true
+		}
+		s := string(readme)
+		i := strings.Index(s, marker)
+		if i < 0 {
+			t.Fatalf("README has no block starting %q", marker)
+		}
+		block := s[i : i+strings.Index(s[i:], "```")]
+		n := 0
+		for _, l := range strings.Split(block, "\n") {
+			if l == "" || l == "…" {
+				continue
+			}
+			n++
+			if !lines[strings.TrimRight(l, " ")] {
+				t.Errorf("README line not in %s: %q", gold, l)
+			}
+		}
+		if n < 10 {
+			t.Errorf("block %q: %d lines checked", marker, n)
+		}
+	}
+}
