@@ -111,8 +111,9 @@ type Result struct {
 	Sides    []SideInfo `json:"sides"`
 	Matching Matching   `json:"matching"`
 	Tables   []Table    `json:"tables"`
-	// Warnings are caveats about the whole comparison (conventions that
-	// differ between sides, weighted percentiles compared unweighted).
+	// Warnings are caveats about the whole comparison: conventions that
+	// differ between sides, weighted percentiles compared unweighted, the
+	// data checks that found a run's data wrong (analyze/TRAPS.md).
 	Warnings []string `json:"warnings"`
 }
 
@@ -279,6 +280,11 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 				info.Convention += "," + rd.Convention.Name
 			}
 			convs[rd.Convention.Name] = true
+			for _, w := range rd.Report.Warnings {
+				if w.DataCheck {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s, run %s: data check %s: %s (analyze/TRAPS.md)", s.Label, rd.Run.RunID, w.Code, w.Message))
+				}
+			}
 			for _, w := range rd.Weights {
 				if len(w) > 0 {
 					weighted = true

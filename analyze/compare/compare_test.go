@@ -237,3 +237,18 @@ func TestParseStats(t *testing.T) {
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// TestCompareCarriesDataChecks: a data check that found a run's data
+// wrong is listed with the comparison, naming the side and the run.
+func TestCompareCarriesDataChecks(t *testing.T) {
+	a := runData("a", 10, map[*analyze.Metric][]float64{analyze.TTFT: seq(1, 10)}, 1, 10, 10)
+	b := runData("b", 10, map[*analyze.Metric][]float64{analyze.TTFT: seq(1, 10)}, 1, 10, 10)
+	b.Report.Warnings = []analyze.Warning{{Code: "vllm_ttft_in_itls", Message: "TTFT counted in the ITL list", DataCheck: true}, {Code: "itl_below_tpot", Message: "not an error"}}
+	res, err := Compare([]Side{{Label: "A", Runs: []*analyze.RunData{a}}, {Label: "B", Runs: []*analyze.RunData{b}}}, Options{Metrics: []*analyze.Metric{analyze.TTFT}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || res.Warnings[0] != "B, run b: data check vllm_ttft_in_itls: TTFT counted in the ITL list (analyze/TRAPS.md)" {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

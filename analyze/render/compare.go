@@ -103,7 +103,7 @@ func writeCompare(w io.Writer, c *Comparison, md bool) error {
 		line("%s", cleanN(d, md, 1000))
 	}
 	for _, wn := range r.Warnings {
-		line("warning: %s", clean(wn, md))
+		line("warning: %s", cleanN(wn, md, 400))
 	}
 	fmt.Fprintln(w)
 	var notes footnotes
@@ -342,7 +342,9 @@ func writeCompareLegend(w io.Writer, r *compare.Result, md bool, notes *footnote
 	legend := []string{
 		fmt.Sprintf("vs %s: the change against the base; ~ not significant, ? untested. Δ bounds: one-sided %s%% lower and upper bounds of the difference (together a %s%% interval), the test gate --baseline applies at --alpha %s: a change is significant when the bound on its side excludes 0",
 			clean(r.Sides[0].Label, md), fmtPct(1-a), fmtPct(1-2*a), strconv.FormatFloat(a, 'g', -1, 64)),
-		"±: between-run spread (half the range of the runs' own values, relative to the pooled value); runs of one configuration are pooled",
+	}
+	if anySpread(r) {
+		legend = append(legend, "±: between-run spread (half the range of the runs' own values, relative to the pooled value); runs of one configuration are pooled")
 	}
 	for i, n := range notes.list {
 		legend = append(legend, superscript(i+1)+" "+n)
@@ -357,6 +359,20 @@ func writeCompareLegend(w io.Writer, r *compare.Result, md bool, notes *footnote
 	if !md {
 		fmt.Fprintln(w)
 	}
+}
+
+// anySpread reports whether some cell pools several runs.
+func anySpread(r *compare.Result) bool {
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			for _, c := range row.Cells {
+				if len(c.RunValues) > 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func fmtPct(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) }
