@@ -142,7 +142,8 @@ func (o Options) MaxValue() int64 {
 // label is the name of the directory holding the file. Standard input
 // ("-") is labelled "stdin", a process substitution (/dev/fd/63)
 // "fd63"; a compressed file (.gz, .zst) is named without that suffix.
-// When the file name
+// Runs in AIPerf's multi-run trees are named by their trial and sweep
+// cell (multiRunLabel). When the file name
 // carries the run's own name — LLMPerf's "<model>_<in>_<out>_individual_responses.json",
 // a renamed export — the label is that stem instead (tool suffixes
 // removed), so several runs in one directory get distinct labels.
@@ -179,8 +180,38 @@ func DefaultLabel(path string) string {
 	if dir == "." || dir == "/" || dir == "" {
 		return stem
 	}
+	return multiRunLabel(abs, dir)
+}
+
+// multiRunLabel names a run of AIPerf's multi-run trees by the two
+// directories that tell it apart (docs/api/sweep-aggregates.md, "Artifact
+// Directory Layout Reference", ai-dynamo/aiperf@61aa933f): a sweep with
+// trials repeated writes <base>/profile_runs/trial_NNNN/<cell>/ and with
+// trials independent <base>/<cell>/profile_runs/trial_NNNN/, where a cell
+// is "<parameter>_<value>" (concurrency_10, request_rate_5.0; several
+// parameters joined by "__"); trials of one configuration write
+// <base>/profile_runs/run_NNNN/, and adaptive search
+// <base>/search_iter_NNNN/profile_runs/run_NNNN/. The label is
+// "trial_0001/concurrency_10", "concurrency_10/trial_0001",
+// "search_iter_0002/run_0001", or the directory name alone ("run_0001",
+// "concurrency_10") elsewhere.
+func multiRunLabel(abs, dir string) string {
+	parent := filepath.Base(filepath.Dir(filepath.Dir(abs)))
+	grand := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(abs))))
+	switch {
+	case trialDir.MatchString(parent) && grand == "profile_runs":
+		return parent + "/" + dir // repeated: trial_NNNN/<cell>
+	case trialDir.MatchString(dir) && parent == "profile_runs" && (sweepCell.MatchString(grand) || searchIter.MatchString(grand)):
+		return grand + "/" + dir // independent: <cell>/trial_NNNN
+	}
 	return dir
 }
+
+var (
+	trialDir   = regexp.MustCompile(`^(?:trial|run)_\d+$`)
+	sweepCell  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z][A-Za-z0-9]*)*_[0-9][0-9.]*(?:__.+)?$`)
+	searchIter = regexp.MustCompile(`^search_iter_\d+$`)
+)
 
 var fdPath = regexp.MustCompile(`^/(?:dev|proc/self)/fd/(\d+)$`)
 

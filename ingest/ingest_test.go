@@ -18,6 +18,14 @@ func TestDefaultLabel(t *testing.T) {
 		"res/meta-llama-Llama-2-7b-chat-hf_550_150_summary.json":              "meta-llama-Llama-2-7b-chat-hf_550_150",
 		"leaderboard/anyscale/individual_responses.json":                      "anyscale",
 		"exports/sweep_c8.json":                                               "sweep_c8",
+		// AIPerf's multi-run trees (docs/api/sweep-aggregates.md)
+		"a/llama-openai-chat-concurrency_sweep/profile_runs/trial_0002/concurrency_10/profile_export.jsonl": "trial_0002/concurrency_10",
+		"a/bench/concurrency_10/profile_runs/trial_0003/profile_export.jsonl":                               "concurrency_10/trial_0003",
+		"a/bench/request_rate_5.0__isl_512/profile_runs/trial_0001/profile_export.jsonl":                    "request_rate_5.0__isl_512/trial_0001",
+		"a/llama-openai-chat-concurrency_10/profile_runs/run_0004/profile_export.jsonl":                     "run_0004",
+		"a/bench/search_iter_0002/profile_runs/run_0001/profile_export.jsonl":                               "search_iter_0002/run_0001",
+		"a/bench/concurrency_10/profile_export.jsonl":                                                       "concurrency_10",
+		"a/profile_runs/notatrial/profile_export.jsonl":                                                     "notatrial",
 	}
 	for in, want := range cases {
 		if got := DefaultLabel(in); got != want {

@@ -69,7 +69,10 @@
 // data_warnings<=0 fails CI on data that disagrees with itself); capacity
 // is DistServe's goodput over a
 // rate sweep (Capacity). A gate against "baseline" is a regression gate: it
-// fails only when the violation is significant (regressionSignificant).
+// fails only when the violation is significant (regressionSignificant),
+// by the tests of analyze/stats that `tokentrace compare` also uses; a
+// baseline holding runs of several configurations is matched to each run
+// as compare matches (baseline.go, GateSpec.MatchKeys).
 //
 // Examples:
 //

@@ -3,7 +3,6 @@ package slo
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // GateSchemaVersion is the version of the gate result JSON contract.
@@ -37,6 +35,11 @@ type GateSpec struct {
 	// such a run fails an "input complete" check (a benchmark that did not
 	// finish writing its results is not evidence).
 	AllowTruncated bool
+	// MatchKeys are the configuration keys a run is matched to the
+	// baseline's runs by, as compare matches them (compare.ParseKeys;
+	// nil: compare.Keys). They apply when the baseline holds runs of more
+	// than one configuration.
+	MatchKeys []string
 }
 
 // Deadlines lists every fluidity deadline pair the SLO and the gates use.
@@ -141,6 +144,10 @@ type GateResult struct {
 // BaselineComparison is a regression gate's baseline value and the test
 // that decided whether an observed violation is more than noise.
 type BaselineComparison struct {
+	// Runs names the baseline runs compared with (pooled when several):
+	// all of them, or — when the baseline holds several configurations —
+	// those of the run's configuration.
+	Runs  string        `json:"runs,omitempty"`
 	Value analyze.F     `json:"value"`
 	N     int           `json:"n"`
 	CI95  *[2]analyze.F `json:"ci95,omitempty"`
@@ -204,6 +211,7 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		out.BetweenRuns = rep.Pooled.BetweenRuns
 	}
 	var base *subject
+	var match *baselineMatch
 	if baseline != nil && spec.NeedsBaseline() {
 		bs, _, err := subjects(baseline, opt, true)
 		if err != nil {
@@ -214,6 +222,9 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		}
 		base = bs[len(bs)-1] // the pooled subject when there are several
 		out.Baseline = base.name
+		if match, err = matchBaseline(baseline, opt, spec.MatchKeys, base); err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
 	}
 	for _, r := range rep.Runs {
 		var checks []analyze.Warning
@@ -246,7 +257,19 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 			continue
 		}
 		for _, s := range subs {
-			r := checkGate(g, s, base, spec, alpha)
+			b, why := base, ""
+			if match != nil && g.Bound.Baseline {
+				b, why = match.of(s, opt.Pool && len(subs) == 1 && len(rep.Runs) > 1)
+			}
+			if g.Bound.Baseline && b == nil {
+				out.Results = append(out.Results, GateResult{Gate: g.Text, Subject: s.name, Op: g.Op, Unit: g.Unit(), Status: "fail",
+					Value: analyze.F(math.NaN()), Bound: analyze.F(math.NaN()), Source: "recomputed", Reason: why, Warnings: []analyze.Warning{}})
+				continue
+			}
+			r := checkGate(g, s, b, spec, alpha)
+			if why != "" {
+				r.Warnings = append(r.Warnings, analyze.Warning{Code: "baseline_config_differs", Message: why})
+			}
 			if g.Metric == analyze.DataWarnings && s.rr != nil {
 				var found []string
 				for _, w := range s.rr.Warnings {
@@ -470,7 +493,7 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	if g.Bound.Baseline {
 		bm = measureOf(g, base)
 		bound = g.Bound.Scale*bm.value + g.Bound.Value
-		r.Baseline = &BaselineComparison{Value: analyze.F(bm.value), N: bm.n, Test: "none", PValue: analyze.F(math.NaN())}
+		r.Baseline = &BaselineComparison{Runs: base.name, Value: analyze.F(bm.value), N: bm.n, Test: "none", PValue: analyze.F(math.NaN())}
 		if g.Stat == "p" && bm.n > 0 {
 			lo, hi := stats.QuantileCI(bm.sorted, g.P, stats.CILevel)
 			r.Baseline.CI95 = &[2]analyze.F{analyze.F(lo), analyze.F(hi)}
@@ -529,13 +552,16 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 
 // regressionSignificant decides whether an observed violation of a
 // regression gate (current vs Scale·baseline + Value) is established at
-// level alpha (one-sided). Percentiles: the violation must hold between
-// the current sample's one-sided (1−alpha) bound and the baseline's
-// (percentileBound: distribution-free order statistics, or the bootstrap
-// where a sample is too small for them), a conservative test. Means: Welch's t
-// test. Proportions (goodput, error_rate): the Agresti–Caffo adjusted
-// two-proportion z test (Agresti & Caffo 2000). Extremes and run-level
-// rates have no test: the observed comparison decides (test "none").
+// level alpha (one-sided), with the tests of package stats that compare
+// also uses (stats/difference.go), so that a gate and a comparison of the
+// same samples agree. Percentiles: the violation must hold between the
+// current sample's one-sided (1−alpha) bound and the baseline's
+// (stats.PercentileBound: distribution-free order statistics, or the
+// seeded bootstrap where a sample is too small for them), a conservative
+// test. Means: Welch's t test. Proportions (goodput, error_rate): the
+// Agresti–Caffo adjusted two-proportion z test (Agresti & Caffo 2000).
+// Extremes and run-level rates have no test: the observed comparison
+// decides (test "none").
 func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, test string, p float64) {
 	k, d := g.Bound.Scale, g.Bound.Value
 	upper := g.upper()
@@ -543,100 +569,35 @@ func regressionSignificant(g Gate, cur, base measure, alpha float64) (sig bool, 
 	case g.Stat == "p":
 		// upper gate: the current's lower bound against the baseline's
 		// upper bound (a lower gate: the other way round).
-		cb, cboot := percentileBound(cur.sorted, g.P, cur.method, alpha, !upper)
-		bb, bboot := percentileBound(base.sorted, g.P, base.method, alpha, upper)
-		switch {
-		case cboot && bboot:
-			test = fmt.Sprintf("bootstrap bounds (B=%d)", bootReplicates)
-		case cboot || bboot:
-			test = fmt.Sprintf("order-statistic and bootstrap bounds (B=%d)", bootReplicates)
-		default:
-			test = "order-statistic bounds"
-		}
+		cb, cboot := stats.PercentileBound(cur.sorted, g.P, stats.Method(cur.method), alpha, !upper)
+		bb, bboot := stats.PercentileBound(base.sorted, g.P, stats.Method(base.method), alpha, upper)
+		test = stats.PercentileTestName(cboot, bboot)
 		return !math.IsNaN(cb) && !math.IsNaN(bb) && !holds(cb, g.Op, k*bb+d), test, math.NaN()
 	case g.Stat == "mean":
-		test = "welch t"
-		if cur.n < 2 || base.n < 2 {
-			return true, "none (a mean of fewer than two samples cannot be tested)", math.NaN()
+		w := stats.Welch(cur.sorted, base.sorted, alpha, k, d)
+		if w.Test != "welch t" {
+			return true, w.Test, math.NaN()
 		}
-		vc := stats.Variance(cur.sorted)
-		vb := stats.Variance(base.sorted)
-		se2c, se2b := vc/float64(cur.n), k*k*vb/float64(base.n)
-		se := math.Sqrt(se2c + se2b)
-		diff := cur.value - (k*base.value + d)
-		if se == 0 {
-			return true, test, 0
+		if w.Lo == w.Hi { // no variance: the observed violation is established
+			return true, w.Test, 0
 		}
-		df := (se2c + se2b) * (se2c + se2b) / (se2c*se2c/float64(cur.n-1) + se2b*se2b/float64(base.n-1))
-		t := diff / se
-		dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-		if upper {
-			p = 1 - dist.CDF(t)
-		} else {
-			p = dist.CDF(t)
+		p = w.PUp
+		if !upper {
+			p = w.PDown
 		}
-		return p < alpha, test, p
+		return p < alpha, w.Test, p
 	case g.Stat == "" && g.Metric.Proportion:
-		test = "agresti-caffo"
-		if cur.nn == 0 || base.nn == 0 {
-			return true, "none (no requests to test)", math.NaN()
+		ac := stats.AgrestiCaffo(cur.x, cur.nn, base.x, base.nn, alpha, k, d)
+		if ac.Test != "agresti-caffo" {
+			return true, ac.Test, math.NaN()
 		}
-		pc := float64(cur.x+1) / float64(cur.nn+2)
-		pb := float64(base.x+1) / float64(base.nn+2)
-		se := math.Sqrt(pc*(1-pc)/float64(cur.nn+2) + k*k*pb*(1-pb)/float64(base.nn+2))
-		z := (pc - (k*pb + d)) / se
-		n := distuv.UnitNormal
-		if upper {
-			p = 1 - n.CDF(z)
-		} else {
-			p = n.CDF(z)
+		p = ac.PUp
+		if !upper {
+			p = ac.PDown
 		}
-		return p < alpha, test, p
+		return p < alpha, ac.Test, p
 	}
 	return true, "none", math.NaN()
-}
-
-// bootReplicates is the number of bootstrap resamples behind a percentile
-// bound the order statistics cannot give.
-const bootReplicates = 2000
-
-// percentileBound is a one-sided (1 − alpha) confidence bound of the
-// p-quantile of the population sorted was drawn from: the upper bound when
-// upper, else the lower. It is the distribution-free order-statistic bound
-// (QuantileCI at level 1 − 2·alpha) when the sample is large enough to give
-// it; otherwise (boot true) the percentile bootstrap's: the alpha or
-// 1 − alpha quantile of the p-quantile (by method) over bootReplicates
-// resamples, drawn with a fixed seed so a gate's verdict is reproducible.
-// For a small sample and a tail quantile the bootstrap bound is close to
-// the sample's extreme.
-func percentileBound(sorted []float64, p float64, method convention.PercentileMethod, alpha float64, upper bool) (bound float64, boot bool) {
-	lo, hi := stats.QuantileCI(sorted, p, 1-2*alpha)
-	if upper && !math.IsNaN(hi) {
-		return hi, false
-	}
-	if !upper && !math.IsNaN(lo) {
-		return lo, false
-	}
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN(), true
-	}
-	rng := rand.New(rand.NewPCG(0x746f6b656e, 0x7472616365))
-	reps := make([]float64, bootReplicates)
-	buf := make([]float64, n)
-	for b := range reps {
-		for i := range buf {
-			buf[i] = sorted[rng.IntN(n)]
-		}
-		sort.Float64s(buf)
-		reps[b] = stats.Percentile(buf, p, stats.Method(method))
-	}
-	sort.Float64s(reps)
-	q := alpha
-	if upper {
-		q = 1 - alpha
-	}
-	return stats.Percentile(reps, q, stats.Method(convention.PercentileLinear)), true
 }
 
 func hasWarning(ws []analyze.Warning, code string) bool {

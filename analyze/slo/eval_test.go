@@ -378,3 +378,47 @@ func TestGateNotMeasured(t *testing.T) {
 		t.Errorf("data checks %+v", rep.DataChecks)
 	}
 }
+
+// TestRegressionGateMatchesBaseline: a baseline holding runs of several
+// configurations (AIPerf's multi-run tree: concurrency 1 in two trials,
+// concurrency 2 once) is matched as compare matches: each gated run is
+// compared with the baseline runs of its concurrency (pooled: both
+// trials of concurrency 1), a run of a configuration the baseline lacks
+// fails saying so, and a baseline of one configuration stays every run's
+// baseline, with a warning when the configurations differ.
+func TestRegressionGateMatchesBaseline(t *testing.T) {
+	tree := corpusAnalyzer(t, nil, "aiperf/multirun-sweep-qwen3vl30b")
+	trial1 := corpusAnalyzer(t, nil, "aiperf/multirun-sweep-qwen3vl30b/profile_runs/trial_0001")
+	spec := mustSpec(t, "", "p50(ttft) <= 1.5 * baseline")
+	rep, err := Check(trial1, spec, analyze.Options{Tools: tools}, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]string{}
+	for _, r := range rep.Results {
+		if r.Baseline == nil {
+			t.Fatalf("%s: no baseline comparison: %+v", r.Subject, r)
+		}
+		runs[r.Subject] = r.Baseline.Runs
+	}
+	if runs["trial_0001/concurrency_1"] != "trial_0001/concurrency_1+trial_0002/concurrency_1" || runs["trial_0001/concurrency_2"] != "trial_0001/concurrency_2" {
+		t.Errorf("matched baselines %v", runs)
+	}
+	// concurrency 2 has no baseline run in a tree of concurrency 1 only
+	c1 := corpusAnalyzer(t, nil, "aiperf/multirun-sweep-qwen3vl30b/profile_runs/trial_0002", "aiperf/qwen3vl30b-ngrok-agent-c1")
+	rep, err = Check(corpusAnalyzer(t, nil, "aiperf/qwen3vl30b-local-agent-c2"), spec, analyze.Options{Tools: tools}, c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Status != "pass" || len(r.Warnings) == 0 || r.Warnings[0].Code != "baseline_config_differs" {
+		t.Errorf("one-configuration baseline: %+v", r)
+	}
+	mixed := corpusAnalyzer(t, nil, "aiperf/qwen3vl30b-ngrok-agent-c1", "llmperf/leaderboard-groq-70b")
+	rep, err = Check(corpusAnalyzer(t, nil, "aiperf/qwen3vl30b-local-agent-c2"), spec, analyze.Options{Tools: tools}, mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Status != "fail" || !strings.Contains(r.Reason, "no baseline run has the run's configuration") {
+		t.Errorf("unmatched: %+v", r)
+	}
+}

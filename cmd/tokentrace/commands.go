@@ -24,6 +24,8 @@ import (
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/aiperf"
+	"github.com/tokentrace/tokentrace/ingest/genaiperf"
 	"github.com/tokentrace/tokentrace/ingest/registry"
 )
 
@@ -231,7 +233,9 @@ func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 // sent), MLPerf's configuration, synth's truth.csv and arguments,
 // analyze's report.json. Skipping them is not worth a message.
 var nonTraceFiles = map[string]bool{"inputs.json": true, "mlperf.conf": true, "user.conf": true, "audit.conf": true,
-	"truth.csv": true, "synth.args": true, "report.json": true}
+	"truth.csv": true, "synth.args": true, "report.json": true,
+	// GenAI-Perf analyze's table across its scenarios and its checkpoint
+	genaiperf.AnalyzeSummary: true, "checkpoint.json": true}
 
 // knownNonTrace reports whether a file skipped in an input directory is
 // documentation, an image, written tables, or one of nonTraceFiles.
@@ -240,7 +244,8 @@ func knownNonTrace(p string) bool {
 	case ".md", ".txt", ".png", ".svg", ".html", ".parquet", ".arrow":
 		return true
 	}
-	return nonTraceFiles[filepath.Base(p)]
+	// AIPerf's aggregates across the runs of a multi-run tree
+	return nonTraceFiles[filepath.Base(p)] || aiperf.IsAggregate(filepath.Base(p))
 }
 
 // findTableDirs returns dir itself when it holds tables (runs.parquet or a

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/compare"
 	"github.com/tokentrace/tokentrace/analyze/render"
 	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/formats"
@@ -40,6 +41,8 @@ type gateFlags struct {
 	junit      string
 	jsonOut    string
 	listPreset bool
+	match      string
+	ignore     string
 }
 
 func newGate() *cobra.Command {
@@ -61,7 +64,10 @@ on each run (or on the pooled runs with --pool):
   --preset a built-in spec: ` + strings.Join(slo.Presets(), ", ") + `
 
 A regression gate fails only when the violation is significant at --alpha (order-statistic bounds
-for percentiles, Welch's t for means, Agresti–Caffo for goodput and error rate).
+for percentiles, Welch's t for means, Agresti–Caffo for goodput and error rate): the tests compare
+uses, so compare's verdict on "p99(ttft)" is the gate's. A baseline holding runs of several
+configurations is matched as compare matches (model, concurrency, rate, isl, osl, streaming;
+--match, --ignore): each run against the baseline runs of its configuration.
 
 A run whose input file was cut short fails an extra "input complete" check unless
 --allow-truncated. A gate whose value is undefined on a run (TPOT of a non-streaming run, a
@@ -161,6 +167,8 @@ SLO or gate syntax).`,
 	c.Flags().BoolVar(&gf.truncOK, "allow-truncated", false, "let a run whose input file was cut short pass its \"input complete\" check (default: it fails)")
 	c.Flags().StringVar(&gf.junit, "junit", "", "also write the results as JUnit XML to this file")
 	c.Flags().StringVar(&gf.jsonOut, "json", "", "also write the results as JSON to this file")
+	c.Flags().StringVar(&gf.match, "match", "", "configuration keys runs are matched to a baseline of several configurations by (as compare --match)")
+	c.Flags().StringVar(&gf.ignore, "ignore", "", "configuration keys not to match the baseline by (as compare --ignore)")
 	return c
 }
 
@@ -225,6 +233,13 @@ func (gf *gateFlags) buildSpec(cmd *cobra.Command, rf *reportFlags) (slo.GateSpe
 	}
 	if gf.truncOK {
 		spec.AllowTruncated = true
+	}
+	if gf.match != "" || gf.ignore != "" {
+		keys, err := compare.ParseKeys(gf.match, gf.ignore)
+		if err != nil {
+			return spec, usageError{err}
+		}
+		spec.MatchKeys = keys
 	}
 	if err := spec.Validate(); err != nil {
 		return spec, usageError{err}

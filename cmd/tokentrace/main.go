@@ -10,6 +10,7 @@
 //	tokentrace import    INPUT... -o DIR      import and write the tables only (Parquet; Arrow IPC with --arrow)
 //	tokentrace report    INPUT_OR_DIR...      print the report (inputs or written tables)
 //	tokentrace reconcile INPUT_OR_DIR...      explain a metric's difference between two conventions, one choice at a time
+//	tokentrace compare   BASE CANDIDATE...    runs side by side with significance (benchstat's way), sweeps as curves
 //	tokentrace gate      INPUT_OR_DIR...      check runs against an SLO and gates; exit 3 when one fails
 //	tokentrace capacity  INPUT_OR_DIR...      goodput capacity of a rate sweep
 //	tokentrace plot      INPUT_OR_DIR... -o DIR   draw tails, timelines, E2E vs length, ITL by position, goodput curves
@@ -79,6 +80,6 @@ func newRoot() *cobra.Command {
 // commands are tokentrace's subcommands, one constructor each, every one
 // in its own file (the package doc lists them).
 var commands = []func() *cobra.Command{
-	newAnalyze, newImport, newReport, newReconcile, newGate, newCapacity, newPlotCmd, newExport,
+	newAnalyze, newImport, newReport, newReconcile, newCompare, newGate, newCapacity, newPlotCmd, newExport,
 	newSynth, newVersion, newMemoryTopic,
 }

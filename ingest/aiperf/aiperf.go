@@ -172,6 +172,9 @@ const (
 func sniff(path string, head []byte) inputKind {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	base := filepath.Base(path)
+	if IsAggregate(base) || bytes.Contains(head, []byte(`"aggregation_type"`)) {
+		return kindUnknown // statistics across runs, not a run
+	}
 	switch {
 	case strings.HasSuffix(base, summaryCSVSuffix):
 		return kindSummaryCSV
@@ -196,6 +199,23 @@ func sniff(path string, head []byte) inputKind {
 		return kindSummaryJSON
 	}
 	return kindUnknown
+}
+
+// IsAggregate reports whether a file name is one of the files AIPerf
+// writes across runs in its multi-run trees — the confidence aggregate of
+// a configuration's trials (profile_export_aiperf_aggregate.json/.csv),
+// the records of all trials pooled (profile_export_aiperf_collated.json)
+// and the sweep's cross-value aggregate (profile_export_aiperf_sweep.json/
+// .csv); docs/api/sweep-aggregates.md and docs/tutorials/
+// multi-run-confidence.md of ai-dynamo/aiperf. They hold no run of their
+// own (the runs are the per-trial files): they are not imported.
+func IsAggregate(base string) bool {
+	for _, suf := range []string{"_aggregate.json", "_aggregate.csv", "_collated.json", "_sweep.json", "_sweep.csv"} {
+		if strings.HasSuffix(base, suf) && strings.HasPrefix(base, "profile_export") {
+			return true
+		}
+	}
+	return false
 }
 
 // aiperfMetadataKeys are record metadata keys that only AIPerf writes

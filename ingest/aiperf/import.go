@@ -244,6 +244,7 @@ func (w *runWriter) baseRun(id string, raw formats.SourceFile) formats.Run {
 	if s := w.sum; s != nil {
 		applySummary(&run, s)
 	}
+	treeLoad(&run, w.path)
 	return run
 }
 

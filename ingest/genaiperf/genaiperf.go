@@ -176,6 +176,8 @@ func (importer) Name() string { return Name }
 func (importer) Detect(path string, head []byte) bool {
 	base := filepath.Base(path)
 	switch {
+	case base == AnalyzeSummary:
+		return false // the analyze subcommand's table across runs
 	case strings.HasSuffix(base, summaryJSONSuffix):
 		return !ingest.Exists(rawBeside(path, summaryJSONSuffix))
 	case strings.HasSuffix(base, summaryCSVSuffix):
@@ -184,6 +186,13 @@ func (importer) Detect(path string, head []byte) bool {
 	}
 	return detectRaw(base, head)
 }
+
+// AnalyzeSummary is the CSV `genai-perf analyze` writes beside its
+// artifact directories (one per swept value, named
+// <model>-<service-kind>-<backend>-<sweep_type><value>): P99s of every
+// scenario, not a run of its own (genai-perf docs/analyze.md). The
+// scenarios' own files are the runs.
+const AnalyzeSummary = "analyze_export_genai_perf.csv"
 
 func detectRaw(base string, head []byte) bool {
 	h := bytes.TrimLeft(head, " \t\r\n")

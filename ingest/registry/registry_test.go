@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/aiperf"
 )
 
 func TestResolveDirectoriesAndCompanions(t *testing.T) {
@@ -25,7 +26,9 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 	// a companion of its summary.json), 3 SGLang JSONL files and 3
 	// inference-perf runs (a summary_lifecycle_metrics.json each; stage and
 	// Prometheus files are its companions), 1 guidellm report (its YAML twin
-	// is a companion) and 5 MLPerf summary logs (detail logs are companions).
+	// is a companion) and 5 MLPerf summary logs (detail logs are companions),
+	// and the 3 trial runs of the AIPerf multi-run tree (its aggregates
+	// across runs are not runs: skipped).
 	// testdata/server-logs holds server logs (ingest/serverlog): counted
 	// apart, each read by the server-log importer.
 	benchJobs := 0
@@ -41,7 +44,7 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 		}
 		benchJobs++
 	}
-	if benchJobs != 30 {
+	if benchJobs != 33 {
 		t.Fatalf("%d jobs: %v", benchJobs, got)
 	}
 	for p, name := range map[string]string{
@@ -67,6 +70,9 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 			continue
 		}
 		if filepath.Base(s) == "make.py" { // the joined example's generator
+			continue
+		}
+		if aiperf.IsAggregate(filepath.Base(s)) { // AIPerf's statistics across runs
 			continue
 		}
 		switch filepath.Base(s) {
@@ -259,5 +265,51 @@ func TestImportNoHashHashesLookalikes(t *testing.T) {
 	}
 	if digest["d"] != "" {
 		t.Errorf("a size no other input has is not hashed: %v", digest)
+	}
+}
+
+// TestAIPerfMultiRunTree: the documented layout of an AIPerf sweep with
+// repeated trials (testdata/aiperf/multirun-sweep-qwen3vl30b, SOURCE.md)
+// resolves to one job per trial and cell, labelled trial/cell; the
+// aggregates across runs are skipped, never imported as runs.
+func TestAIPerfMultiRunTree(t *testing.T) {
+	root := "../../testdata/aiperf/multirun-sweep-qwen3vl30b"
+	jobs, skipped, err := Resolve([]string{root}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, j := range jobs {
+		if j.Importer.Name() != "aiperf" {
+			t.Errorf("%s read by %s", j.Path, j.Importer.Name())
+		}
+		labels = append(labels, ingest.DefaultLabel(j.Path))
+	}
+	if got := strings.Join(labels, " "); got != "trial_0001/concurrency_1 trial_0001/concurrency_2 trial_0002/concurrency_1" {
+		t.Errorf("labels %s", got)
+	}
+	var names []string
+	for _, s := range skipped {
+		names = append(names, filepath.Base(s))
+	}
+	if got := strings.Join(names, " "); got != "SOURCE.md profile_export_aiperf_aggregate.json profile_export_aiperf_sweep.json" {
+		t.Errorf("skipped %s", got)
+	}
+	var c formats.Collector
+	if err := Import(jobs, nil, ingest.Options{}, &c); err != nil {
+		t.Fatal(err)
+	}
+	conc := map[string]float64{}
+	for _, r := range c.Runs {
+		if r.Concurrency != nil {
+			conc[r.RunID] = *r.Concurrency
+		}
+	}
+	if conc["trial_0001/concurrency_1"] != 1 || conc["trial_0002/concurrency_1"] != 1 || conc["trial_0001/concurrency_2"] != 2 {
+		t.Errorf("recorded concurrencies %v", conc)
+	}
+	// named explicitly, an aggregate is not a trace
+	if _, _, err := Resolve([]string{root + "/aggregate/sweep_aggregate/profile_export_aiperf_sweep.json"}, ""); !errors.Is(err, ErrUnrecognized) {
+		t.Errorf("sweep aggregate: %v", err)
 	}
 }

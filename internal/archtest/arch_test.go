@@ -36,12 +36,16 @@ func allowed(pkg, dep string) bool {
 		return in("formats")
 	case pkg == "analyze":
 		return in("formats", "convention", "analyze/stats")
-	case pkg == "analyze/slo", pkg == "analyze/reproduce":
+	case pkg == "analyze/compare", pkg == "analyze/reproduce":
 		return in("formats", "convention", "analyze", "analyze/stats")
+	case pkg == "analyze/slo":
+		return in("formats", "convention", "analyze", "analyze/stats", "analyze/compare")
+	case pkg == "analyze/sweep":
+		return in("formats", "convention", "analyze", "analyze/stats", "analyze/compare", "analyze/slo")
 	case pkg == "analyze/render":
-		return in("formats", "convention", "analyze", "analyze/stats", "analyze/slo", "analyze/reproduce")
+		return in("formats", "convention", "analyze", "analyze/stats", "analyze/slo", "analyze/reproduce", "analyze/compare", "analyze/sweep")
 	case pkg == "plots":
-		return in("formats", "convention", "analyze", "analyze/stats", "analyze/render", "analyze/slo")
+		return in("formats", "convention", "analyze", "analyze/stats", "analyze/render", "analyze/slo", "analyze/compare", "analyze/sweep")
 	case pkg == "internal/reqtest":
 		return in("formats", "ingest")
 	case pkg == "internal/traptest": // the importers' trap tests: import, then analyse
@@ -92,7 +96,7 @@ func TestRulesCatchSideways(t *testing.T) {
 	for _, c := range [][2]string{
 		{"ingest/sglangbench", "ingest/vllmbench"}, {"ingest/aiperf", "analyze"}, {"analyze", "join"},
 		{"analyze", "ingest/registry"}, {"formats", "convention"}, {"analyze/stats", "analyze"}, {"plots", "ingest"},
-		{"analyze/slo", "analyze/render"},
+		{"analyze/slo", "analyze/render"}, {"analyze/compare", "analyze/slo"}, {"analyze/compare", "analyze/sweep"},
 	} {
 		if allowed(c[0], c[1]) {
 			t.Errorf("%s → %s allowed", c[0], c[1])
