@@ -281,7 +281,7 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 			}
 			convs[rd.Convention.Name] = true
 			for _, w := range rd.Report.Warnings {
-				if w.DataCheck {
+				if w.DataCheck && !w.Routine {
 					res.Warnings = append(res.Warnings, fmt.Sprintf("%s, run %s: data check %s: %s (analyze/TRAPS.md)", s.Label, rd.Run.RunID, w.Code, w.Message))
 				}
 			}
