@@ -91,7 +91,13 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	}
 	page.Skipped = append(page.Skipped, set.Skipped...)
 	sort.SliceStable(page.Skipped, func(a, b int) bool { return page.Skipped[a].Run < page.Skipped[b].Run })
-	return htmlTemplate.Execute(w, page)
+	var b strings.Builder
+	if err := htmlTemplate.Execute(&b, page); err != nil {
+		return err
+	}
+	// html/template escapes markup, not control or bidi characters
+	_, err := io.WriteString(w, render.SafeMarkup(b.String()))
+	return err
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{

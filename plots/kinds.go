@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/formats"
 )
 
 // Kind names a kind of plot.
@@ -88,13 +89,9 @@ func (in Input) label() string {
 		l = in.Report.RunID
 	}
 	// a label comes from untrusted names (directories, run ids): control
-	// characters are not allowed in XML (SVG), so they become '?'
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return '?'
-		}
-		return r
-	}, l)
+	// characters are not allowed in XML (SVG), and a bidi override would
+	// reverse the text around it, so they become '?' (formats.SafeText)
+	return formats.SafeText(l)
 }
 
 // Skip is a plot not drawn, and why.

@@ -146,6 +146,10 @@ func detail(r slo.GateResult, md bool) string {
 // WriteGateText writes the gate report as an aligned table with the
 // verdict last.
 func WriteGateText(w io.Writer, g *slo.GateReport) error {
+	return safeOut(w, func(w io.Writer) error { return writeGateText(w, g) })
+}
+
+func writeGateText(w io.Writer, g *slo.GateReport) error {
 	fmt.Fprintf(w, "tokentrace gate — convention %s", clean(g.Convention, false))
 	if g.SLO != "" {
 		fmt.Fprintf(w, ", SLO %s", clean(g.SLO, false))
@@ -250,6 +254,10 @@ func codeSpan(s string) string {
 // WriteGateMarkdown writes the gate report as a Markdown table, for a CI
 // job summary (e.g. appended to $GITHUB_STEP_SUMMARY).
 func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
+	return safeOut(w, func(w io.Writer) error { return writeGateMarkdown(w, g) })
+}
+
+func writeGateMarkdown(w io.Writer, g *slo.GateReport) error {
 	icon := "✅"
 	if !g.Pass {
 		icon = "❌"
@@ -285,6 +293,10 @@ func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
 // tokentrace.gate.<run>), a <failure> for each failed gate, and the
 // detail in <system-out>, so CI systems show gates natively.
 func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
+	return safeOut(w, func(w io.Writer) error { return writeGateJUnit(w, g) })
+}
+
+func writeGateJUnit(w io.Writer, g *slo.GateReport) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
@@ -356,6 +368,13 @@ func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
 // WriteCapacity writes a capacity (see Capacity) as text, markdown or
 // JSON; gpus > 0 adds the per-GPU capacity.
 func WriteCapacity(w io.Writer, format string, c *slo.Capacity, gpus int) error {
+	if format == "json" {
+		return writeCapacityDoc(w, format, c, gpus)
+	}
+	return safeOut(w, func(w io.Writer) error { return writeCapacityDoc(w, format, c, gpus) })
+}
+
+func writeCapacityDoc(w io.Writer, format string, c *slo.Capacity, gpus int) error {
 	if gpus > 0 {
 		c.GPUs = gpus
 		c.PerGPURateRPS = c.RateRPS / analyze.F(gpus)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -755,10 +754,7 @@ steps sum to the difference.`,
 			}
 			switch format {
 			case "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rec)
+				return render.WriteIndentedJSON(cmd.OutOrStdout(), rec)
 			case "markdown", "md":
 				return render.WriteReconciliation(cmd.OutOrStdout(), rec, true)
 			}
