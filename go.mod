@@ -16,7 +16,9 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/DataDog/sketches-go v1.4.8 // indirect
+require github.com/DataDog/sketches-go v1.4.8
+
+require github.com/agnivade/levenshtein v1.2.2
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -40,8 +42,7 @@ require (
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/stretchr/testify v1.11.1 // indirect
+	github.com/spf13/pflag v1.0.9
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	github.com/zeebo/xxh3 v1.0.2 // indirect
 	golang.org/x/exp v0.0.0-20240222234643-814bf88cf225 // indirect

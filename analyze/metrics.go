@@ -24,7 +24,11 @@ type TokenCounter interface {
 // milliseconds; NaN means undefined (no such event, or the formula does not
 // apply), never zero.
 type RequestMetrics struct {
-	Status string
+	// RequestKey is the request's formats.Request.RequestKey (its 0-based
+	// position in its run: with the run id, its key in the tables); plots
+	// name a drawn request by it.
+	RequestKey int64
+	Status     string
 	// Counted is true when the request is in the convention's completed set
 	// (Convention.Completed): latency statistics are over counted requests.
 	Counted bool
@@ -247,7 +251,7 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	events = formats.ClientEvents(events) // server.* events carry no response
 	nan := math.NaN()
 	m := RequestMetrics{
-		Status: r.Status, TTFTMs: nan, TTFOMs: nsToMs(r.FirstContentOffsetNs), TTSTMs: nan, E2EMs: nan,
+		RequestKey: r.RequestKey, Status: r.Status, TTFTMs: nan, TTFOMs: nsToMs(r.FirstContentOffsetNs), TTSTMs: nan, E2EMs: nan,
 		LastResponseMs: nan, StreamEndMs: nsToMs(r.StreamEndOffsetNs), TPOTMs: nan, ITLMeanMs: nan,
 		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(r.InputTokens), InputReported: optF(r.ReportedInputTokens),
 		InputUsage: nan, OutputUsage: nan, Messages: len(events), MaxITLMs: nan,

@@ -209,7 +209,12 @@ func (s *Set) Lookup(name string) (Convention, error) {
 			return c, nil
 		}
 	}
-	return Convention{}, fmt.Errorf("unknown convention %q (known: %s)", name, strings.Join(s.Names(), ", "))
+	cands := s.Names()
+	for a := range s.aliases {
+		cands = append(cands, a)
+	}
+	sort.Strings(cands[len(s.profiles):])
+	return Convention{}, fmt.Errorf("unknown convention %q (known: %s)%s", name, strings.Join(s.Names(), ", "), DidYouMean(name, cands))
 }
 
 // ForRun returns the profile of the tool that produced a run: the

@@ -23,8 +23,16 @@ const (
 	// always keeps exactly.
 	CCDFTailExact = 200
 	// MaxScatterPoints bounds the points of one scatter series; points at or
-	// above the series' P99 are always kept.
+	// above the series' P99 are kept first (at most a quarter of the
+	// budget, the largest), the others evenly strided.
 	MaxScatterPoints = 4000
+	// BandThreshold is the number of requests above which e2e-osl draws
+	// quantile bands instead of one point per request (OSLBands): BandBins
+	// bins of N, each with its P10–P90 box and P50, and the requests above
+	// their bin's P99 as points, at most MaxBandOutliers of them.
+	BandThreshold   = MaxScatterPoints
+	BandBins        = 40
+	MaxBandOutliers = 400
 	// MaxInFlightSteps bounds the in-flight step function; above it the
 	// count is the maximum within each of MaxInFlightSteps/2 time bins.
 	MaxInFlightSteps = 4000
@@ -99,52 +107,148 @@ func CCDF(sorted []float64, maxPoints int) []XY {
 	return out
 }
 
-// Scatter pairs xs[i] with ys[i], leaving out pairs with a NaN or ±Inf.
-// With more than maxPoints pairs it keeps every pair whose Y is at or above
-// the P99 (linear) of the Ys exactly, and a deterministic evenly strided
-// subset of the others, so that the total is at most maxPoints. Pairs keep
-// their input order.
+// Scatter pairs xs[i] with ys[i], leaving out pairs with a NaN or ±Inf,
+// thinned by ScatterIdx to at most maxPoints, in input order.
 func Scatter(xs, ys []float64, maxPoints int) []XY {
-	var pts []XY
+	idx := ScatterIdx(xs, ys, maxPoints)
+	out := make([]XY, len(idx))
+	for k, i := range idx {
+		out[k] = XY{xs[i], ys[i]}
+	}
+	return out
+}
+
+// ScatterIdx returns the indices of the pairs (xs[i], ys[i]) without a
+// NaN or ±Inf, ascending. With more than maxPoints such pairs it keeps
+// the pairs whose Y is at or above the P99 (linear) of the Ys — at most
+// maxPoints/4 of them, the largest Ys (ties: the earlier pair) — and a
+// deterministic evenly strided subset of the others, so that the total
+// is at most maxPoints.
+func ScatterIdx(xs, ys []float64, maxPoints int) []int {
+	var idx []int
 	for i := range xs {
 		if i < len(ys) && finite(xs[i]) && finite(ys[i]) {
-			pts = append(pts, XY{xs[i], ys[i]})
+			idx = append(idx, i)
 		}
 	}
-	if maxPoints <= 0 || len(pts) <= maxPoints {
-		return pts
+	if maxPoints <= 0 || len(idx) <= maxPoints {
+		return idx
 	}
-	y := make([]float64, len(pts))
-	for i, p := range pts {
-		y[i] = p.Y
+	y := make([]float64, len(idx))
+	for k, i := range idx {
+		y[k] = ys[i]
 	}
 	sort.Float64s(y)
 	p99 := stats.Percentile(y, 0.99, stats.Linear)
-	tail := 0
-	for _, p := range pts {
-		if p.Y >= p99 {
-			tail++
+	var tail []int
+	for _, i := range idx {
+		if ys[i] >= p99 {
+			tail = append(tail, i)
 		}
 	}
-	rest := len(pts) - tail
-	budget := maxPoints - tail
-	if budget < 1 {
-		budget = 1
+	if limit := max(1, maxPoints/4); len(tail) > limit {
+		sort.SliceStable(tail, func(a, b int) bool { return ys[tail[a]] > ys[tail[b]] })
+		tail = tail[:limit]
+		sort.Ints(tail)
 	}
+	inTail := make(map[int]bool, len(tail))
+	for _, i := range tail {
+		inTail[i] = true
+	}
+	rest := len(idx) - len(inTail)
+	for _, i := range idx {
+		if ys[i] >= p99 && !inTail[i] {
+			rest-- // a tail pair over the limit: left out
+		}
+	}
+	budget := max(1, maxPoints-len(tail))
 	stride := (rest + budget - 1) / budget
-	out := make([]XY, 0, maxPoints)
+	out := make([]int, 0, maxPoints)
 	k := 0
-	for _, p := range pts {
-		if p.Y >= p99 {
-			out = append(out, p)
-			continue
+	for _, i := range idx {
+		switch {
+		case inTail[i]:
+			out = append(out, i)
+		case ys[i] >= p99:
+		default:
+			if k%stride == 0 {
+				out = append(out, i)
+			}
+			k++
 		}
-		if k%stride == 0 {
-			out = append(out, p)
-		}
-		k++
 	}
 	return out
+}
+
+// OSLBand is one bin of output lengths [Lo, Hi] (tokens; the last bin
+// closed) with N requests and the P10, P50, P90 and P99 of their E2E (ms).
+type OSLBand struct {
+	Lo, Hi             float64
+	N                  int
+	P10, P50, P90, P99 float64
+}
+
+// OSLBands summarizes (N, E2E) pairs (NaN/±Inf left out) by bins of equal
+// width over [min N, max N] (bins of them; one when every N is equal):
+// each non-empty bin's E2E percentiles by method m, and outliers, the
+// indices of the pairs above their bin's P99 — the maxOutliers largest
+// E2E when there are more (ties: the earlier pair) — ascending.
+func OSLBands(xs, ys []float64, bins, maxOutliers int, m convention.PercentileMethod) (bands []OSLBand, outliers []int) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var idx []int
+	for i := range xs {
+		if i < len(ys) && finite(xs[i]) && finite(ys[i]) {
+			idx = append(idx, i)
+			lo, hi = math.Min(lo, xs[i]), math.Max(hi, xs[i])
+		}
+	}
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	if hi == lo || bins < 1 {
+		bins = 1
+	}
+	width := (hi - lo) / float64(bins)
+	binOf := func(x float64) int {
+		if width == 0 {
+			return 0
+		}
+		return min(bins-1, int((x-lo)/width))
+	}
+	members := make([][]int, bins)
+	for _, i := range idx {
+		b := binOf(xs[i])
+		members[b] = append(members[b], i)
+	}
+	var out []int
+	for b, ms := range members {
+		if len(ms) == 0 {
+			continue
+		}
+		v := make([]float64, len(ms))
+		for k, i := range ms {
+			v[k] = ys[i]
+		}
+		sort.Float64s(v)
+		pm := stats.Method(m)
+		band := OSLBand{Lo: lo + float64(b)*width, Hi: lo + float64(b+1)*width, N: len(ms),
+			P10: stats.Percentile(v, 0.1, pm), P50: stats.Percentile(v, 0.5, pm), P90: stats.Percentile(v, 0.9, pm), P99: stats.Percentile(v, 0.99, pm)}
+		if bins == 1 {
+			band.Hi = hi
+		}
+		bands = append(bands, band)
+		for _, i := range ms {
+			if ys[i] > band.P99 {
+				out = append(out, i)
+			}
+		}
+	}
+	if len(out) > maxOutliers {
+		sort.SliceStable(out, func(a, b int) bool { return ys[out[a]] > ys[out[b]] })
+		out = out[:maxOutliers]
+	}
+	sort.Ints(out)
+	return bands, out
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -296,3 +296,64 @@ func BenchmarkTimeline(b *testing.B) {
 		plots.BuildTimeline(reqs, convention.PercentileLinear)
 	}
 }
+
+// TestScatterTailBounded: the points kept at or above the P99 are at most
+// a quarter of the budget, the largest, so a million-point series stays
+// within MaxScatterPoints (1% of 1M is 10,000 tail points).
+func TestScatterTailBounded(t *testing.T) {
+	n := 1_000_000
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
+		ys[i] = float64((i * 7919) % n)
+	}
+	idx := plots.ScatterIdx(xs, ys, plots.MaxScatterPoints)
+	if len(idx) > plots.MaxScatterPoints {
+		t.Fatalf("%d points, want at most %d", len(idx), plots.MaxScatterPoints)
+	}
+	tail := 0
+	for _, i := range idx {
+		if ys[i] >= float64(n-1000) { // the 1000 largest: all kept
+			tail++
+		}
+	}
+	if tail != 1000 {
+		t.Errorf("%d of the 1000 largest kept", tail)
+	}
+	for k := 1; k < len(idx); k++ {
+		if idx[k] <= idx[k-1] {
+			t.Fatal("indices not ascending")
+		}
+	}
+}
+
+// TestOSLBandsHandComputed: two bins of N over [0, 10]; the bins'
+// percentiles (linear) and the points above their bin's P99.
+func TestOSLBandsHandComputed(t *testing.T) {
+	// bin [0, 5): E2E 1…100 at N 0…4 (100 points); bin [5, 10]: 1000 and
+	// 2000 at N 10
+	var xs, ys []float64
+	for i := 1; i <= 100; i++ {
+		xs, ys = append(xs, float64(i%5)), append(ys, float64(i))
+	}
+	xs, ys = append(xs, 10, 10, math.NaN()), append(ys, 1000, 2000, 5)
+	bands, out := plots.OSLBands(xs, ys, 2, 10, convention.PercentileLinear)
+	if len(bands) != 2 {
+		t.Fatalf("bands %+v", bands)
+	}
+	b := bands[0]
+	// linear P10 of 1…100: 1 + 0.1·99 = 10.9; P50 50.5; P90 90.1; P99 99.01
+	if b.Lo != 0 || b.Hi != 5 || b.N != 100 || !near(b.P10, 10.9) || !near(b.P50, 50.5) || !near(b.P90, 90.1) || !near(b.P99, 99.01) {
+		t.Errorf("bin 0: %+v", b)
+	}
+	if c := bands[1]; c.N != 2 || !near(c.P50, 1500) || !near(c.P99, 1990) {
+		t.Errorf("bin 1: %+v", c)
+	}
+	// above P99: y=100 (index 99) in bin 0, y=2000 (index 101) in bin 1
+	if len(out) != 2 || out[0] != 99 || out[1] != 101 {
+		t.Errorf("outliers %v", out)
+	}
+	if _, out := plots.OSLBands(xs, ys, 2, 1, convention.PercentileLinear); len(out) != 1 || out[0] != 101 {
+		t.Errorf("capped outliers %v, want the slowest (101)", out)
+	}
+}

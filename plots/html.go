@@ -50,6 +50,8 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	type run struct {
 		R     *analyze.RunReport
 		Label string
+		// ID is the run's anchor ("run-1", …: labels are untrusted text)
+		ID string
 		// Tables are the run's report tables (render.WriteHTMLRun).
 		Tables template.HTML
 		// TTFTP99 and E2EP99 head the overview table.
@@ -65,7 +67,7 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	}{Version: formats.Version}
 	byLabel := map[string]int{}
 	for _, in := range inputs {
-		r := run{R: in.Report, Label: in.label(), TTFTP99: in.Report.Metrics.Of(analyze.TTFT).Value(0.99), E2EP99: in.Report.Metrics.Of(analyze.E2E).Value(0.99)}
+		r := run{R: in.Report, Label: in.label(), ID: fmt.Sprintf("run-%d", len(page.Runs)+1), TTFTP99: in.Report.Metrics.Of(analyze.TTFT).Value(0.99), E2EP99: in.Report.Metrics.Of(analyze.E2E).Value(0.99)}
 		var src *formats.Run
 		if in.Data != nil {
 			src = in.Data.Run
@@ -91,7 +93,13 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 	}
 	page.Skipped = append(page.Skipped, set.Skipped...)
 	sort.SliceStable(page.Skipped, func(a, b int) bool { return page.Skipped[a].Run < page.Skipped[b].Run })
-	return htmlTemplate.Execute(w, page)
+	var b strings.Builder
+	if err := htmlTemplate.Execute(&b, page); err != nil {
+		return err
+	}
+	// html/template escapes markup, not control or bidi characters
+	_, err := io.WriteString(w, render.SafeMarkup(b.String()))
+	return err
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -107,31 +115,45 @@ const htmlPage = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tokentrace report</title>
 <style>
-body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 1.5em auto; max-width: 60em; padding: 0 1em; color: #111; background: #fff; }
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 1.5em auto; max-width: 72em; padding: 0 1em; color: #111; background: #fff; }
+nav { font-size: 0.9em; border: 1px solid #ddd; background: #fafafa; padding: 0.3em 1em; margin: 1em 0; }
+nav ul { margin: 0.2em 0; padding-left: 1.2em; } nav li { margin: 0.1em 0; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 2em; } h3 { font-size: 1.05em; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: right; vertical-align: top; }
 th:first-child, td:first-child, td.t { text-align: left; }
 th { background: #f3f3f3; }
-figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcaption { font-size: 0.85em; color: #444; }
+figure { margin: 1em 0; } figure svg { display: block; width: 100%; height: auto; } figcaption { font-size: 0.85em; color: #444; }
+svg .tips circle:hover { fill-opacity: 0.25 !important; }
 .warn { color: #8a4b00; } code, .mono { font-family: "Liberation Mono", monospace; font-size: 0.85em; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
 <h1>tokentrace report</h1>
-<p>tokentrace {{.Version}} · {{len .Runs}} run(s). Latencies in ms under each run's convention; plots are drawn from the same per-request data as the tables.</p>
-<table>
+<p>tokentrace {{.Version}} · {{len .Runs}} run(s). Latencies in ms under each run's convention; plots are drawn from the same per-request data as the tables. Hover a point, a marker or a line of a plot for its values.</p>
+<nav id="contents"><strong>Contents</strong>
+<ul>
+<li><a href="#overview">Overview</a></li>
+{{if .Overlays}}<li><a href="#overlays">Tails and goodput (all runs)</a><ul>
+{{range .Overlays}}<li><a href="#fig-{{.Name}}">{{.Title}}</a></li>
+{{end}}</ul></li>{{end}}
+{{range .Runs}}<li><a href="#{{.ID}}">Run {{.Label}}</a>{{if .Figures}}<ul>
+{{range .Figures}}<li><a href="#fig-{{.Name}}">{{.Title}}</a></li>
+{{end}}</ul>{{end}}</li>
+{{end}}{{if .Skipped}}<li><a href="#skipped">Plots skipped</a></li>{{end}}
+</ul></nav>
+<table id="overview">
 <tr><th>run</th><th>tool</th><th>model</th><th>requests</th><th>completed</th><th>failed</th><th>TTFT P99 ms</th><th>E2E P99 ms</th><th>goodput</th></tr>
-{{range .Runs}}<tr><td class="t"><a href="#run-{{.Label}}">{{.Label}}</a></td><td class="t">{{.R.Tool}}</td><td class="t">{{.R.Model}}</td><td>{{.R.Requests.Total}}</td><td>{{.R.Requests.Completed}}</td><td>{{.R.Requests.Failed}}</td><td>{{fnum .TTFTP99}}</td><td>{{fnum .E2EP99}}</td><td>{{with .R.Goodput}}{{pct .Fraction}}{{else}}–{{end}}</td></tr>
+{{range .Runs}}<tr><td class="t"><a href="#{{.ID}}">{{.Label}}</a></td><td class="t">{{.R.Tool}}</td><td class="t">{{.R.Model}}</td><td>{{.R.Requests.Total}}</td><td>{{.R.Requests.Completed}}</td><td>{{.R.Requests.Failed}}</td><td>{{fnum .TTFTP99}}</td><td>{{fnum .E2EP99}}</td><td>{{with .R.Goodput}}{{pct .Fraction}}{{else}}–{{end}}</td></tr>
 {{end}}</table>
-{{if .Overlays}}<h2>Tails and goodput (all runs)</h2>
+{{if .Overlays}}<h2 id="overlays">Tails and goodput (all runs)</h2>
 {{range .Overlays}}<figure id="fig-{{.Name}}">{{.SVG}}<figcaption>{{.Title}} · {{.Name}}</figcaption></figure>
 {{end}}{{end}}
-{{range .Runs}}<h2 id="run-{{.Label}}">Run {{.Label}}</h2>
+{{range .Runs}}<h2 id="{{.ID}}">Run {{.Label}}</h2>
 {{.Tables}}
 {{range .Figures}}<figure id="fig-{{.Name}}">{{.SVG}}<figcaption>{{.Title}} · {{.Name}}</figcaption></figure>
 {{end}}{{end}}
-{{if .Skipped}}<h2>Plots skipped</h2><ul>
+{{if .Skipped}}<h2 id="skipped">Plots skipped</h2><ul>
 {{range .Skipped}}<li>{{.String}}</li>
 {{end}}</ul>{{end}}
 </body>

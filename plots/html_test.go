@@ -71,6 +71,35 @@ func TestHTMLEscapesTraceStrings(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	// a table of contents whose every link has its target
+	if !strings.Contains(s, `<nav id="contents">`) {
+		t.Error("no table of contents")
+	}
+	links := regexp.MustCompile(`href="#([^"]+)"`).FindAllStringSubmatch(s, -1)
+	if len(links) < 10 {
+		t.Errorf("%d in-page links", len(links))
+	}
+	for _, m := range links {
+		if !strings.Contains(s, `id="`+m[1]+`"`) {
+			t.Errorf("link #%s has no target", m[1])
+		}
+	}
+	// hover texts: on the CCDF lines and markers, on every e2e-osl request
+	// (its request_key), escaped
+	for _, want := range []string{
+		"<title>run&lt;script&gt;document.title=&#39;pwned-label&#39;&lt;/script&gt; (n=1)\nTTFT P50 = 4942 ms</title>",
+		"<title>agent-c2 (n=20)\nTTFT: P50 179.1 ms · P90 220.2 ms · P99 229.0 ms · max 230.6 ms</title>",
+		"<title>agent-c2 (n=20)\nTTFT P99 = 229.0 ms</title>",
+		"<title>request_key 0\nN 286.0 tok · E2E 12933 ms</title>",
+		"<title>gaps 65–72 (n=",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks the hover text %q", want)
+		}
+	}
+	if n := strings.Count(s, `<circle `); n < 50 {
+		t.Errorf("%d hover circles", n)
+	}
 	if !bytes.Equal(page, htmlReport(t)) {
 		t.Error("report.html differs between two builds of the same input")
 	}

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/convention"
+	"github.com/tokentrace/tokentrace/formats"
 )
 
 // Kind names a kind of plot.
@@ -88,13 +90,9 @@ func (in Input) label() string {
 		l = in.Report.RunID
 	}
 	// a label comes from untrusted names (directories, run ids): control
-	// characters are not allowed in XML (SVG), so they become '?'
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return '?'
-		}
-		return r
-	}, l)
+	// characters are not allowed in XML (SVG), and a bidi override would
+	// reverse the text around it, so they become '?' (formats.SafeText)
+	return formats.SafeText(l)
 }
 
 // Skip is a plot not drawn, and why.
@@ -263,6 +261,8 @@ func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
 	var d strings.Builder
 	fmt.Fprintf(&d, "# %s: %s tail; x ms, P(X ≥ x); markers at the report's percentiles\n", name, metric)
 	minY := 0.01
+	tips := &tipSink{}
+	marks := newMarkLabels(8) // every series' labels, laid out together
 	for i, s := range series {
 		c := seriesColor(i)
 		l, err := line(s.Points, c, 1.5, seriesDashes(i))
@@ -272,8 +272,10 @@ func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
 		l.StepStyle = plotter.PreStep
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Label, s.N), l)
+		addLineTip(p, tips, s.Points, fmt.Sprintf("%s (n=%d)\n%s: P50 %s ms · P90 %s ms · P99 %s ms · max %s ms",
+			s.Label, s.N, metric, fmtNum(s.P50), fmtNum(s.P90), fmtNum(s.P99), fmtNum(s.Points[len(s.Points)-1].X)))
 		var mk []XY
-		var txt []string
+		var txt, tipText []string
 		for _, q := range []struct {
 			name string
 			v, y float64
@@ -281,6 +283,7 @@ func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
 			if finite(q.v) {
 				mk = append(mk, XY{q.v, q.y})
 				txt = append(txt, q.name+" "+fmtNum(q.v))
+				tipText = append(tipText, fmt.Sprintf("%s (n=%d)\n%s %s = %s ms", s.Label, s.N, metric, q.name, fmtNum(q.v)))
 			}
 		}
 		if len(mk) > 0 {
@@ -289,12 +292,9 @@ func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
 				return nil, err
 			}
 			p.Add(sc)
+			addTips(p, tips, mk, tipText, 5)
 			if len(series) <= maxLabelledSeries {
-				lb, err := labels(mk, txt, 8)
-				if err != nil {
-					return nil, err
-				}
-				p.Add(lb)
+				marks.add(mk, txt)
 			}
 		}
 		if last := s.Points[len(s.Points)-1].Y; last < minY {
@@ -305,6 +305,7 @@ func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
 			fmt.Fprintf(&d, "%s\t%s\n", g(pt.X), g(pt.Y))
 		}
 	}
+	p.Add(marks)
 	p.Y.Min, p.Y.Max = minY/2, 1.2
 	// a log X axis when the runs span a wide range (overlaid runs of very
 	// different latency stay readable); linear when a value is ≤ 0
@@ -318,12 +319,21 @@ func ccdfFigure(metric, name string, series []TailSeries) (*Figure, error) {
 		p.X.Label.Text += ", log scale"
 		fmt.Fprintf(&d, "x axis log\n")
 	}
-	return single(KindCCDF, name, "", p, d.String()), nil
+	return legendBelow(KindCCDF, name, "", p, d.String(), len(series), tips), nil
 }
 
 func (set *Set) e2eOSL(in Input, slug string) error {
-	pts := Scatter(in.Data.PairOSL, in.Data.PairE2E, MaxScatterPoints)
-	if len(pts) < 2 {
+	xs, ys := in.Data.PairOSL, in.Data.PairE2E
+	keys := countedKeys(in.Data.Requests, len(xs))
+	nPairs := 0
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for i := range xs {
+		if i < len(ys) && finite(xs[i]) && finite(ys[i]) {
+			nPairs++
+			xmin, xmax = math.Min(xmin, xs[i]), math.Max(xmax, xs[i])
+		}
+	}
+	if nPairs < 2 {
 		set.Skipped = append(set.Skipped, Skip{Kind: KindE2EOSL, Run: in.label(), Reason: "fewer than two completed requests with both an output length and an E2E"})
 		return nil
 	}
@@ -331,15 +341,78 @@ func (set *Set) e2eOSL(in Input, slug string) error {
 	p := newPlot("E2E vs output length: "+in.label(), "output length N (tokens)", "E2E (ms)")
 	var d strings.Builder
 	fmt.Fprintf(&d, "# e2e-osl %q: (N tokens, E2E ms) points, buckets, fit\n", in.label())
-	sc, err := points(pts, grey, draw.CircleGlyph{}, 2)
-	if err != nil {
-		return err
+	tips := &tipSink{}
+	entries := 0
+	reqTip := func(i int) string {
+		return fmt.Sprintf("%s\nN %s tok · E2E %s ms", keyText(keys, i), fmtNum(xs[i]), fmtNum(ys[i]))
 	}
-	p.Add(sc)
-	p.Legend.Add(fmt.Sprintf("requests (%d)", len(pts)), sc)
-	xmin, xmax := pts[0].X, pts[0].X
-	for _, q := range pts {
-		xmin, xmax = math.Min(xmin, q.X), math.Max(xmax, q.X)
+	var drawn []XY // the per-request points drawn, for the dump
+	if nPairs > BandThreshold {
+		// Past BandThreshold requests the points become quantile bands:
+		// per N bin the P10–P90 of E2E as a box and its P50, with every
+		// request above its bin's P99 drawn as a point (at most
+		// MaxBandOutliers, the slowest).
+		bands, out := OSLBands(xs, ys, BandBins, MaxBandOutliers, in.Data.Convention.Percentile)
+		var rings []plotter.XYer
+		var bandTips []XY
+		var bandText []string
+		for _, b := range bands {
+			rings = append(rings, plotter.XYs{{X: b.Lo, Y: b.P10}, {X: b.Hi, Y: b.P10}, {X: b.Hi, Y: b.P90}, {X: b.Lo, Y: b.P90}})
+			bandTips = append(bandTips, XY{(b.Lo + b.Hi) / 2, b.P50})
+			bandText = append(bandText, fmt.Sprintf("N %s–%s tok: %d requests\nE2E P10 %s · P50 %s · P90 %s · P99 %s ms", fmtNum(b.Lo), fmtNum(b.Hi), b.N, fmtNum(b.P10), fmtNum(b.P50), fmtNum(b.P90), fmtNum(b.P99)))
+			fmt.Fprintf(&d, "band [%s, %s] n=%d p10=%s p50=%s p90=%s p99=%s\n", g(b.Lo), g(b.Hi), b.N, g(b.P10), g(b.P50), g(b.P90), g(b.P99))
+		}
+		poly, err := plotter.NewPolygon(rings...)
+		if err != nil {
+			return err
+		}
+		poly.Color = color.RGBA{R: 200, G: 200, B: 200, A: 255}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		p.Legend.Add(fmt.Sprintf("requests (%d): P10–P90 of E2E in %d bins of N", nPairs, len(bands)), poly)
+		entries++
+		for i, b := range bands {
+			l, err := line([]XY{{b.Lo, b.P50}, {b.Hi, b.P50}}, grey, 2, nil)
+			if err != nil {
+				return err
+			}
+			p.Add(l)
+			if i == 0 {
+				p.Legend.Add("bin P50", l)
+				entries++
+			}
+		}
+		addTips(p, tips, bandTips, bandText, 6)
+		var texts []string
+		for _, i := range out {
+			drawn = append(drawn, XY{xs[i], ys[i]})
+			texts = append(texts, reqTip(i)+" (above its bin's P99)")
+		}
+		if len(drawn) > 0 {
+			sc, err := points(drawn, grey, draw.CircleGlyph{}, 2)
+			if err != nil {
+				return err
+			}
+			p.Add(sc)
+			p.Legend.Add(fmt.Sprintf("requests above their bin's P99 (%d drawn)", len(drawn)), sc)
+			entries++
+			addTips(p, tips, drawn, texts, 3)
+		}
+		fmt.Fprintf(&d, "bands %d outliers %d of %d requests\n", len(bands), len(drawn), nPairs)
+	} else {
+		var texts []string
+		for _, i := range ScatterIdx(xs, ys, MaxScatterPoints) {
+			drawn = append(drawn, XY{xs[i], ys[i]})
+			texts = append(texts, reqTip(i))
+		}
+		sc, err := points(drawn, grey, draw.CircleGlyph{}, 2)
+		if err != nil {
+			return err
+		}
+		p.Add(sc)
+		p.Legend.Add(fmt.Sprintf("requests (%d)", len(drawn)), sc)
+		entries++
+		addTips(p, tips, drawn, texts, 3)
 	}
 	for i, q := range []struct {
 		name string
@@ -361,6 +434,7 @@ func (set *Set) e2eOSL(in Input, slug string) error {
 			p.Add(l)
 			if first {
 				p.Legend.Add("bucket "+q.name, l)
+				entries++
 				first = false
 			}
 		}
@@ -376,15 +450,39 @@ func (set *Set) e2eOSL(in Input, slug string) error {
 		}
 		p.Add(fl)
 		p.Legend.Add(fmt.Sprintf("fit E2E ≈ %s ms + %s ms × N (R² %.3f)", fmtNum(a), fmtNum(b), float64(f.R2)), fl)
+		entries++
 		fmt.Fprintf(&d, "fit intercept_ms=%s slope_ms_per_token=%s r2=%s n=%d\n", g(a), g(b), g(float64(f.R2)), f.N)
 	}
-	fmt.Fprintf(&d, "points %d\n", len(pts))
-	for _, q := range pts {
+	fmt.Fprintf(&d, "points %d\n", len(drawn))
+	for _, q := range drawn {
 		fmt.Fprintf(&d, "%s\t%s\n", g(q.X), g(q.Y))
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	set.Figures = append(set.Figures, single(KindE2EOSL, "e2e-osl-"+slug, in.label(), p, d.String()))
+	set.Figures = append(set.Figures, legendBelow(KindE2EOSL, "e2e-osl-"+slug, in.label(), p, d.String(), entries, tips))
 	return nil
+}
+
+// countedKeys are the request keys of the counted requests, in order —
+// the requests RunData's (OSL, E2E) pairs come from — or nil when their
+// number is not n (no key is then shown).
+func countedKeys(reqs []analyze.RequestMetrics, n int) []int64 {
+	var keys []int64
+	for i := range reqs {
+		if reqs[i].Counted {
+			keys = append(keys, reqs[i].RequestKey)
+		}
+	}
+	if len(keys) != n {
+		return nil
+	}
+	return keys
+}
+
+// keyText names pair i's request by its request_key ("?" when unknown).
+func keyText(keys []int64, i int) string {
+	if i < len(keys) {
+		return fmt.Sprintf("request_key %d", keys[i])
+	}
+	return "request (key unknown)"
 }
 
 func (set *Set) timeline(in Input, slug string) error {
@@ -548,6 +646,37 @@ func (set *Set) itlPosition(in Input, slug string) error {
 		p99 = append(p99, XY{float64(s.From), s.P99})
 		fmt.Fprintf(&d, "%d-%d\t%d\t%s\t%s\n", s.From, s.To, s.N, g(s.P50), g(s.P99))
 	}
+	// One long stall (an 80 s gap at one position) flattens a linear axis
+	// into a line at 0: past a spread of logYSpread between the largest
+	// value and the median P99, the axis is logarithmic (values ≤ 0, which
+	// a log axis cannot show, are drawn at its bottom and counted in the
+	// label).
+	logY, floor, nonPos := itlLogAxis(st)
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Label.Text = "ITL (ms), log scale"
+		if nonPos > 0 {
+			p.Y.Label.Text += fmt.Sprintf(" (%d value(s) ≤ 0 drawn at the bottom)", nonPos)
+		}
+		for _, s := range [][]XY{p50, p99} {
+			for i := range s {
+				if s[i].Y <= 0 {
+					s[i].Y = floor
+				}
+			}
+		}
+		fmt.Fprintf(&d, "y axis log (max / median P99 > %g)\n", logYSpread)
+	}
+	tips := &tipSink{}
+	var tipText []string
+	for _, s := range st {
+		gaps := fmt.Sprintf("gap %d", s.From)
+		if s.To > s.From {
+			gaps = fmt.Sprintf("gaps %d–%d", s.From, s.To)
+		}
+		tipText = append(tipText, fmt.Sprintf("%s (n=%d): P50 %s ms · P99 %s ms", gaps, s.N, fmtNum(s.P50), fmtNum(s.P99)))
+	}
 	for i, s := range []struct {
 		name string
 		pts  []XY
@@ -562,10 +691,46 @@ func (set *Set) itlPosition(in Input, slug string) error {
 		}
 		p.Add(l, sc)
 		p.Legend.Add(s.name, l, sc)
+		addTips(p, tips, s.pts, tipText, 4)
 	}
-	p.Y.Min = 0
-	set.Figures = append(set.Figures, single(KindITLPosition, "itl-position-"+slug, in.label(), p, d.String()))
+	if !logY {
+		p.Y.Min = 0
+	}
+	set.Figures = append(set.Figures, legendBelow(KindITLPosition, "itl-position-"+slug, in.label(), p, d.String(), 2, tips))
 	return nil
+}
+
+// logYSpread is the spread (largest value over the median P99 of the
+// positions) beyond which ITL by position uses a log axis.
+const logYSpread = 10.0
+
+// itlLogAxis decides ITL by position's axis: log when the largest P50 or
+// P99 exceeds logYSpread times the median P99 over positions; floor is
+// where values ≤ 0 are drawn (half the smallest positive value) and
+// nonPos how many there are.
+func itlLogAxis(st []PositionStats) (logY bool, floor float64, nonPos int) {
+	var p99s []float64
+	mx, minPos := math.Inf(-1), math.Inf(1)
+	for _, s := range st {
+		p99s = append(p99s, s.P99)
+		for _, v := range []float64{s.P50, s.P99} {
+			mx = math.Max(mx, v)
+			if v > 0 {
+				minPos = math.Min(minPos, v)
+			} else {
+				nonPos++
+			}
+		}
+	}
+	if len(p99s) == 0 || math.IsInf(minPos, 1) {
+		return false, 0, 0
+	}
+	sort.Float64s(p99s)
+	med := p99s[len(p99s)/2]
+	if med <= 0 || mx <= logYSpread*med {
+		return false, 0, 0
+	}
+	return true, minPos / 2, nonPos
 }
 
 func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
@@ -589,6 +754,8 @@ func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
 		var d strings.Builder
 		fmt.Fprintf(&d, "# goodput %s: bound ms, fraction good with the others held (%s)\n", c.Text, slo.Text)
 		xmax := c.Limit
+		tips := &tipSink{}
+		entries := 0
 		for i, r := range rc {
 			gc := r.curves[ci]
 			if len(gc.Points) == 0 {
@@ -605,11 +772,14 @@ func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
 			l.StepStyle = plotter.PostStep
 			p.Add(l)
 			p.Legend.Add(fmt.Sprintf("%s (%s at the bound)", r.label, pct(gc.AtLimit)), l)
+			entries++
+			addLineTip(p, tips, pts, fmt.Sprintf("%s: goodput as the %s bound moves (%d requests)", r.label, c.Metric.Label, gc.Total))
 			mk, err := points([]XY{{gc.LimitMs, gc.AtLimit}}, seriesColor(i), draw.CircleGlyph{}, 3)
 			if err != nil {
 				return err
 			}
 			p.Add(mk)
+			addTips(p, tips, []XY{{gc.LimitMs, gc.AtLimit}}, []string{fmt.Sprintf("%s: %s of %d requests good at %s", r.label, pct(gc.AtLimit), gc.Total, c.Text)}, 5)
 			fmt.Fprintf(&d, "series %q total=%d at_limit=%s points=%d\n", r.label, gc.Total, g(gc.AtLimit), len(gc.Points))
 			for _, q := range gc.Points {
 				fmt.Fprintf(&d, "%s\t%s\n", g(q.X), g(q.Y))
@@ -639,8 +809,7 @@ func (set *Set) goodput(inputs []Input, slo analyze.SLO) error {
 		p.Legend.Add("configured bound "+c.Text, vl)
 		p.Y.Min, p.Y.Max = 0, 1.05
 		p.X.Min, p.X.Max = 0, xmax
-		p.Legend.Top, p.Legend.Left = false, false
-		set.Figures = append(set.Figures, single(KindGoodput, "goodput-"+sloSlug(c.Metric.Name), "", p, d.String()))
+		set.Figures = append(set.Figures, legendBelow(KindGoodput, "goodput-"+sloSlug(c.Metric.Name), "", p, d.String(), entries+1, tips))
 	}
 	return nil
 }

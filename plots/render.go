@@ -59,6 +59,9 @@ type Figure struct {
 	// statistic (the golden "data" dump).
 	Data string
 	draw func(dc draw.Canvas)
+	// tips are the hover texts the drawing records (figure.go), written
+	// into SVG output.
+	tips *tipSink
 }
 
 // Render writes the figure in format ("svg", "png" or "pdf"). SVG text is
@@ -73,11 +76,18 @@ func (f *Figure) Render(w io.Writer, format string) (err error) {
 			err = fmt.Errorf("plot %s: cannot draw: %v", f.Name, r)
 		}
 	}()
+	if f.tips != nil {
+		f.tips.tips = f.tips.tips[:0]
+	}
 	switch format {
 	case "svg":
 		c := vgsvg.New(f.Width, f.Height)
 		f.draw(draw.New(c))
-		_, err := c.WriteTo(w)
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		_, err := w.Write(f.withTips(b.Bytes())) // hover texts (figure.go)
 		return err
 	case "pdf":
 		c := vgpdf.New(f.Width, f.Height)
@@ -207,19 +217,6 @@ func points(pts []XY, c color.Color, shape draw.GlyphDrawer, radius vg.Length) (
 	s.GlyphStyle.Shape = shape
 	s.GlyphStyle.Radius = radius
 	return s, nil
-}
-
-func labels(pts []XY, text []string, size vg.Length) (*plotter.Labels, error) {
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys(pts), Labels: text})
-	if err != nil {
-		return nil, err
-	}
-	for i := range l.TextStyle {
-		l.TextStyle[i].Font.Size = size
-		l.TextStyle[i].XAlign = draw.XLeft
-	}
-	l.Offset = vg.Point{X: 3, Y: 2}
-	return l, nil
 }
 
 // vline is a vertical line at x from y0 to y1.

@@ -39,12 +39,84 @@ func verdict(g *slo.GateReport) string {
 // fmtVal writes v in unit (analyze.FormatValue).
 func fmtVal(v analyze.F, unit string) string { return analyze.FormatValue(float64(v), unit) }
 
+// inPercent reports whether a result's numbers are shown as percentages:
+// a fraction gate written with "%" ("error_rate<=1%" shows "10% <= 1%",
+// not "0.1 <= 0.01").
+func inPercent(r slo.GateResult) bool { return r.Unit == "fraction" && strings.Contains(r.Gate, "%") }
+
+// resVal writes one of a result's numbers in the result's unit, as a
+// percentage when the gate was written in percent (inPercent);
+// "undefined" for NaN (a value the run cannot give).
+func resVal(r slo.GateResult, v analyze.F) string {
+	if math.IsNaN(float64(v)) {
+		return "undefined"
+	}
+	if inPercent(r) && !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
+		return strconv.FormatFloat(100*float64(v), 'g', 4, 64) + "%"
+	}
+	return fmtVal(v, r.Unit)
+}
+
+// ciText writes a percentile's 95% interval; an end that too few samples
+// cannot bound (NaN) is said to be unbounded, not printed as null.
+func ciText(r slo.GateResult, ci [2]analyze.F) string {
+	lo, hi := math.IsNaN(float64(ci[0])), math.IsNaN(float64(ci[1]))
+	switch {
+	case lo && hi:
+		return "95% CI unbounded (too few samples to bound it)"
+	case hi:
+		return fmt.Sprintf("95%% CI [%s, unbounded: too few samples for an upper bound]", resVal(r, ci[0]))
+	case lo:
+		return fmt.Sprintf("95%% CI [unbounded: too few samples for a lower bound, %s]", resVal(r, ci[1]))
+	}
+	return fmt.Sprintf("95%% CI [%s, %s]", resVal(r, ci[0]), resVal(r, ci[1]))
+}
+
+// negated is the operator that holds when op fails.
+var negated = map[string]string{"<=": ">", "<": ">=", ">=": "<", ">": "<="}
+
+// comparison says how a result's value stands against its bound, in the
+// words of its status: "51.61 ms <= 25.00 ms" for a pass; for a failure
+// "51.61 ms > bound 25.00 ms" when the value violates the bound, else the
+// value undefined or the bound held (a failure for another reason, e.g.
+// too few samples) so that it never reads like a pass.
+func comparison(r slo.GateResult) string {
+	v, b := float64(r.Value), float64(r.Bound)
+	if r.Status == "pass" {
+		return fmt.Sprintf("%s %s %s", resVal(r, r.Value), r.Op, resVal(r, r.Bound))
+	}
+	switch {
+	case math.IsNaN(v):
+		return fmt.Sprintf("value undefined, bound %s %s", r.Op, resVal(r, r.Bound))
+	case math.IsNaN(b):
+		return fmt.Sprintf("%s, bound undefined", resVal(r, r.Value))
+	case !holdsOp(v, r.Op, b):
+		return fmt.Sprintf("%s %s bound %s", resVal(r, r.Value), negated[r.Op], resVal(r, r.Bound))
+	}
+	return fmt.Sprintf("%s %s %s holds, but the gate fails", resVal(r, r.Value), r.Op, resVal(r, r.Bound))
+}
+
+// holdsOp reports whether v op b.
+func holdsOp(v float64, op string, b float64) bool {
+	switch op {
+	case "<=":
+		return v <= b
+	case "<":
+		return v < b
+	case ">=":
+		return v >= b
+	case ">":
+		return v > b
+	}
+	return false
+}
+
 // detail is a result's one-line explanation: CI, baseline, reason and
 // warnings.
 func detail(r slo.GateResult, md bool) string {
 	var parts []string
 	if r.CI95 != nil {
-		parts = append(parts, fmt.Sprintf("95%% CI [%s, %s]", fmtVal(r.CI95[0], r.Unit), fmtVal(r.CI95[1], r.Unit)))
+		parts = append(parts, ciText(r, *r.CI95))
 	}
 	if r.N > 0 {
 		parts = append(parts, fmt.Sprintf("n=%d", r.N))
@@ -53,7 +125,7 @@ func detail(r slo.GateResult, md bool) string {
 		parts = append(parts, "tool-reported")
 	}
 	if b := r.Baseline; b != nil {
-		s := "baseline " + fmtVal(b.Value, r.Unit)
+		s := "baseline " + resVal(r, b.Value)
 		if b.Test != "none" || b.Significant {
 			s += ", " + b.Test
 			if !math.IsNaN(float64(b.PValue)) {
@@ -74,6 +146,10 @@ func detail(r slo.GateResult, md bool) string {
 // WriteGateText writes the gate report as an aligned table with the
 // verdict last.
 func WriteGateText(w io.Writer, g *slo.GateReport) error {
+	return safeOut(w, func(w io.Writer) error { return writeGateText(w, g) })
+}
+
+func writeGateText(w io.Writer, g *slo.GateReport) error {
 	fmt.Fprintf(w, "tokentrace gate — convention %s", clean(g.Convention, false))
 	if g.SLO != "" {
 		fmt.Fprintf(w, ", SLO %s", clean(g.SLO, false))
@@ -86,7 +162,7 @@ func WriteGateText(w io.Writer, g *slo.GateReport) error {
 	fmt.Fprintln(tw, "RESULT\tGATE\tRUN\tVALUE\tBOUND\tDETAIL")
 	for _, r := range g.Results {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\n", strings.ToUpper(r.Status), clean(r.Gate, false), clean(r.Subject, false),
-			fmtVal(r.Value, r.Unit), r.Op, fmtVal(r.Bound, r.Unit), detail(r, false))
+			resVal(r, r.Value), r.Op, resVal(r, r.Bound), detail(r, false))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -178,6 +254,10 @@ func codeSpan(s string) string {
 // WriteGateMarkdown writes the gate report as a Markdown table, for a CI
 // job summary (e.g. appended to $GITHUB_STEP_SUMMARY).
 func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
+	return safeOut(w, func(w io.Writer) error { return writeGateMarkdown(w, g) })
+}
+
+func writeGateMarkdown(w io.Writer, g *slo.GateReport) error {
 	icon := "✅"
 	if !g.Pass {
 		icon = "❌"
@@ -197,7 +277,7 @@ func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
 			mark = "❌"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s %s | %s |\n", mark, codeSpan(r.Gate), clean(r.Subject, true),
-			fmtVal(r.Value, r.Unit), opSymbol[r.Op], fmtVal(r.Bound, r.Unit), detail(r, true))
+			resVal(r, r.Value), opSymbol[r.Op], resVal(r, r.Bound), detail(r, true))
 	}
 	writeCapacity(w, g.Capacity, true)
 	if len(g.BetweenRuns) > 0 {
@@ -213,6 +293,10 @@ func WriteGateMarkdown(w io.Writer, g *slo.GateReport) error {
 // tokentrace.gate.<run>), a <failure> for each failed gate, and the
 // detail in <system-out>, so CI systems show gates natively.
 func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
+	return safeOut(w, func(w io.Writer) error { return writeGateJUnit(w, g) })
+}
+
+func writeGateJUnit(w io.Writer, g *slo.GateReport) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
@@ -242,15 +326,18 @@ func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
 	}
 	s := suite{Name: "tokentrace gate"}
 	for _, r := range g.Results {
-		tc := testcase{Name: r.Gate, Classname: "tokentrace.gate." + r.Subject, Time: "0",
-			SystemOut: fmt.Sprintf("value %s %s %s; %s", fmtVal(r.Value, r.Unit), r.Op, fmtVal(r.Bound, r.Unit), detail(r, false))}
+		out := comparison(r)
+		if d := detail(r, false); d != "" {
+			out += "; " + d
+		}
+		tc := testcase{Name: clean(r.Gate, false), Classname: "tokentrace.gate." + clean(r.Subject, false), Time: "0", SystemOut: out}
 		if r.Status != "pass" {
 			s.Failures++
 			msg := r.Reason
 			if msg == "" {
-				msg = "gate failed"
+				msg = "gate failed: " + comparison(r)
 			}
-			tc.Failure = &failure{Message: msg, Type: "GateFailed", Text: tc.SystemOut}
+			tc.Failure = &failure{Message: cleanN(msg, false, 600), Type: "GateFailed", Text: out}
 		}
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
@@ -281,6 +368,13 @@ func WriteGateJUnit(w io.Writer, g *slo.GateReport) error {
 // WriteCapacity writes a capacity (see Capacity) as text, markdown or
 // JSON; gpus > 0 adds the per-GPU capacity.
 func WriteCapacity(w io.Writer, format string, c *slo.Capacity, gpus int) error {
+	if format == "json" {
+		return writeCapacityDoc(w, format, c, gpus)
+	}
+	return safeOut(w, func(w io.Writer) error { return writeCapacityDoc(w, format, c, gpus) })
+}
+
+func writeCapacityDoc(w io.Writer, format string, c *slo.Capacity, gpus int) error {
 	if gpus > 0 {
 		c.GPUs = gpus
 		c.PerGPURateRPS = c.RateRPS / analyze.F(gpus)

@@ -86,16 +86,22 @@ func HTMLPercent(v float64) string {
 // run, when not nil), request counts and the metric table, throughput,
 // goodput, the length buckets and fits, errors and warnings — for a page
 // that embeds them (report.html). Every string from a trace goes through
-// html/template's escaping.
+// html/template's escaping and SafeMarkup (control and bidi characters).
 func WriteHTMLRun(w io.Writer, rr *analyze.RunReport, run *formats.Run) error {
 	percentiles, tail, rows := MetricTable(rr.Metrics, HTMLNum)
-	return runTemplate.Execute(w, struct {
+	var b strings.Builder
+	err := runTemplate.Execute(&b, struct {
 		R           *analyze.RunReport
 		Run         *formats.Run
 		Metrics     []MetricRow
 		Percentiles []string
 		Tail        string
 	}{rr, run, rows, percentiles, tail})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, SafeMarkup(b.String())) // control and bidi characters too (safe.go)
+	return err
 }
 
 var runTemplate = template.Must(template.New("run").Funcs(template.FuncMap{

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -10,7 +11,11 @@ import (
 
 // WriteReconciliation writes r as text or Markdown: per run and metric, the
 // tool's value, both ends, and each step with an effect.
-func WriteReconciliation(w interface{ Write([]byte) (int, error) }, r *reproduce.Reconciliation, md bool) error {
+func WriteReconciliation(w io.Writer, r *reproduce.Reconciliation, md bool) error {
+	return safeOut(w, func(w io.Writer) error { return writeReconciliation(w, r, md) })
+}
+
+func writeReconciliation(w io.Writer, r *reproduce.Reconciliation, md bool) error {
 	for i, rr := range r.Runs {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/formats"
 )
 
 // WriteJSON writes the report as indented JSON (the versioned contract).
@@ -22,19 +24,33 @@ func WriteJSON(w io.Writer, r *analyze.Report) error { return writeIndentedJSON(
 // writeIndentedJSON writes v as two-space-indented JSON without HTML
 // escaping, the form of every JSON document tokentrace writes.
 func writeIndentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonSafe(b.Bytes())) // safe.go
+	return err
 }
+
+// WriteIndentedJSON writes v as writeIndentedJSON does (the form of every
+// JSON document tokentrace writes, terminal-safe: safe.go), for documents
+// written outside this package (reconcile's).
+func WriteIndentedJSON(w io.Writer, v any) error { return writeIndentedJSON(w, v) }
 
 // WriteText writes the report as aligned plain-text tables, one block per
 // run (and the pooled block last).
-func WriteText(w io.Writer, r *analyze.Report) error { return writeHuman(w, r, false) }
+func WriteText(w io.Writer, r *analyze.Report) error {
+	return safeOut(w, func(w io.Writer) error { return writeHuman(w, r, false) })
+}
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown (for a CI
 // job summary).
-func WriteMarkdown(w io.Writer, r *analyze.Report) error { return writeHuman(w, r, true) }
+func WriteMarkdown(w io.Writer, r *analyze.Report) error {
+	return safeOut(w, func(w io.Writer) error { return writeHuman(w, r, true) })
+}
 
 func writeHuman(w io.Writer, r *analyze.Report, md bool) error {
 	runs := r.Runs
@@ -120,25 +136,24 @@ func (t *table) write(w io.Writer) {
 	tw.Flush()
 }
 
-// clean makes a string from a trace safe to print: control characters
-// (terminal escapes, newlines) become "?", Markdown-significant characters
-// are escaped in Markdown, and long strings are cut at 120 characters.
-// Traces are untrusted input.
+// clean makes a string from a trace safe to print: the characters
+// formats.SafeText replaces (control characters, terminal escapes,
+// newlines, bidi overrides, invalid UTF-8) become "?", Markdown-significant
+// characters are escaped in Markdown, and long strings are cut at 120
+// characters. Traces are untrusted input.
 func clean(s string, md bool) string { return cleanN(s, md, 120) }
 
 // cleanN is clean with a length limit of n runes.
 func cleanN(s string, md bool, limit int) string {
 	var b strings.Builder
 	n := 0
-	for _, r := range s {
+	for _, r := range formats.SafeText(s) {
 		if n == limit {
 			b.WriteString("…")
 			break
 		}
 		n++
 		switch {
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			b.WriteByte('?')
 		case md && strings.ContainsRune("|<>*_`[]\\", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)

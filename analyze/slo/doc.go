@@ -43,7 +43,7 @@
 //	           | "request_rate" | "throughput.requests_per_s"
 //	           | "error_rate" | "requests.error_rate"
 //	           | "data_warnings" | "warnings.data_check"
-//	op         = "<=" | "<" | ">=" | ">"
+//	op         = "<=" | "<" | ">=" | ">"           (* "≤" and "≥" too, as Markdown prints them *)
 //	rhs        = quantity
 //	           | number "*" "baseline" [ ( "+" | "-" ) quantity ]
 //	           | "baseline" [ "*" number ] [ ( "+" | "-" ) quantity ]

@@ -521,13 +521,13 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		if r.CI95 != nil && !g.Bound.Baseline {
 			lo, hi := float64(r.CI95[0]), float64(r.CI95[1])
 			if !math.IsNaN(lo) && !math.IsNaN(hi) && (g.upper() && hi > bound || !g.upper() && lo < bound) {
-				r.Warnings = append(r.Warnings, analyze.Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", analyze.FormatValue(lo, g.Unit()), analyze.FormatValue(hi, g.Unit()), analyze.FormatValue(bound, g.Unit()))})
+				r.Warnings = append(r.Warnings, analyze.Warning{Code: "marginal", Message: fmt.Sprintf("the 95%% interval [%s, %s] crosses the bound %s: another run of the same system may fail", g.fmtValue(lo), g.fmtValue(hi), g.fmtValue(bound))})
 			}
 		}
 		return r
 	}
 	if !g.Bound.Baseline {
-		r.Reason = fmt.Sprintf("%s is not %s %s", analyze.FormatValue(cur.value, g.Unit()), g.Op, analyze.FormatValue(bound, g.Unit()))
+		r.Reason = fmt.Sprintf("%s is not %s %s", g.fmtValue(cur.value), g.Op, g.fmtValue(bound))
 		return r
 	}
 	// An observed regression: fail only when it is more than noise. A
@@ -542,11 +542,11 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	}
 	r.Baseline.Test, r.Baseline.Significant, r.Baseline.PValue = test, sig, analyze.F(p)
 	if sig {
-		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", analyze.FormatValue(cur.value, g.Unit()), g.Op, analyze.FormatValue(bound, g.Unit()), analyze.FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
+		r.Reason = fmt.Sprintf("%s is not %s %s (baseline %s), significant at α=%s (%s)", g.fmtValue(cur.value), g.Op, g.fmtValue(bound), g.fmtValue(bm.value), fmtNum(alpha), test)
 		return r
 	}
 	r.Status = "pass"
-	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", analyze.FormatValue(cur.value, g.Unit()), g.Op, analyze.FormatValue(bound, g.Unit()), analyze.FormatValue(bm.value, g.Unit()), fmtNum(alpha), test)
+	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", g.fmtValue(cur.value), g.Op, g.fmtValue(bound), g.fmtValue(bm.value), fmtNum(alpha), test)
 	return r
 }
 

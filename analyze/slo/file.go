@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tokentrace/tokentrace/convention"
 )
 
 // GateFile is the YAML (or JSON) form of a GateSpec:
@@ -48,7 +52,7 @@ func Presets() []string {
 func PresetText(name string) ([]byte, error) {
 	b, err := presetFS.ReadFile(path.Join("presets", name+".yaml"))
 	if err != nil {
-		return nil, fmt.Errorf("unknown preset %q (have %s)", name, strings.Join(Presets(), ", "))
+		return nil, fmt.Errorf("unknown preset %q (have %s)%s", name, strings.Join(Presets(), ", "), convention.DidYouMean(name, Presets()))
 	}
 	return b, nil
 }
@@ -66,6 +70,9 @@ func ReadGateFile(name string) (GateSpec, string, error) {
 
 // ParseGateFile parses gate-file text; name labels errors.
 func ParseGateFile(name string, b []byte) (GateSpec, string, error) {
+	if err := checkGateFileKeys(name, b); err != nil {
+		return GateSpec{}, "", err
+	}
 	var f GateFile
 	dec := yaml.NewDecoder(strings.NewReader(string(b)))
 	dec.KnownFields(true)
@@ -113,6 +120,40 @@ func ParseGateFile(name string, b []byte) (GateSpec, string, error) {
 		return spec, "", fmt.Errorf("%s: %v", name, err)
 	}
 	return spec, f.Convention, nil
+}
+
+// gateFileKeys are GateFile's keys, in its order.
+var gateFileKeys = func() []string {
+	var keys []string
+	t := reflect.TypeOf(GateFile{})
+	for i := 0; i < t.NumField(); i++ {
+		keys = append(keys, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+	}
+	return keys
+}()
+
+// checkGateFileKeys names a top-level key of a gate file that GateFile
+// does not have, with its line, the valid keys and the closest one
+// ("name:3: unknown key \"gate\" (valid keys: slo, gates, …); did you mean
+// \"gates\"?"), where the YAML decoder would say "field gate not found in
+// type slo.GateFile". Syntax errors are left to the decoder.
+func checkGateFileKeys(name string, b []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s:%d: a gate file is a mapping of keys (%s) to values", name, m.Line, strings.Join(gateFileKeys, ", "))
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if !slices.Contains(gateFileKeys, k.Value) {
+			return fmt.Errorf("%s:%d: unknown key %q (valid keys: %s)%s", name, k.Line, k.Value, strings.Join(gateFileKeys, ", "),
+				convention.DidYouMean(k.Value, gateFileKeys))
+		}
+	}
+	return nil
 }
 
 type lineText struct {

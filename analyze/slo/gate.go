@@ -82,6 +82,16 @@ func (g Gate) Unit() string {
 
 func (g Gate) unitKind() unitKind { return unitOf(g.Unit()) }
 
+// fmtValue writes a value of the gate (analyze.FormatValue in its unit),
+// in percent when the gate is a fraction written in percent
+// ("error_rate<=1%": "10%", not "0.1").
+func (g Gate) fmtValue(v float64) string {
+	if g.Unit() == "fraction" && strings.Contains(g.Text, "%") && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return strconv.FormatFloat(100*v, 'g', 4, 64) + "%"
+	}
+	return analyze.FormatValue(v, g.Unit())
+}
+
 // DefaultCapacityTarget is the attainment a rate must keep to count toward
 // capacity: DistServe's 90% (Zhong et al., OSDI 2024, §2).
 const DefaultCapacityTarget = 0.9

@@ -20,7 +20,7 @@ const (
 	tEOF tokKind = iota
 	tIdent
 	tNumber
-	tOp // <= < >= >
+	tOp // <= < >= > (≤ and ≥ are read as <= and >=)
 	tLParen
 	tRParen
 	tComma
@@ -111,6 +111,14 @@ func lex(s string) ([]token, error) {
 			continue
 		case two == "==" || two == "=<" || two == "=>":
 			return nil, &SLOError{s, start + 1, fmt.Sprintf("unknown operator %q (want <=, <, >= or >)", two), ""}
+		}
+		if r == '≤' || r == '≥' {
+			// the signs tokentrace's Markdown prints (and a pasted
+			// formula's): the same operators as <= and >=
+			out = append(out, token{tOp, map[rune]string{'≤': "<=", '≥': ">="}[r], start + 1})
+			i += w
+			pos++
+			continue
 		}
 		k := tEOF
 		switch r {

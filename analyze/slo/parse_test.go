@@ -95,3 +95,35 @@ func TestConstraintCheckVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestUnicodeComparisonSigns: ≤ and ≥, which tokentrace's own Markdown
+// prints, read as <= and >=, in SLOs and gates; positions after them stay
+// character positions.
+func TestUnicodeComparisonSigns(t *testing.T) {
+	a, err := ParseSLO("ttft≤500ms, e2e ≤ 2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := ParseSLO("ttft<=500ms, e2e <= 2s")
+	for i := range b.Constraints {
+		a.Constraints[i].Text, b.Constraints[i].Text = "", ""
+		if a.Constraints[i] != b.Constraints[i] {
+			t.Errorf("constraint %d: %+v, want %+v", i, a.Constraints[i], b.Constraints[i])
+		}
+	}
+	if a.Constraints[0].Strict {
+		t.Error("≤ read as <")
+	}
+	gs, err := ParseGates("goodput≥0.9, p99(ttft | osl≥100)≤800ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs[0].Op != ">=" || gs[1].Op != "<=" || gs[1].Conds[0].Op != ">=" || gs[1].Bound.Value != 800 {
+		t.Errorf("gates %+v", gs)
+	}
+	_, err = ParseSLO("ttft≤500")
+	var se *SLOError
+	if !errors.As(err, &se) || se.Pos != 9 {
+		t.Errorf("missing unit after ≤: %v (want character 9)", err)
+	}
+}

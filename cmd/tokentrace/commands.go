@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +55,30 @@ func (f *inputFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.maxValue, "max-value-size", ingest.FormatSize(ingest.DefaultMaxValueBytes),
 		"largest single value an input may hold — a line, a JSON record or string, a file read as one document (e.g. 512MiB, 1GiB); larger values are refused before they are read in full")
 	c.Flags().StringArrayVar(&f.labels, "label", nil, "run label for each input file, in order (default: the file's directory name)")
-	c.Flags().BoolVar(&f.noText, "no-text", false, "drop generated text from the events table")
+	if tableCommands[c.Name()] {
+		c.Flags().BoolVar(&f.noText, "drop-text", false, "leave the generated text (Event.text, reasoning_text) out of the events table written")
+		// the old name, kept working for scripts
+		c.Flags().BoolVar(&f.noText, "no-text", false, "the old name of --drop-text")
+		_ = c.Flags().MarkHidden("no-text")
+	} else {
+		inert(c, "no-text", "bool", c.Name()+" writes no events table")
+	}
+}
+
+// tableCommands are the commands that write an events table: --drop-text
+// acts only there.
+var tableCommands = map[string]bool{"analyze": true, "import": true, "export": true}
+
+// inert registers a flag that has no effect on c (kind "bool" or
+// "string"): hidden, and deprecated with why, so that an old command line
+// keeps working and says the flag does nothing here.
+func inert(c *cobra.Command, name, kind, why string) {
+	if kind == "bool" {
+		c.Flags().Bool(name, false, "")
+	} else {
+		c.Flags().String(name, "", "")
+	}
+	_ = c.Flags().MarkDeprecated(name, "it has no effect: "+why)
 }
 
 // reportFlags are the flags of the commands that print a report.
@@ -81,17 +103,32 @@ const noCorrectionsUsage = "compute on the data as the tool wrote it: the data c
 // percentilesUsage is the help of --percentiles.
 const percentilesUsage = "percentiles every metric's summary holds, in percent (default 50,90,95,99; e.g. 25,50,90,99,99.9); JSON keys p50…p99 and, beyond them, p99_9"
 
+// register adds the report flags to c. The flags that shape the printed
+// report (--percentiles, --osl-buckets, --isl-buckets) are shown only on
+// the commands that print one (analyze, report), --pool also on gate; on
+// the others they are inert (hidden, deprecated: they do nothing there).
 func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+")")
 	c.Flags().StringVar(&f.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts: "+strings.Join(tokenizer.Builtins(), ", ")+", a tokenizer.json or a SentencePiece .model (default: the one a run recorded, when built in)")
 	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (ttft, ttfo, tpot, e2e, max_itl with units; fluidity(500ms,50ms)>=0.9; vLLM's 'ttft:500 tpot:15' in ms)")
-	c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
 	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
-	c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")
-	c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
-	c.Flags().StringVar(&f.percentiles, "percentiles", "", percentilesUsage)
 	c.Flags().BoolVar(&f.noCorrections, "no-corrections", false, noCorrectionsUsage)
 	c.Flags().StringVar(&f.memoryBudget, "memory-budget", "", memoryBudgetUsage)
+	switch c.Name() {
+	case "analyze", "report":
+		c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
+		c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")
+		c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
+		c.Flags().StringVar(&f.percentiles, "percentiles", "", percentilesUsage)
+		return
+	case "gate":
+		c.Flags().BoolVar(&f.pool, "pool", false, "check the gates on all runs pooled (one subject), each run's P99 spread shown beside")
+	default:
+		inert(c, "pool", "bool", c.Name()+" treats its runs one by one")
+	}
+	for _, name := range []string{"osl-buckets", "isl-buckets", "percentiles"} {
+		inert(c, name, "string", c.Name()+" prints no report tables")
+	}
 }
 
 // options validates the report flags before any data is read.
@@ -104,13 +141,13 @@ func (f *reportFlags) options() (analyze.Options, error) {
 	switch f.format {
 	case "text", "json", "markdown", "md":
 	default:
-		return opt, usageError{fmt.Errorf("--format %q: want text, json or markdown", f.format)}
+		return opt, badChoice("--format", f.format, []string{"text", "json", "markdown"})
 	}
 	opt.Pool = f.pool
 	if f.convention != "tool" {
-		c, err := profiles.Lookup(f.convention)
+		c, err := lookupConvention(f.convention)
 		if err != nil {
-			return opt, usageError{err}
+			return opt, err
 		}
 		opt.Convention = func(*formats.Run) convention.Convention { return c }
 	} else {
@@ -173,9 +210,9 @@ func (f *reportFlags) analyzer() (*analyze.Analyzer, error) {
 			a.ComputeOwnToolOnly()
 		}
 	} else {
-		c, err := profiles.Lookup(f.convention)
+		c, err := lookupConvention(f.convention)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, err
 		}
 		a = analyze.NewAnalyzer(c)
 	}
@@ -372,7 +409,7 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	}
 	if f.from != "" {
 		if _, err := registry.Lookup(f.from); err != nil {
-			return usageError{err}
+			return usageError{fmt.Errorf("--from: %w%s", err, convention.DidYouMean(f.from, registry.Names()))}
 		}
 	}
 	jobs, skipped, err := registry.ResolveInputs(files, f.from, opt)
@@ -396,7 +433,10 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 		}
 		return fmt.Errorf("no recognized trace files in %s", strings.Join(files, ", "))
 	}
-	stop := startProgress(jobs)
+	stop := func() {}
+	if f.cmd == nil || !isQuiet(f.cmd) {
+		stop = startProgress(jobs)
+	}
 	defer stop()
 	if err := registry.Import(jobs, f.labels, opt, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
 		if errors.Is(err, registry.ErrLabels) {
@@ -526,7 +566,7 @@ func newAnalyze() *cobra.Command {
 			if err := set.Commit(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s: {events,requests,runs}.parquet, report.json%s\n", formats.SafeText(out),
+			fmt.Fprintf(infoOut(cmd), "tokentrace: wrote %s: {events,requests,runs}.parquet, report.json%s\n", formats.SafeText(out),
 				map[bool]string{true: "", false: ", plots/ and report.html"}[noPlots(cmd)])
 			return rf.write(cmd.OutOrStdout(), rep)
 		},
@@ -553,10 +593,10 @@ func newImport() *cobra.Command {
 				return usageError{fmt.Errorf("import needs -o DIR")}
 			}
 			if layout != formats.LayoutFlat && layout != formats.LayoutHive {
-				return usageError{fmt.Errorf("--layout %q: want flat or hive", layout)}
+				return badChoice("--layout", layout, flagValues("import", "layout"))
 			}
 			if compression != formats.CompressionZstd && compression != formats.CompressionSnappy && compression != formats.CompressionNone {
-				return usageError{fmt.Errorf("--compression %q: want zstd, snappy or none", compression)}
+				return badChoice("--compression", compression, flagValues("import", "compression"))
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
@@ -660,8 +700,9 @@ func newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print tokentrace's version and table schema version",
+		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "tokentrace %s (table schema %d, report schema %d)\n", formats.Version, formats.SchemaVersion, analyze.ReportSchemaVersion)
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine()) // cli.go
 		},
 	}
 }
@@ -680,22 +721,22 @@ and under --to-convention (default: tokentrace), then each differing choice chan
 steps sum to the difference.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			toC, err := profiles.Lookup(to)
+			toC, err := lookupConvention(to)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			var fromC *convention.Convention
 			if from != "tool" {
-				c, err := profiles.Lookup(from)
+				c, err := lookupConvention(from)
 				if err != nil {
-					return usageError{err}
+					return err
 				}
 				fromC = &c
 			}
 			switch format {
 			case "text", "json", "markdown", "md":
 			default:
-				return usageError{fmt.Errorf("--format %q: want text, json or markdown", format)}
+				return badChoice("--format", format, []string{"text", "json", "markdown"})
 			}
 			for _, st := range stats {
 				if !validStat(st) {
@@ -738,10 +779,7 @@ steps sum to the difference.`,
 			}
 			switch format {
 			case "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rec)
+				return render.WriteIndentedJSON(cmd.OutOrStdout(), rec)
 			case "markdown", "md":
 				return render.WriteReconciliation(cmd.OutOrStdout(), rec, true)
 			}

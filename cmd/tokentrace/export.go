@@ -45,7 +45,7 @@ succeeded.`,
 			case "csv":
 				w, err = formats.NewCSVWriter(out, opt)
 			default:
-				return usageError{fmt.Errorf("--format %q: want arrow or csv", format)}
+				return badChoice("--format", format, []string{"arrow", "csv"})
 			}
 			if err != nil {
 				return err

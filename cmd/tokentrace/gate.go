@@ -96,7 +96,7 @@ SLO or gate syntax).`,
 			switch rf.format {
 			case "text", "json", "markdown", "md", "junit":
 			default:
-				return usageError{fmt.Errorf("--format %q: want text, markdown, json or junit", rf.format)}
+				return badChoice("--format", rf.format, flagValues("gate", "format"))
 			}
 			format := rf.format
 			rf.format = "text" // reportFlags.options knows only the report formats

@@ -139,7 +139,7 @@ func TestGateSpecFile(t *testing.T) {
 	}
 	typo := filepath.Join(dir, "typo.yaml")
 	os.WriteFile(typo, []byte("slo: ttft<=1s\ngate:\n  - goodput>=0.9\n"), 0o644)
-	if _, err := run(t, "gate", groq, "--spec", typo); exitCode(err) != 2 || !strings.Contains(err.Error(), "field gate not found") {
+	if _, err := run(t, "gate", groq, "--spec", typo); exitCode(err) != 2 || !strings.Contains(err.Error(), `typo.yaml:2: unknown key "gate" (valid keys: slo, gates,`) || !strings.Contains(err.Error(), `did you mean "gates"?`) {
 		t.Errorf("unknown key: %v", err)
 	}
 	out, err := run(t, "gate", "--list-presets")
@@ -320,4 +320,16 @@ func TestGateNewcomerFindings(t *testing.T) {
 			t.Errorf("fluidity>=1.5: %v", err)
 		}
 	})
+}
+
+// TestGatePercentWording: a fraction gate written in percent shows its
+// value, bound and reason in percent (Bedrock: 49 of 150 failed).
+func TestGatePercentWording(t *testing.T) {
+	out, err := run(t, "gate", bedrock, "--gate", "error_rate<=1%")
+	if exitCode(err) != 3 {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+	if !strings.Contains(out, "FAIL    error_rate<=1%  leaderboard-bedrock-70b  32.67%  <= 1%  n=150; 32.67% is not <= 1%") {
+		t.Errorf("text:\n%s", out)
+	}
 }

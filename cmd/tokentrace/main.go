@@ -69,11 +69,11 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	addProfileFlags(root)
 	for _, f := range commands {
 		root.AddCommand(f())
 	}
+	setUpConventions(root) // cli.go: --version, -q, suggestions, completion, examples
 	return root
 }
 

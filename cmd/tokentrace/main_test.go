@@ -130,7 +130,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestImportNoTextAndPool(t *testing.T) {
 	dir := t.TempDir()
-	out, err := run(t, "import", "../../testdata/aiperf/llama32-3b-gguf-c1-mixed-timeouts", "-o", dir, "--no-text", "--arrow")
+	out, err := run(t, "import", "../../testdata/aiperf/llama32-3b-gguf-c1-mixed-timeouts", "-o", dir, "--drop-text", "--arrow")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,10 +41,10 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 			}
 			ks, err := plots.ParseKinds(kinds)
 			if err != nil {
-				return usageError{err}
+				return usageError{kindSuggestion(kinds, err)}
 			}
 			if !validFormat(format) {
-				return usageError{fmt.Errorf("--format %q: want %s", format, strings.Join(plots.Formats, ", "))}
+				return badChoice("--format", format, plots.Formats)
 			}
 			rf.format = "text"
 			convs := strings.Split(rf.convention, ",")
@@ -66,9 +67,9 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 				if name == "tool" {
 					opt.Convention = toolConvention
 				} else {
-					c, err := profiles.Lookup(name)
+					c, err := lookupConvention(name)
 					if err != nil {
-						return usageError{err}
+						return err
 					}
 					opt.Convention = func(*formats.Run) convention.Convention { return c }
 				}
@@ -108,6 +109,18 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 	return c
 }
 
+// kindSuggestion adds the closest plot kind to ParseKinds' error.
+func kindSuggestion(kinds []string, err error) error {
+	for _, item := range kinds {
+		for _, k := range strings.Split(item, ",") {
+			if k = strings.TrimSpace(k); !slices.Contains(kindList(), k) {
+				return fmt.Errorf("%w%s", err, convention.DidYouMean(k, kindList()))
+			}
+		}
+	}
+	return err
+}
+
 func kindNames() string {
 	var s []string
 	for _, k := range plots.Kinds {
@@ -134,9 +147,9 @@ func plotAnalyzer(rf *reportFlags, names []string) (*analyze.Analyzer, error) {
 			convs = profiles.Profiles()
 			break
 		}
-		c, err := profiles.Lookup(name)
+		c, err := lookupConvention(name)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, err
 		}
 		convs = append(convs, c)
 	}
@@ -206,7 +219,7 @@ func registerAnalyzePlots(c *cobra.Command) {
 	prev := c.PreRunE
 	c.PreRunE = func(cmd *cobra.Command, args []string) error {
 		if format, _ := cmd.Flags().GetString("plot-format"); !validFormat(format) {
-			return usageError{fmt.Errorf("--plot-format %q: want %s", format, strings.Join(plots.Formats, ", "))}
+			return badChoice("--plot-format", format, plots.Formats)
 		}
 		if prev != nil {
 			return prev(cmd, args)
@@ -242,5 +255,5 @@ func analyzePlots(cmd *cobra.Command, dir, out string, rep *analyze.Report, an *
 		return err
 	}
 	// the files are announced once the set is in place
-	return writePlots(io.Discard, cmd.ErrOrStderr(), filepath.Join(dir, "plots"), dir, format, plots.Kinds, slo, inputs, true)
+	return writePlots(io.Discard, infoOut(cmd), filepath.Join(dir, "plots"), dir, format, plots.Kinds, slo, inputs, true)
 }
