@@ -74,7 +74,7 @@ var ValueTraps = []convention.Trap{{
 		"A bad per-message gap or time leaves its request without rebuilt messages (the later ones cannot be placed): " +
 		"TTFT, E2E and TPOT then come from the request's own fields where the file has them, and its gaps leave pooled ITL",
 	Metrics: valueMetrics,
-	Source:  "tokentrace: a measured time or count is a finite number (a NaN ITL gap read as a 0 ms gap lowered a TPOT mean from 22.5 to 20.28 ms)",
+	Source:  "tokentrace: a measured time or count is a finite number (read as a 0 ms gap, one NaN in the itls of the vLLM fixture detailed-appended lowered its TPOT mean from 22.5 to 19.83 ms)",
 	Test:    "ingest/registry TestValueNotFinite",
 }, {
 	Code:      CheckNegative,
