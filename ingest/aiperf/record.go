@@ -476,8 +476,10 @@ func setStatus(req *formats.Request, rec *record) {
 // AIPerf's request_end_ns is the last raw chunk (usage chunk and [DONE]
 // included) or the error time, not the latency end
 // (ai-dynamo/aiperf@db4f6397d11e records/record_processor_service.py lines
-// 117-152). An end not after the start (the 524 records of the corpus have
-// end == start) carries no information and leaves the offset null.
+// 117-152). An end equal to the start (the 524 records of the corpus)
+// carries no information and leaves the offset null; an end before the
+// start, or more than a day after it, cannot be right: null, and counted
+// by the value checks.
 func setStreamEnd(req *formats.Request, rec *record, st *stats) {
 	start, end := rec.start, rec.end
 	if start == nil || end == nil {
@@ -487,6 +489,8 @@ func setStreamEnd(req *formats.Request, rec *record, st *stats) {
 	switch d := *end - *start; {
 	case d > ingest.MaxDurationNs:
 		rec.vals.Record(ingest.CheckOutOfRange, "request_end_ns", rec.pos, fmt.Sprintf("%d (%d ns after request_start_ns)", *end, d))
+	case d < 0:
+		rec.vals.Record(ingest.CheckNegative, "request_end_ns", rec.pos, fmt.Sprintf("%d (%d ns after request_start_ns)", *end, d))
 	case d > 0:
 		req.StreamEndOffsetNs = ingest.Ptr(d)
 	default:

@@ -334,6 +334,15 @@ func TestValueNegative(t *testing.T) {
 			t.Errorf("record 3: %+v", r)
 		}
 	})
+	t.Run("aiperf end before start", func(t *testing.T) {
+		p := variant(t, "testdata/values/aiperf", "profile_export.jsonl", 0,
+			edit{"profile_export.jsonl", `"request_end_ns":1700000000112000000`, `"request_end_ns":1699999999000000000`})
+		c := importValues(t, aiperf.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNegative, "request_end_ns", 1, "first request 0 (line 1): 1699999999000000000 (-1000000000 ns after request_start_ns)")
+		if c.Requests[0].StreamEndOffsetNs != nil {
+			t.Errorf("record 0: stream end %d", *c.Requests[0].StreamEndOffsetNs)
+		}
+	})
 	t.Run("genai-perf response before its request", func(t *testing.T) {
 		// vllm-chat-stream request 1 (start …300 ms) with a response
 		// timestamp at …200 ms: the request keeps its status and counts,
