@@ -7,4 +7,4 @@ import (
 )
 
 // tools are every convention and tool profile, as cmd builds them.
-var tools = convention.NewSet(analyze.Canonical, registry.Tools()...).WithTraps(analyze.Traps...)
+var tools = convention.NewSet(analyze.Canonical, registry.Tools()...).WithTraps(analyze.Traps...).WithTraps(registry.Traps()...)

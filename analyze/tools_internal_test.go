@@ -7,4 +7,4 @@ import (
 
 // tools are every convention and tool profile, as cmd builds them: the
 // canonical convention and the importers' (registry.Tools).
-var tools = convention.NewSet(Canonical, registry.Tools()...).WithTraps(Traps...)
+var tools = convention.NewSet(Canonical, registry.Tools()...).WithTraps(Traps...).WithTraps(registry.Traps()...)

@@ -36,7 +36,7 @@ func TestTrapsDoc(t *testing.T) {
 			}
 		}
 		switch tr.Action {
-		case convention.ActionCorrect, convention.ActionNull, convention.ActionFlag, convention.ActionExplain:
+		case convention.ActionCorrect, convention.ActionNull, convention.ActionFlag, convention.ActionExplain, convention.ActionReject:
 		default:
 			t.Errorf("%s: action %q", tr.Code, tr.Action)
 		}

@@ -70,6 +70,10 @@ const (
 	ActionFlag Action = "flag"
 	// ActionExplain: not a bug: the report says why two numbers differ.
 	ActionExplain Action = "explain"
+	// ActionReject: the file cannot be right as a whole (a time column in
+	// another unit than the tool writes): the import fails with an error
+	// naming the file and the position, and no run is made of it.
+	ActionReject Action = "reject"
 )
 
 // Fix is how the analysis applies a trap's correction to a request that

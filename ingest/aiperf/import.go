@@ -105,6 +105,8 @@ type runWriter struct {
 	keys        int64 // next profiling request key
 	warmup      []heldRequest
 	warmupSt    *stats
+	vals        ingest.Values // the shared value checks of the profiling run
+	warmupVals  ingest.Values // … and of the warmup run
 	phases      map[string]int
 	events      []formats.Event
 }
@@ -140,7 +142,7 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			}
 			return ingest.Wrap(w.path, fmt.Sprintf("line %d", lineNo), err)
 		}
-		if err := w.add(rec); err != nil {
+		if err := w.add(rec, lineNo); err != nil {
 			return err
 		}
 	}
@@ -180,20 +182,28 @@ func decodeRecord(line []byte) (*record, error) {
 	return &rec, nil
 }
 
-// add converts one record and sends (or, for warmup, holds) it.
-func (w *runWriter) add(rec *record) error {
+// add converts one record, read from line lineNo, and sends (or, for
+// warmup, holds) it.
+func (w *runWriter) add(rec *record, lineNo int) error {
 	var streaming *bool
 	if w.sum != nil {
 		streaming = w.sum.streaming
 	}
+	at := fmt.Sprintf("line %d", lineNo)
 	if ph := rec.Metadata.phase(); ph != "" && ph != "profiling" {
 		if w.warmupSt == nil {
 			w.warmupSt, w.phases = newStats(), map[string]int{}
+		}
+		if err := rec.prepare(&w.warmupVals, ingest.Pos{Request: int64(len(w.warmup)), At: at}); err != nil {
+			return ingest.Wrap(w.path, at, err)
 		}
 		w.phases[ph]++
 		req, ev := convert(rec, ingest.RunLabel(w.label, 1), int64(len(w.warmup)), streaming, w.warmupSt, nil)
 		w.warmup = append(w.warmup, heldRequest{req, ev})
 		return nil
+	}
+	if err := rec.prepare(&w.vals, ingest.Pos{Request: w.keys, At: at}); err != nil {
+		return ingest.Wrap(w.path, at, err)
 	}
 	req, ev := convert(rec, w.label, w.keys, streaming, w.st, w.events)
 	w.events = ev
@@ -208,6 +218,8 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	run.RequestCount = int64(w.st.records)
 	run.Truncated = w.truncated
 	run.Notes = append(append(run.Notes, w.notes.Lines...), statNotes(w.st)...)
+	run.Checks = w.vals.Checks()
+	w.vals.Warn(w.notes.WarnOnly, "")
 	if w.warmupSt != nil {
 		run.Notes = append(run.Notes, fmt.Sprintf("records of phase(s) %s imported into run %q, not this one: %d", phaseList(w.phases), ingest.RunLabel(w.label, 1), w.warmupSt.records))
 	}
@@ -227,6 +239,8 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	wr.RequestCount = int64(w.warmupSt.records)
 	wr.Truncated = w.truncated
 	wr.Notes = append([]string{fmt.Sprintf("records of phase(s) %s from %s (run %q holds the profiling records); AIPerf excludes them from its statistics, and the summary's values belong to run %q", phaseList(w.phases), w.path, w.label, w.label)}, statNotes(w.warmupSt)...)
+	wr.Checks = w.warmupVals.Checks()
+	w.warmupVals.Warn(w.notes.WarnOnly, wr.RunID)
 	return w.sink.Run(&wr)
 }
 
@@ -278,6 +292,12 @@ func statNotes(st *stats) []string {
 	}
 	if st.noTiming > 0 {
 		notes = append(notes, fmt.Sprintf("records without error and without time_to_first_token: %d; token offsets left null", st.noTiming))
+	}
+	if st.ttftUnknown > 0 {
+		notes = append(notes, fmt.Sprintf("records whose time_to_first_token is an offending value (the run's data checks): %d; no events, first-token offset null, last-token offset = request_latency", st.ttftUnknown))
+	}
+	if st.unplaced > 0 {
+		notes = append(notes, fmt.Sprintf("records whose inter_chunk_latency holds an offending value (the run's data checks): %d; no events rebuilt (the responses after it cannot be placed), offsets from the metrics as for a record without the list", st.unplaced))
 	}
 	if st.latencyMismatch > 0 {
 		notes = append(notes, fmt.Sprintf("records whose last rebuilt event is off request_latency by more than the rounding tolerance: %d (largest difference %d ns)", st.latencyMismatch, st.maxMismatchNs))

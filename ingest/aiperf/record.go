@@ -3,7 +3,10 @@ package aiperf
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +20,23 @@ type record struct {
 	Metadata *recordMeta       `json:"metadata"`
 	Metrics  map[string]metric `json:"metrics"`
 	Error    *recordError      `json:"error"`
+
+	// What prepare read, through the shared value checks.
+	vals       *ingest.Values
+	pos        ingest.Pos
+	seen       map[string]checked // scalar metrics by tag
+	start, end *int64             // request_start_ns (or timestamp_ns), request_end_ns
+	icl        []float64          // inter_chunk_latency (nil: absent, or not a list)
+	iclUnit    string
+	iclBad     bool // … holds an offending value: no event can be placed after it
+}
+
+// checked is a scalar metric as the value checks left it: ok false when
+// absent, null or offending.
+type checked struct {
+	v    float64
+	unit string
+	ok   bool
 }
 
 // recordMeta is a record's "metadata" object. Every field may be absent.
@@ -27,13 +47,13 @@ type recordMeta struct {
 	ConversationID string `json:"conversation_id"`
 	TurnIndex      *int64 `json:"turn_index"`
 	// RequestStartNs is the wall-clock send time (time.time_ns()).
-	RequestStartNs *int64 `json:"request_start_ns"`
+	RequestStartNs json.RawMessage `json:"request_start_ns"`
 	// TimestampNs is AIPerf 0.1.x's name for the send time.
-	TimestampNs *int64 `json:"timestamp_ns"`
+	TimestampNs json.RawMessage `json:"timestamp_ns"`
 	// RequestEndNs is the wall-clock time of the last raw response chunk
 	// (usage chunk and [DONE] included) or of the error.
-	RequestEndNs   *int64 `json:"request_end_ns"`
-	BenchmarkPhase string `json:"benchmark_phase"`
+	RequestEndNs   json.RawMessage `json:"request_end_ns"`
+	BenchmarkPhase string          `json:"benchmark_phase"`
 	// CreditPhase is AIPerf 0.1.x's name for BenchmarkPhase.
 	CreditPhase  string `json:"credit_phase"`
 	WasCancelled bool   `json:"was_cancelled"`
@@ -75,33 +95,138 @@ const (
 	tagPerUserTPS = "output_token_throughput_per_user"
 )
 
+// timeTags and countTags are the scalar metrics read as durations (in
+// their unit) and token counts: the range of the value checks.
+var (
+	timeTags  = []string{tagTTFT, tagTTFTOld, tagTTST, tagTTSTOld, tagTTFO, tagLatency, tagITL}
+	countTags = []string{tagOSL, tagISL, tagOutCount, tagReasoning, tagUsageOut, tagUsageIn, tagErrorISL}
+)
+
+// prepare reads what convert uses through the shared value checks (vals,
+// the record at p): the metadata's times (request_start_ns in another unit
+// than Unix nanoseconds is an error: CheckTimeUnit), the scalar metrics
+// (an offending value left absent and counted; a value that is no number
+// at all an error) and inter_chunk_latency.
+func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
+	r.vals, r.pos, r.seen = vals, p, map[string]checked{}
+	md := r.Metadata
+	startKey, startRaw := "request_start_ns", md.RequestStartNs
+	if len(startRaw) == 0 {
+		startKey, startRaw = "timestamp_ns", md.TimestampNs
+	}
+	if x, st := ingest.ReadJSONNumber(startRaw); st == ingest.JSONNumber || st == ingest.JSONQuoted {
+		if why := ingest.EpochMismatch(x, "ns", ingest.Nanoseconds); why != "" {
+			return fmt.Errorf("metadata.%s: %s (AIPerf writes time.time_ns())", startKey, why)
+		}
+	}
+	var err error
+	if r.start, err = vals.JSONTime(startKey, p, startRaw, ingest.Nanoseconds); err != nil {
+		return fmt.Errorf("metadata.%w", err)
+	}
+	if r.end, err = vals.JSONTime("request_end_ns", p, md.RequestEndNs, ingest.Nanoseconds); err != nil {
+		return fmt.Errorf("metadata.%w", err)
+	}
+	for _, group := range [][]string{timeTags, countTags, {tagPerUserTPS}} {
+		for _, tag := range group {
+			m, found := r.Metrics[tag]
+			if !found {
+				continue
+			}
+			x, ok, err := vals.JSON(tag, p, m.Value)
+			if err != nil {
+				return fmt.Errorf("metrics.%w", err)
+			}
+			maxV := math.MaxFloat64
+			if scale, known := nsPerUnit[m.Unit]; known && slices.Contains(timeTags, tag) {
+				maxV = ingest.MaxIn(scale)
+			} else if slices.Contains(countTags, tag) {
+				maxV = ingest.MaxTokens
+			}
+			ok = ok && vals.Check(tag, p, x, maxV)
+			r.seen[tag] = checked{x, m.Unit, ok}
+		}
+	}
+	if m, found := r.Metrics[tagICL]; found {
+		r.iclUnit = m.Unit
+		// floatList's reference (encoding/json) reads a null element as
+		// 0: a list holding null or strings takes slowICL.
+		var list []float64
+		ok := false
+		if !bytes.Contains(m.Value, []byte("null")) && !bytes.Contains(m.Value, []byte(`"`)) {
+			list, ok = floatList(m.Value)
+		}
+		if !ok {
+			if list, ok, err = r.slowICL(m.Value); err != nil {
+				return fmt.Errorf("metrics.%s: %w", tagICL, err)
+			}
+		}
+		if ok {
+			maxV := math.MaxFloat64
+			if scale, known := nsPerUnit[m.Unit]; known {
+				maxV = ingest.MaxIn(scale)
+			}
+			for _, g := range list {
+				if !vals.Check(tagICL, p, g, maxV) {
+					r.iclBad = true
+				}
+			}
+			r.icl = list
+		}
+	}
+	return nil
+}
+
+// slowICL reads an inter_chunk_latency list that floatList did not take:
+// elements that are numbers written as strings are read (and counted), a
+// null element is NaN (unknown, counted), and anything else but a list of
+// numbers is an error. ok is false for null.
+func (r *record) slowICL(raw []byte) ([]float64, bool, error) {
+	if t := jsonTrim(raw); string(t) == "null" {
+		return nil, false, nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, false, errors.New("not a list of numbers")
+	}
+	out := make([]float64, len(elems))
+	for i, e := range elems {
+		x, ok, err := r.vals.JSON(tagICL, r.pos, e)
+		if err != nil {
+			return nil, false, fmt.Errorf("element %d: not a number: %s", i, jsonTrim(e))
+		}
+		if !ok {
+			x = math.NaN() // null: unknown, counted as not finite
+		}
+		out[i] = x
+	}
+	return out, true, nil
+}
+
 // scalar returns the numeric value of metric tag (the first of tags
-// present) and its unit; ok is false when absent, null or not a number.
+// present) and its unit, as prepare read it; ok is false when absent, null
+// or offending.
 func (r *record) scalar(tags ...string) (v float64, unit string, ok bool) {
 	for _, tag := range tags {
-		m, found := r.Metrics[tag]
-		if !found {
+		if _, found := r.Metrics[tag]; !found {
 			continue
 		}
-		if string(m.Value) == "null" || json.Unmarshal(m.Value, &v) != nil {
-			return 0, "", false
-		}
-		return v, m.Unit, true
+		c := r.seen[tag]
+		return c.v, c.unit, c.ok
 	}
 	return 0, "", false
 }
 
-// list returns the list value of metric tag and its unit; ok is false when
-// the metric is absent or not a list of numbers.
-func (r *record) list(tag string) (v []float64, unit string, ok bool) {
+// offending reports whether metric tag is present with a value the value
+// checks left absent (not null: an offending value).
+func (r *record) offending(tag string) bool {
 	m, found := r.Metrics[tag]
-	if !found {
-		return nil, "", false
-	}
-	if v, ok = floatList(m.Value); !ok {
-		return nil, "", false
-	}
-	return v, m.Unit, true
+	return found && !r.seen[tag].ok && string(jsonTrim(m.Value)) != "null"
+}
+
+// list returns inter_chunk_latency and its unit; ok is false when the
+// metric is absent or not a list of numbers.
+func (r *record) list() (v []float64, unit string, ok bool) {
+	return r.icl, r.iclUnit, r.icl != nil
 }
 
 // floatList parses a JSON array of numbers. The fast path splits on commas
@@ -220,10 +345,11 @@ func durationMs(v float64, unit string) (float64, bool) {
 // nsPerUnit maps AIPerf's MetricTimeUnit display strings to nanoseconds.
 var nsPerUnit = map[string]float64{"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9}
 
-// count returns a token-count metric as an int64 (rounded).
+// count returns a token-count metric as an int64 (rounded; the value
+// checks kept it in [0, 10^9]).
 func (r *record) count(tag string) (int64, bool) {
 	v, _, ok := r.scalar(tag)
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
+	if !ok {
 		return 0, false
 	}
 	return int64(math.Round(v)), true
@@ -269,15 +395,6 @@ func (m *recordMeta) sourceID() string {
 	return ""
 }
 
-// start is the record's wall-clock start (request_start_ns, or 0.1.x
-// timestamp_ns).
-func (m *recordMeta) start() *int64 {
-	if m.RequestStartNs != nil {
-		return m.RequestStartNs
-	}
-	return m.TimestampNs
-}
-
 // stats counts what the conversions saw, for the run's notes.
 type stats struct {
 	records         int
@@ -292,6 +409,8 @@ type stats struct {
 	reasoningSplit  int   // records with TTFO later than TTFT (reasoning events)
 	reasoningOnly   int   // records with reasoning tokens, no TTFO and no output tokens
 	reasoningBlind  int   // records with reasoning tokens but no TTFO to place them
+	unplaced        int   // records whose inter_chunk_latency holds an offending value
+	ttftUnknown     int   // records whose time_to_first_token is offending (last token at request_latency)
 	outServer       int   // output tokens from usage_completion_tokens
 	outTool         int   // output tokens from output_sequence_length
 	badUnits        map[string]int
@@ -314,12 +433,12 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats, e
 		XRequestID: md.XRequestID,
 		TraceID:    md.XCorrelationID,
 	}
-	if s := md.start(); s != nil {
+	if s := rec.start; s != nil {
 		req.StartNs = ingest.Ptr(*s)
 		req.ClockDomain = formats.ClockUnix
 	}
 	setStatus(&req, rec)
-	setStreamEnd(&req, md, st)
+	setStreamEnd(&req, rec, st)
 	setTokens(&req, rec, st)
 	setReported(&req, rec)
 	events = events[:0]
@@ -357,17 +476,24 @@ func setStatus(req *formats.Request, rec *record) {
 // AIPerf's request_end_ns is the last raw chunk (usage chunk and [DONE]
 // included) or the error time, not the latency end
 // (ai-dynamo/aiperf@db4f6397d11e records/record_processor_service.py lines
-// 117-152). An end not after the start (the 524 records of the corpus have
-// end == start) carries no information and leaves the offset null.
-func setStreamEnd(req *formats.Request, md *recordMeta, st *stats) {
-	start := md.start()
-	if start == nil || md.RequestEndNs == nil {
+// 117-152). An end equal to the start (the 524 records of the corpus)
+// carries no information and leaves the offset null; an end before the
+// start, or more than a day after it, cannot be right: null, and counted
+// by the value checks.
+func setStreamEnd(req *formats.Request, rec *record, st *stats) {
+	start, end := rec.start, rec.end
+	if start == nil || end == nil {
 		return
 	}
 	st.endKnown++
-	if d := *md.RequestEndNs - *start; d > 0 {
+	switch d := *end - *start; {
+	case d > ingest.MaxDurationNs:
+		rec.vals.Record(ingest.CheckOutOfRange, "request_end_ns", rec.pos, fmt.Sprintf("%d (%d ns after request_start_ns)", *end, d))
+	case d < 0:
+		rec.vals.Record(ingest.CheckNegative, "request_end_ns", rec.pos, fmt.Sprintf("%d (%d ns after request_start_ns)", *end, d))
+	case d > 0:
 		req.StreamEndOffsetNs = ingest.Ptr(d)
-	} else {
+	default:
 		st.endNotAfter++
 	}
 }
@@ -445,10 +571,16 @@ func setReported(req *formats.Request, rec *record) {
 func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, events []formats.Event) []formats.Event {
 	ttft, hasTTFT := rec.ns(tagTTFT, tagTTFTOld)
 	latency, hasLatency := rec.ns(tagLatency)
-	icl, iclUnit, hasICL := rec.list(tagICL)
+	icl, iclUnit, hasICL := rec.list()
 	if hasICL && hasTTFT {
 		if _, ok := nsPerUnit[iclUnit]; !ok {
 			st.badUnits[iclUnit]++
+			hasICL = false
+		} else if rec.iclBad {
+			// A gap is unknown (counted by the value checks): the
+			// responses after it cannot be placed; the offsets come from
+			// the metrics, as for a record without the list.
+			st.unplaced++
 			hasICL = false
 		}
 	}
@@ -489,6 +621,11 @@ func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, ev
 			req.FirstTokenOffsetNs = ingest.Ptr(latency)
 			req.FirstContentOffsetNs = ingest.Ptr(latency)
 			req.LastTokenOffsetNs = ingest.Ptr(latency)
+		} else if req.Status == "" && hasLatency && (rec.offending(tagTTFT) || rec.offending(tagTTFTOld)) {
+			// The TTFT is unknown (an offending value, counted), the
+			// last response is not: request_latency.
+			req.LastTokenOffsetNs = ingest.Ptr(latency)
+			st.ttftUnknown++
 		} else if req.Status == "" {
 			st.noTiming++
 		}

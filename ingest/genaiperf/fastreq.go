@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // reqParser decodes one element of "requests" from its bytes. parse is a
@@ -38,7 +44,29 @@ func (p *reqParser) decode(raw []byte, rr *rawRequest) error {
 		return nil
 	}
 	*rr = rawRequest{}
-	return json.Unmarshal(raw, rr)
+	return timeTypeError(json.Unmarshal(raw, rr))
+}
+
+// timeTypeError explains encoding/json's error for a timestamp that is a
+// number but no integer (1700000000.123: Unix seconds with a fraction):
+// perf_analyzer writes Unix nanoseconds as integers; the magnitude names
+// the unit (ingest.EpochMismatch). Other errors are returned as they are.
+func timeTypeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || (te.Field != "timestamp" && te.Field != "response_timestamps") {
+		return err
+	}
+	lit, ok := strings.CutPrefix(te.Value, "number ")
+	if !ok {
+		return err
+	}
+	msg := fmt.Sprintf("%s %s is not an integer: perf_analyzer writes Unix nanoseconds as integers (%s)", te.Field, lit, ingest.CheckTimeUnit)
+	if x, perr := strconv.ParseFloat(lit, 64); perr == nil {
+		if why := ingest.EpochMismatch(x, "ns", ingest.Nanoseconds); why != "" {
+			msg += "; " + why
+		}
+	}
+	return fmt.Errorf("%s: %w", msg, err)
 }
 
 // parse is the fast path on the bytes of one request.

@@ -28,6 +28,10 @@ type experiment struct {
 	notes  notes
 	// coalesced tallies the multi-token messages per-chunk usage showed
 	coalesced coalesced
+	// vals are the shared value checks of the experiment's requests, and
+	// unplaced counts the requests whose times they left unknown.
+	vals     ingest.Values
+	unplaced int64
 }
 
 // rawReader walks a raw export with a lexer, one request at a time.
@@ -422,6 +426,9 @@ func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw
 		if r.serviceKind != "" && r.serviceKind != "openai" {
 			all.add(false, "perf_analyzer service_kind %q", r.serviceKind)
 		}
+		if x.unplaced > 0 {
+			all.add(false, "requests whose timestamp, or a response time against it, is an offending value (the run's data checks): %d; kept with their status and counts, without events or offsets", x.unplaced)
+		}
 		if x.windows > 0 {
 			all.add(false, "perf_analyzer window_boundaries: %d (%s)", x.windows, plural(x.windows-1, "measurement window"))
 		}
@@ -432,6 +439,8 @@ func (r *rawReader) emitRuns(label string, opt ingest.Options, sum *summary, raw
 		if ch := x.coalesced.check(); ch != nil {
 			run.Checks = append(run.Checks, *ch)
 		}
+		run.Checks = append(run.Checks, x.vals.Checks()...)
+		x.vals.Warn(fileWarn.WarnOnly, run.RunID)
 		// A remark about the whole file is in every run's notes but
 		// warned once; remarks about requests name their experiment.
 		for _, w := range all.warnings() {

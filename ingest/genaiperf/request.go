@@ -97,6 +97,9 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 	if rr.Timestamp == nil {
 		return nil, nil, errors.New(`request has no "timestamp"`)
 	}
+	if why := ingest.EpochMismatch(float64(*rr.Timestamp), "ns", ingest.Nanoseconds); why != "" {
+		return nil, nil, fmt.Errorf("timestamp %s (perf_analyzer writes Unix nanoseconds, %s)", why, ingest.CheckTimeUnit)
+	}
 	c.req = formats.Request{
 		RunID:       ingest.RunLabel(c.label, exp),
 		RequestKey:  int64(key),
@@ -143,7 +146,17 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 		x.coalesced.requests++
 	}
 	formats.FillFromEvents(&c.req, c.events)
-	c.setTokens()
+	if !c.timesKnown(rr, key, x) {
+		// A time is unknown (counted by the value checks): the status,
+		// the counts and the usage stand; no offset, and no event, since
+		// an event needs one.
+		c.req.StartNs, c.req.ClockDomain = nil, ""
+		c.req.FirstTokenOffsetNs, c.req.FirstContentOffsetNs, c.req.SecondTokenOffsetNs = nil, nil, nil
+		c.req.LastTokenOffsetNs, c.req.StreamEndOffsetNs = nil, nil
+		c.events = c.events[:0]
+		x.unplaced++
+	}
+	c.setTokens(key, x)
 	c.req.ResponseID = c.respID
 	if e := c.apiErr; e != nil {
 		c.req.ErrorText, c.req.ErrorType, c.req.ErrorCode = e.Message, e.Type, e.Code
@@ -421,17 +434,47 @@ func (c *converter) text(s string) *string {
 	return &c.texts[len(c.texts)-1]
 }
 
+// timesKnown checks the request's times (the shared value checks, in
+// x.vals): its timestamp must be a time (not negative, before 2^62 ns) and
+// every response must arrive after it and within a day of it (perf_analyzer
+// takes both on the same clock). It reports whether they all are.
+func (c *converter) timesKnown(rr *rawRequest, key int, x *experiment) bool {
+	p := ingest.Pos{Request: int64(key)}
+	ok := x.vals.Time("timestamp", p, float64(*rr.Timestamp), ingest.Nanoseconds) != nil
+	if !ok {
+		return false
+	}
+	start := *rr.Timestamp
+	for k, t := range rr.ResponseTimestamps {
+		d := t - start
+		if d < 0 || d > ingest.MaxDurationNs {
+			p.At = fmt.Sprintf("response_timestamps[%d]", k)
+			x.vals.Check("response_timestamps", p, float64(d), ingest.MaxDurationNs)
+			return false
+		}
+	}
+	return true
+}
+
 // setTokens sets the token counts: server usage when a message carried it,
-// else the token-message count for a streamed request.
-func (c *converter) setTokens() {
+// else the token-message count for a streamed request. A usage count that
+// is negative or over 10^9 is left null (the value checks count it).
+func (c *converter) setTokens(key int, x *experiment) {
 	r := &c.req
 	if u := c.usage; u != nil {
-		if u.PromptTokens != nil {
-			r.InputTokens, r.InputTokensSource = u.PromptTokens, formats.SourceServerUsage
+		p := ingest.Pos{Request: int64(key)}
+		count := func(field string, n *int64) *int64 {
+			if n == nil || !x.vals.Check(field, p, float64(*n), ingest.MaxTokens) {
+				return nil
+			}
+			return n
 		}
-		if u.CompletionTokens != nil {
-			r.OutputTokens, r.OutputTokensSource = u.CompletionTokens, formats.SourceServerUsage
-			r.ReasoningTokens = u.ReasoningTokens
+		if n := count("usage.prompt_tokens", u.PromptTokens); n != nil {
+			r.InputTokens, r.InputTokensSource = n, formats.SourceServerUsage
+		}
+		if n := count("usage.completion_tokens", u.CompletionTokens); n != nil {
+			r.OutputTokens, r.OutputTokensSource = n, formats.SourceServerUsage
+			r.ReasoningTokens = count("usage.completion_tokens_details.reasoning_tokens", u.ReasoningTokens)
 			return
 		}
 	}

@@ -68,6 +68,7 @@ type benchmark struct {
 	complete bool // the benchmark's closing brace was read
 	cutIn    string
 	rs       requestStats
+	vals     ingest.Values // the shared value checks of its records
 }
 
 // errCut marks the end of the input inside the report.
@@ -357,7 +358,7 @@ func (d *decoder) requests(b *benchmark) error {
 				b.cutIn = fmt.Sprintf("requests.%s after %d complete records", list, k)
 				return err
 			}
-			req, shape, err := d.request(b, v, status)
+			req, shape, err := d.request(b, v, status, ingest.Pos{Request: b.emitted, At: rw})
 			if err != nil {
 				return &ingest.FormatError{File: d.file, Where: rw, Msg: err.Error()}
 			}

@@ -65,7 +65,9 @@ func (o obj) has(key string) bool {
 }
 
 // num reads o[key] as a number: nil when absent or null; an error naming
-// the key when it is anything but a finite number.
+// the key when it is anything but a finite number. For the run's
+// configuration (rates, concurrency); a record's numbers go through
+// reading.num.
 func (o obj) num(key string) (*float64, error) {
 	v, ok := o[key]
 	if !ok {
@@ -99,17 +101,81 @@ func number(key string, v json.RawMessage) (*float64, error) {
 	return &f, nil
 }
 
-// count reads o[key] as a token count (a whole, non-negative number).
-func (o obj) count(key string) (*int64, error) {
-	f, err := o.num(key)
+// reading is the record being read, for the shared value checks: its
+// run's Values and its position.
+type reading struct {
+	vals *ingest.Values
+	pos  ingest.Pos
+}
+
+// Ranges of the value checks: absolute times in Unix seconds, durations
+// in seconds and milliseconds up to a day, rates.
+var (
+	maxTimeS  = float64(ingest.MaxTimeNs) / ingest.Seconds
+	maxDurS   = ingest.MaxIn(ingest.Seconds)
+	maxDurMs  = ingest.MaxIn(ingest.Milliseconds)
+	maxAnyNum = math.MaxFloat64
+)
+
+// num reads o[key] (named name: "info.timings.request_start") as a number
+// in [0, maxV] through the value checks: nil when absent or null, and for
+// an offending value — NaN, ±Infinity (Python's bare tokens, quoted by
+// nonFiniteReader), negative, above maxV — which is counted; a number
+// written as a string is read and counted; any other value is an error
+// naming the key.
+func (r reading) num(o obj, name, key string, maxV float64) (*float64, error) {
+	v, ok := o[key]
+	if !ok {
+		return nil, nil
+	}
+	x, present, err := r.vals.JSON(name, r.pos, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a number", name)
+	}
+	if !present || !r.vals.Check(name, r.pos, x, maxV) {
+		return nil, nil
+	}
+	return &x, nil
+}
+
+// count reads o[key] as a token count: a whole number (a fraction is an
+// error), in [0, 10^9] (else counted and nil).
+func (r reading) count(o obj, name, key string) (*int64, error) {
+	f, err := r.num(o, name, key, ingest.MaxTokens)
 	if err != nil || f == nil {
 		return nil, err
 	}
-	if *f < 0 || *f != math.Trunc(*f) || *f > 1e15 {
-		return nil, fmt.Errorf("%s: %v is not a token count", key, *f)
+	if *f != math.Trunc(*f) {
+		return nil, fmt.Errorf("%s: %v is not a token count", name, *f)
 	}
 	n := int64(*f)
 	return &n, nil
+}
+
+// start reads a record's start time (Unix seconds, time.time()): a
+// magnitude of another unit is an error (CheckTimeUnit), else as num.
+func (r reading) start(o obj, name, key string) (*float64, error) {
+	if x, st := ingest.ReadJSONNumber(o[key]); st == ingest.JSONNumber || st == ingest.JSONQuoted {
+		if why := ingest.EpochMismatch(x, "s", ingest.Seconds); why != "" {
+			return nil, fmt.Errorf("%s: %s (guidellm writes time.time() seconds; %s)", name, why, ingest.CheckTimeUnit)
+		}
+	}
+	return r.num(o, name, key, maxTimeS)
+}
+
+// offset is t − start in whole ns (nil when either is missing): a time
+// before the start, or more than a day after it, is counted under name
+// and nil.
+func (r reading) offset(name string, start, t *float64) *int64 {
+	if start == nil || t == nil {
+		return nil
+	}
+	d := *t - *start
+	if ingest.Classify(d, maxDurS) != ingest.Valid {
+		r.vals.Record(ingest.Classify(d, maxDurS).Code(), name, r.pos, fmt.Sprintf("%s (%s s from the request's start)", ingest.FormatValue(*t), ingest.FormatValue(d)))
+		return nil
+	}
+	return ingest.Ptr(int64(math.Round(d * 1e9)))
 }
 
 func (o obj) str(key string) string {
@@ -145,18 +211,6 @@ func unixNs(key string, s *float64) (*int64, error) {
 	return ingest.Ptr(int64(math.Round(*s * 1e9))), nil
 }
 
-// offsetNs is t − start in whole ns (nil when either is missing).
-func offsetNs(key string, start, t *float64) (*int64, error) {
-	if start == nil || t == nil {
-		return nil, nil
-	}
-	d := *t - *start
-	if math.Abs(d) >= maxEpochS {
-		return nil, fmt.Errorf("%s: %v s from the request start is out of range", key, d)
-	}
-	return ingest.Ptr(int64(math.Round(d * 1e9))), nil
-}
-
 func msToNs(ms *float64) *int64 {
 	if ms == nil || math.Abs(*ms) >= maxEpochS*1e3 {
 		return nil
@@ -178,8 +232,9 @@ func toF(p *int64) *float64 {
 	return ingest.Ptr(float64(*p))
 }
 
-// request converts one record; shape is 3 or 4.
-func (d *decoder) request(b *benchmark, raw json.RawMessage, status string) (formats.Request, int, error) {
+// request converts one record, at p; shape is 3 or 4. Its numbers go
+// through the shared value checks of b's run.
+func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p ingest.Pos) (formats.Request, int, error) {
 	var o obj
 	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
 		return formats.Request{}, 0, errors.New("not an object")
@@ -196,10 +251,10 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string) (for
 	switch typ := o.str("type_"); {
 	case o.has("info") || typ == "generative_request_stats":
 		shape = 4
-		req, err = d.requestV4(b, o, status)
+		req, err = d.requestV4(b, o, status, reading{&b.vals, p})
 	case typ == "generative_text_response" || typ == "generative_text_error" || o.has("start_time") || o.has("first_token_time"):
 		shape = 3
-		req, err = requestV3(b, o, status)
+		req, err = requestV3(b, o, status, reading{&b.vals, p})
 	default:
 		return req, 0, errors.New("neither a v0.3 response record (start_time, first_token_time) nor a v0.4+ request record (info.timings)")
 	}
@@ -221,32 +276,37 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string) (for
 }
 
 // requestV3 reads a v0.2–v0.3 record.
-func requestV3(b *benchmark, o obj, status string) (formats.Request, error) {
+func requestV3(b *benchmark, o obj, status string, r reading) (formats.Request, error) {
 	req := formats.Request{SourceID: o.str("request_id"), Status: status}
 	f := map[string]*float64{}
-	for _, k := range []string{"start_time", "end_time", "first_token_time", "last_token_time", "request_latency",
-		"time_to_first_token_ms", "inter_token_latency_ms", "output_tokens_per_second"} {
-		v, err := o.num(k)
-		if err != nil {
-			return req, err
-		}
-		f[k] = v
-	}
-	nOut, err := o.count("output_tokens")
-	if err != nil {
-		return req, err
-	}
-	nIn, err := o.count("prompt_tokens")
-	if err != nil {
-		return req, err
-	}
 	// A successful record without a streamed token has first/last_token_time
-	// −1.0 (v0.3.0 aggregator.py: first_iter_time or −1.0).
+	// −1.0 (v0.3.0 aggregator.py: first_iter_time or −1.0): no value.
 	for _, k := range []string{"first_token_time", "last_token_time"} {
-		if v := f[k]; v != nil && *v < 0 {
-			f[k] = nil
+		if x, st := ingest.ReadJSONNumber(o[k]); st == ingest.JSONNumber && x == -1 {
+			o[k] = json.RawMessage("null")
 			b.rs.placeholder++
 		}
+	}
+	var err error
+	if f["start_time"], err = r.start(o, "start_time", "start_time"); err != nil {
+		return req, err
+	}
+	for _, k := range []struct {
+		key  string
+		maxV float64
+	}{{"end_time", maxTimeS}, {"first_token_time", maxTimeS}, {"last_token_time", maxTimeS}, {"request_latency", maxDurS},
+		{"time_to_first_token_ms", maxDurMs}, {"inter_token_latency_ms", maxDurMs}, {"output_tokens_per_second", maxAnyNum}} {
+		if f[k.key], err = r.num(o, k.key, k.key, k.maxV); err != nil {
+			return req, err
+		}
+	}
+	nOut, err := r.count(o, "output_tokens", "output_tokens")
+	if err != nil {
+		return req, err
+	}
+	nIn, err := r.count(o, "prompt_tokens", "prompt_tokens")
+	if err != nil {
+		return req, err
 	}
 	start := f["start_time"]
 	if req.StartNs, err = unixNs("start_time", start); err != nil {
@@ -257,17 +317,11 @@ func requestV3(b *benchmark, o obj, status string) (formats.Request, error) {
 	} else {
 		b.rs.noStart++
 	}
-	if req.FirstTokenOffsetNs, err = offsetNs("first_token_time", start, f["first_token_time"]); err != nil {
-		return req, err
-	}
+	req.FirstTokenOffsetNs = r.offset("first_token_time", start, f["first_token_time"])
 	// v0.3 timed the first streamed text delta: the first token is content.
 	req.FirstContentOffsetNs = req.FirstTokenOffsetNs
-	if req.LastTokenOffsetNs, err = offsetNs("last_token_time", start, f["last_token_time"]); err != nil {
-		return req, err
-	}
-	if req.StreamEndOffsetNs, err = offsetNs("end_time", start, f["end_time"]); err != nil {
-		return req, err
-	}
+	req.LastTokenOffsetNs = r.offset("last_token_time", start, f["last_token_time"])
+	req.StreamEndOffsetNs = r.offset("end_time", start, f["end_time"])
 	req.InputTokens, req.ReportedInputTokens = nIn, toF(nIn)
 	if nIn != nil {
 		req.InputTokensSource = formats.SourceToolReported
@@ -296,7 +350,7 @@ func requestV3(b *benchmark, o obj, status string) (formats.Request, error) {
 }
 
 // requestV4 reads a v0.4+ record.
-func (d *decoder) requestV4(b *benchmark, o obj, status string) (formats.Request, error) {
+func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (formats.Request, error) {
 	req := formats.Request{SourceID: o.str("request_id"), ResponseID: o.str("response_id"), Status: status}
 	info, err := o.sub("info")
 	if err != nil {
@@ -307,27 +361,31 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string) (formats.Request
 		return req, fmt.Errorf("info.%w", err)
 	}
 	t := map[string]*float64{}
-	for _, k := range []string{"request_start", "resolve_start", "first_token_iteration", "last_token_iteration", "request_end", "resolve_end"} {
-		v, err := tm.num(k)
-		if err != nil {
-			return req, fmt.Errorf("info.timings.%w", err)
-		}
-		t[k] = v
-	}
-	iters, err := tm.count("token_iterations")
-	if err != nil {
-		return req, fmt.Errorf("info.timings.%w", err)
-	}
-	f := map[string]*float64{}
-	for _, k := range []string{"request_latency", "time_to_first_token_ms", "time_to_first_output_token_ms",
-		"inter_token_latency_ms", "output_tokens_per_second"} {
-		v, err := o.num(k)
-		if err != nil {
+	for _, k := range []string{"request_start", "resolve_start"} {
+		if t[k], err = r.start(tm, "info.timings."+k, k); err != nil {
 			return req, err
 		}
-		f[k] = v
 	}
-	nOut, err := o.count("output_tokens")
+	for _, k := range []string{"first_token_iteration", "last_token_iteration", "request_end", "resolve_end"} {
+		if t[k], err = r.num(tm, "info.timings."+k, k, maxTimeS); err != nil {
+			return req, err
+		}
+	}
+	iters, err := r.count(tm, "info.timings.token_iterations", "token_iterations")
+	if err != nil {
+		return req, err
+	}
+	f := map[string]*float64{}
+	for _, k := range []struct {
+		key  string
+		maxV float64
+	}{{"request_latency", maxDurS}, {"time_to_first_token_ms", maxDurMs}, {"time_to_first_output_token_ms", maxDurMs},
+		{"inter_token_latency_ms", maxDurMs}, {"output_tokens_per_second", maxAnyNum}} {
+		if f[k.key], err = r.num(o, k.key, k.key, k.maxV); err != nil {
+			return req, err
+		}
+	}
+	nOut, err := r.count(o, "output_tokens", "output_tokens")
 	if err != nil {
 		return req, err
 	}
@@ -335,14 +393,14 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string) (formats.Request
 	if err != nil {
 		return req, err
 	}
-	usageOut, err := outMetrics.count("total_tokens")
+	usageOut, err := r.count(outMetrics, "output_metrics.total_tokens", "total_tokens")
 	if err != nil {
-		return req, fmt.Errorf("output_metrics.%w", err)
+		return req, err
 	}
 	if !o.has("output_tokens") {
 		nOut = usageOut // a record without computed fields
 	}
-	nIn, err := o.count("prompt_tokens")
+	nIn, err := r.count(o, "prompt_tokens", "prompt_tokens")
 	if err != nil {
 		return req, err
 	}
@@ -351,8 +409,8 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string) (formats.Request
 		if err != nil {
 			return req, err
 		}
-		if nIn, err = inMetrics.count("text_tokens"); err != nil {
-			return req, fmt.Errorf("input_metrics.%w", err)
+		if nIn, err = r.count(inMetrics, "input_metrics.text_tokens", "text_tokens"); err != nil {
+			return req, err
 		}
 	}
 
@@ -375,15 +433,9 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string) (formats.Request
 	} else {
 		b.rs.noStart++
 	}
-	if req.FirstTokenOffsetNs, err = offsetNs("info.timings.first_token_iteration", start, t["first_token_iteration"]); err != nil {
-		return req, err
-	}
-	if req.LastTokenOffsetNs, err = offsetNs("info.timings.last_token_iteration", start, t["last_token_iteration"]); err != nil {
-		return req, err
-	}
-	if req.StreamEndOffsetNs, err = offsetNs("info.timings.request_end", start, end); err != nil {
-		return req, err
-	}
+	req.FirstTokenOffsetNs = r.offset("info.timings.first_token_iteration", start, t["first_token_iteration"])
+	req.LastTokenOffsetNs = r.offset("info.timings.last_token_iteration", start, t["last_token_iteration"])
+	req.StreamEndOffsetNs = r.offset("info.timings.request_end", start, end)
 	// The first token is content text up to v0.6; v0.7 also times reasoning
 	// and gives the first content time as time_to_first_output_token_ms.
 	switch {

@@ -36,6 +36,10 @@ type runPlan struct {
 	hasRaw   bool
 	// traps counts the requests each data check corrected (traps.go)
 	traps map[string]*trapTally
+	// vals are the shared value checks of its requests; unplaced counts
+	// those whose times they left unknown
+	vals     ingest.Values
+	unplaced int
 }
 
 // runImport is one Import call.
@@ -404,7 +408,7 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	}
 	run.RequestCount = p.requests
 	run.Notes = notes
-	run.Checks = im.runChecks(p, t)
+	run.Checks = append(im.runChecks(p, t), p.vals.Checks()...)
 	return run
 }
 

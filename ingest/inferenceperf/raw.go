@@ -190,6 +190,10 @@ func (im *runImport) emitRequests() error {
 					return err
 				}
 			}
+			r.checkValues(&p.vals, ingest.Pos{Request: keys[p], At: fmt.Sprintf("record %d", i+1)})
+			if r.timesBad {
+				p.unplaced++
+			}
 			events, consistent := r.eventsOf(known, im.opt.NoText)
 			if !consistent {
 				raw.inconsistent++
@@ -206,7 +210,7 @@ func (im *runImport) emitRequests() error {
 				req.AddCorrection(TrapBOSInOutputCount)
 				p.tally(TrapBOSInOutputCount, fmt.Sprintf("request %d: output_tokens %g → %d (no server usage)", keys[p], *req.ReportedOutputTokens, *req.OutputTokens))
 			}
-			if r.streamed && len(events) == 0 && !r.failed {
+			if r.streamed && len(events) == 0 && !r.failed && !r.timesBad {
 				raw.noEvents++
 			}
 			if r.gen == genMetrics && !r.failed && r.hasResponse && r.serverCompletion == nil {
@@ -247,8 +251,10 @@ func (im *runImport) emitRuns() error {
 		}
 		ingest.NewNotes(im.g.primary(), im.opt).WarnOnly("summary only: nothing to recompute (" + what + " without requests)")
 	}
+	warn := ingest.NewNotes(im.g.primary(), im.opt).WarnOnly
 	for _, p := range im.plans {
 		run := im.runRow(p)
+		p.vals.Warn(warn, run.RunID)
 		if err := im.sink.Run(&run); err != nil {
 			return err
 		}
@@ -271,6 +277,9 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 		line += ": " + countList(p.errors)
 	}
 	notes = append(notes, line)
+	if p.unplaced > 0 {
+		notes = append(notes, fmt.Sprintf("records whose times hold an offending value (the run's data checks): %d; kept with their status and counts, without start, offsets or events", p.unplaced))
+	}
 	if raw.assignNote != "" {
 		notes = append(notes, raw.assignNote)
 	}

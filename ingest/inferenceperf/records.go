@@ -77,6 +77,12 @@ type record struct {
 	chat                           *bool
 	multimodal                     bool
 	unknown                        []string
+	// quoted are the numeric fields written as strings (path: raw), for
+	// the value checks of the pass that emits the record (checkValues).
+	quoted [][2]string
+	// timesBad: a time of the record is an offending value (checkValues):
+	// no offset and no event can be placed.
+	timesBad bool
 }
 
 // Keys inference-perf writes in a per-request record (v0.1.0 … 7de5ef2).
@@ -99,10 +105,14 @@ type fieldErr struct {
 func (e *fieldErr) Error() string { return e.path + ": " + e.msg }
 
 // parseRecord reads one record. Wrong types where inference-perf writes a
-// number (times, token counts) are errors naming the key.
+// number (times, token counts) are errors naming the key; a number written
+// as a string is read (and counted by checkValues).
 func parseRecord(fields map[string]json.RawMessage) (*record, error) {
 	r := &record{}
 	var err error
+	number := func(m map[string]json.RawMessage, key, at string, required bool) (*float64, error) {
+		return r.number(m, key, at, required)
+	}
 	start, err := number(fields, "start_time", "start_time", true)
 	if err != nil {
 		return nil, err
@@ -175,7 +185,7 @@ func (r *record) parseInfo(info map[string]json.RawMessage) error {
 				if json.Unmarshal(t, &text) != nil || text == nil {
 					return &fieldErr{"info.request_metrics.text", "not an object"}
 				}
-				if r.inputTokens, err = number(text, "input_tokens", "info.request_metrics.text.input_tokens", false); err != nil {
+				if r.inputTokens, err = r.number(text, "input_tokens", "info.request_metrics.text.input_tokens", false); err != nil {
 					return err
 				}
 			}
@@ -188,19 +198,19 @@ func (r *record) parseInfo(info map[string]json.RawMessage) error {
 		return r.parseResponse(info["response_metrics"], "info.response_metrics")
 	case has(info, "response_info"):
 		r.gen = genResponseInfo
-		if r.inputTokens, err = number(info, "input_tokens", "info.input_tokens", false); err != nil {
+		if r.inputTokens, err = r.number(info, "input_tokens", "info.input_tokens", false); err != nil {
 			return err
 		}
 		return r.parseResponse(info["response_info"], "info.response_info")
 	default:
 		r.gen = genTimes
-		if r.inputTokens, err = number(info, "input_tokens", "info.input_tokens", false); err != nil {
+		if r.inputTokens, err = r.number(info, "input_tokens", "info.input_tokens", false); err != nil {
 			return err
 		}
-		if r.outputTokens, err = number(info, "output_tokens", "info.output_tokens", false); err != nil {
+		if r.outputTokens, err = r.number(info, "output_tokens", "info.output_tokens", false); err != nil {
 			return err
 		}
-		if r.tokenTimes, err = floats(info, "output_token_times", "info.output_token_times"); err != nil {
+		if r.tokenTimes, err = r.floats(info, "output_token_times", "info.output_token_times"); err != nil {
 			return err
 		}
 		r.hasResponse = true
@@ -226,7 +236,7 @@ func (r *record) parseResponse(raw json.RawMessage, at string) error {
 		}
 	}
 	var err error
-	if r.outputTokens, err = number(m, "output_tokens", at+".output_tokens", false); err != nil {
+	if r.outputTokens, err = r.number(m, "output_tokens", at+".output_tokens", false); err != nil {
 		return err
 	}
 	if u := m["server_usage"]; !isNull(u) {
@@ -234,20 +244,20 @@ func (r *record) parseResponse(raw json.RawMessage, at string) error {
 		if json.Unmarshal(u, &usage) != nil || usage == nil {
 			return &fieldErr{at + ".server_usage", "not an object"}
 		}
-		if r.serverPrompt, err = number(usage, "prompt_tokens", at+".server_usage.prompt_tokens", false); err != nil {
+		if r.serverPrompt, err = r.number(usage, "prompt_tokens", at+".server_usage.prompt_tokens", false); err != nil {
 			return err
 		}
-		if r.serverCompletion, err = number(usage, "completion_tokens", at+".server_usage.completion_tokens", false); err != nil {
+		if r.serverCompletion, err = r.number(usage, "completion_tokens", at+".server_usage.completion_tokens", false); err != nil {
 			return err
 		}
 	}
 	_, hasChunks := m["chunk_times"]
 	_, hasTimes := m["output_token_times"]
 	r.streamed = hasChunks || hasTimes || has(m, "response_chunks")
-	if r.chunkTimes, err = floats(m, "chunk_times", at+".chunk_times"); err != nil {
+	if r.chunkTimes, err = r.floats(m, "chunk_times", at+".chunk_times"); err != nil {
 		return err
 	}
-	if r.tokenTimes, err = floats(m, "output_token_times", at+".output_token_times"); err != nil {
+	if r.tokenTimes, err = r.floats(m, "output_token_times", at+".output_token_times"); err != nil {
 		return err
 	}
 	if raw := m["response_chunks"]; !isNull(raw) {
@@ -303,8 +313,10 @@ func isNull(raw json.RawMessage) bool {
 }
 
 // number reads a numeric field: null and absent are nil (an error when
-// required); anything but a JSON number is an error naming at.
-func number(m map[string]json.RawMessage, key, at string, required bool) (*float64, error) {
+// required); a number, or a string spelling one (noted in r.quoted), is
+// its value, NaN and infinities included (checkValues judges them);
+// anything else is an error naming at.
+func (r *record) number(m map[string]json.RawMessage, key, at string, required bool) (*float64, error) {
 	raw := m[key]
 	if isNull(raw) {
 		if required {
@@ -312,24 +324,93 @@ func number(m map[string]json.RawMessage, key, at string, required bool) (*float
 		}
 		return nil, nil
 	}
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil {
+	x, st := ingest.ReadJSONNumber(raw)
+	switch st {
+	case ingest.JSONQuoted:
+		r.quoted = append(r.quoted, [2]string{at, string(bytes.TrimSpace(raw))})
+	case ingest.JSONOther:
 		return nil, &fieldErr{at, "not a number: " + clip(string(bytes.TrimSpace(raw)), 40)}
 	}
-	return &v, nil
+	return &x, nil
 }
 
-// floats reads a list of numbers (null or absent: nil).
-func floats(m map[string]json.RawMessage, key, at string) ([]float64, error) {
+// floats reads a list of numbers (null or absent: nil); an element is read
+// as number reads a field.
+func (r *record) floats(m map[string]json.RawMessage, key, at string) ([]float64, error) {
 	raw := m[key]
 	if isNull(raw) {
 		return nil, nil
 	}
 	var v []float64
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, &v); err == nil {
+		return v, nil
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
 		return nil, &fieldErr{at, "not a list of numbers"}
 	}
+	v = make([]float64, len(elems))
+	for i, e := range elems {
+		x, err := r.number(map[string]json.RawMessage{"": e}, "", at, false)
+		if err != nil || x == nil {
+			return nil, &fieldErr{at, "not a list of numbers"}
+		}
+		v[i] = *x
+	}
 	return v, nil
+}
+
+// checkValues applies the shared value checks to the record, request key
+// of its run at p: a number written as a string is counted; a time that is
+// not a perf_counter reading (NaN, negative, past 2^62 ns), an end or a
+// token or chunk time before the start or more than a day after it, marks
+// the record's times unknown (timesBad: no offset, no event); a token
+// count outside [0, 10^9] is counted and left null.
+func (r *record) checkValues(vals *ingest.Values, p ingest.Pos) {
+	for _, q := range r.quoted {
+		vals.Record(ingest.CheckNumberAsString, q[0], p, q[1])
+	}
+	maxTime := float64(ingest.MaxTimeNs) / ingest.Seconds
+	if !vals.Check("start_time", p, r.start, maxTime) {
+		r.timesBad = true
+	}
+	after := func(field string, t float64) bool {
+		if r.timesBad {
+			return false
+		}
+		if !vals.Check(field, p, t, maxTime) {
+			return false
+		}
+		d := t - r.start
+		if c := ingest.Classify(d, ingest.MaxIn(ingest.Seconds)); c != ingest.Valid {
+			vals.Record(c.Code(), field, p, fmt.Sprintf("%s (%s s from start_time)", ingest.FormatValue(t), ingest.FormatValue(d)))
+			return false
+		}
+		return true
+	}
+	if !after("end_time", r.end) {
+		r.timesBad = true
+	}
+	for _, l := range []struct {
+		field string
+		times []float64
+	}{{"output_token_times", r.tokenTimes}, {"chunk_times", r.chunkTimes}} {
+		for _, t := range l.times {
+			if !after(l.field, t) {
+				r.timesBad = true
+				break
+			}
+		}
+	}
+	for _, c := range []struct {
+		field string
+		n     **float64
+	}{{"input_tokens", &r.inputTokens}, {"output_tokens", &r.outputTokens},
+		{"server_usage.prompt_tokens", &r.serverPrompt}, {"server_usage.completion_tokens", &r.serverCompletion}} {
+		if *c.n != nil && !vals.Check(c.field, p, **c.n, ingest.MaxTokens) {
+			*c.n = nil
+		}
+	}
 }
 
 func clip(s string, n int) string {
@@ -522,6 +603,9 @@ var httpErrorType = regexp.MustCompile(`^HTTP Error (\d{3})$`)
 // not keep what arrived at each time. No other event is invented.
 func (r *record) eventsOf(tokensKnown, noText bool) ([]formats.Event, bool) {
 	var events []formats.Event
+	if r.timesBad {
+		return nil, true
+	}
 	offset := func(t float64) int64 {
 		ns, _ := toNs(t - r.start)
 		return ns
@@ -569,12 +653,12 @@ func (r *record) eventsOf(tokensKnown, noText bool) ([]formats.Event, bool) {
 // toRequest builds the Request of record key in run runID.
 func (r *record) toRequest(runID string, key int64, events []formats.Event) formats.Request {
 	req := formats.Request{RunID: runID, RequestKey: key, ClockDomain: formats.ClockMonotonic}
-	if ns, ok := toNs(r.start); ok {
+	if ns, ok := toNs(r.start); ok && !r.timesBad {
 		req.StartNs = ingest.Ptr(ns)
 	} else {
 		req.ClockDomain = ""
 	}
-	if d, ok := toNs(r.end - r.start); ok {
+	if d, ok := toNs(r.end - r.start); ok && !r.timesBad {
 		req.StreamEndOffsetNs = ingest.Ptr(d)
 	}
 	req.MaxTokens = r.maxTokens

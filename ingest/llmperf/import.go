@@ -41,7 +41,8 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats
 			sum = s
 		}
 	}
-	rows, cut, err := readRows(path, in, in.MaxValue())
+	vals := &ingest.Values{}
+	rows, cut, err := readRows(path, in, in.MaxValue(), vals)
 	if err != nil {
 		return err
 	}
@@ -72,6 +73,8 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats
 	if hasBOS {
 		run.Checks = append(run.Checks, bos)
 	}
+	run.Checks = append(run.Checks, vals.Checks()...)
+	vals.Warn(notes.WarnOnly, "")
 	run.SourceFiles = append([]formats.SourceFile{src}, run.SourceFiles...)
 	run.Convention = conv.name
 	run.RequestCount = int64(len(rows))
@@ -174,7 +177,7 @@ func lastTokenNotes(conv version, lt *lastTokenStats) []string {
 		notes = append(notes, fmt.Sprintf("rows with last_token_offset_ns left null because %s: %d", why, lt.notRecoverable))
 	}
 	if lt.noTiming > 0 {
-		notes = append(notes, fmt.Sprintf("rows without timing (ttft_s or end_to_end_latency_s is 0 or missing: the request failed before any content): %d", lt.noTiming))
+		notes = append(notes, fmt.Sprintf("rows without timing (ttft_s or end_to_end_latency_s is 0, missing, or an offending value the run's data checks left null): %d", lt.noTiming))
 	}
 	return notes
 }

@@ -179,7 +179,7 @@ func TestLepton(t *testing.T) {
 	if got := reported(t, run, "num_completed_requests_per_min", "value"); got != 23.560301595745855 {
 		t.Errorf("num_completed_requests_per_min %v", got)
 	}
-	if !strings.Contains(strings.Join(run.Notes, "\n"), "rows without timing (ttft_s or end_to_end_latency_s is 0 or missing: the request failed before any content): 130") {
+	if !strings.Contains(strings.Join(run.Notes, "\n"), "rows without timing (ttft_s or end_to_end_latency_s is 0, missing, or an offending value the run's data checks left null): 130") {
 		t.Errorf("notes %q", run.Notes)
 	}
 }
@@ -387,7 +387,7 @@ func TestMalformed(t *testing.T) {
 	// A wrong type is positioned too.
 	p := filepath.Join(t.TempDir(), "individual_responses.json")
 	os.WriteFile(p, []byte(`[{"error_code": null, "ttft_s": 1.0}, {"error_code": null, "ttft_s": true}]`), 0o644)
-	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": record 2: ttft_s: not a number" {
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &formats.Collector{}); err == nil || err.Error() != p+": record 2: ttft_s: not a number: true" {
 		t.Errorf("wrong type: %v", err)
 	}
 }

@@ -27,6 +27,7 @@ type row struct {
 	e2e       *float64  // end_to_end_latency_s
 	itl       *float64  // inter_token_latency_s (a per-request number)
 	itlList   []float64 // inter_token_latency_s as a list (some forks)
+	itlBad    bool      // … holding an offending value (the list is dropped)
 	thr       *float64  // request_output_throughput_token_per_s
 	nIn       *int64    // number_input_tokens
 	nOut      *int64    // number_output_tokens (Llama-2 tokenizer, BOS included)
@@ -42,23 +43,43 @@ var knownKeys = map[string]bool{
 	"number_total_tokens": true, "number_output_tokens": true, "number_input_tokens": true,
 }
 
-// parseRow reads one array element. Wrong types (a string where a number
-// belongs, …) are errors; numeric strings are accepted.
-func parseRow(fields map[string]json.RawMessage) (row, error) {
-	f := fieldReader{fields: fields}
+// parseRow reads one array element, the row at p. Wrong types (a string
+// where a number belongs, …) are errors. Every number goes through the
+// shared value checks (vals): a numeric string is read and counted; NaN,
+// ±Infinity, a negative value and one out of range (a duration over a day,
+// a count over 10^9) are counted and left null — never 0.
+func parseRow(fields map[string]json.RawMessage, vals *ingest.Values, p ingest.Pos) (row, error) {
+	f := fieldReader{fields: fields, vals: vals, pos: p}
+	day := ingest.MaxIn(ingest.Seconds)
 	r := row{
-		ttft: f.number("ttft_s"),
-		e2e:  f.number("end_to_end_latency_s"),
-		thr:  f.number("request_output_throughput_token_per_s"),
-		nIn:  toInt(f.number("number_input_tokens")),
-		nOut: toInt(f.number("number_output_tokens")),
+		ttft: f.number("ttft_s", day),
+		e2e:  f.number("end_to_end_latency_s", day),
+		thr:  f.number("request_output_throughput_token_per_s", math.MaxFloat64),
+		nIn:  toInt(f.number("number_input_tokens", ingest.MaxTokens)),
+		nOut: toInt(f.number("number_output_tokens", ingest.MaxTokens)),
 	}
 	if raw := bytes.TrimSpace(fields["inter_token_latency_s"]); len(raw) > 0 && raw[0] == '[' {
-		if json.Unmarshal(raw, &r.itlList) != nil {
+		var elems []json.RawMessage
+		if json.Unmarshal(raw, &elems) != nil {
 			f.fail("inter_token_latency_s", errors.New("not a list of numbers"))
 		}
+		r.itlList = make([]float64, 0, len(elems))
+		for _, e := range elems {
+			x, ok, err := vals.JSON("inter_token_latency_s", p, e)
+			if err != nil || !ok {
+				f.fail("inter_token_latency_s", errors.New("not a list of numbers"))
+				break
+			}
+			if !vals.Check("inter_token_latency_s", p, x, day) {
+				// one unknown gap: the list's sum, the last content time,
+				// is unknown
+				r.itlList, r.itlBad = nil, true
+				break
+			}
+			r.itlList = append(r.itlList, x)
+		}
 	} else {
-		r.itl = f.number("inter_token_latency_s")
+		r.itl = f.number("inter_token_latency_s", day)
 	}
 	if f.err != nil {
 		return r, f.err
@@ -80,19 +101,27 @@ func parseRow(fields map[string]json.RawMessage) (row, error) {
 // fieldReader reads numeric fields of one element, keeping the first error.
 type fieldReader struct {
 	fields map[string]json.RawMessage
+	vals   *ingest.Values
+	pos    ingest.Pos
 	err    error
 }
 
-// number reads the field key (see number); nil after an error.
-func (f *fieldReader) number(key string) *float64 {
+// number reads the field key: a number in [0, maxV], or a string holding
+// one (counted); nil when null or absent, and for an offending value
+// (counted by the shared value checks); nil after an error.
+func (f *fieldReader) number(key string, maxV float64) *float64 {
 	if f.err != nil {
 		return nil
 	}
-	v, err := number(f.fields[key])
+	x, ok, err := f.vals.JSON(key, f.pos, f.fields[key])
 	if err != nil {
-		f.fail(key, err)
+		f.err = err
+		return nil
 	}
-	return v
+	if !ok || !f.vals.Check(key, f.pos, x, maxV) {
+		return nil
+	}
+	return &x
 }
 
 // fail records the first error, prefixed with its field.
@@ -144,19 +173,20 @@ func number(raw json.RawMessage) (*float64, error) {
 }
 
 // toInt rounds a count to an integer (counts are JSON integers in LLMPerf,
-// but forks and pandas round trips may write 151.0).
+// but forks and pandas round trips may write 151.0); the value checks have
+// kept it in [0, 10^9].
 func toInt(v *float64) *int64 {
-	if v == nil || math.Abs(*v) > 1e15 {
+	if v == nil {
 		return nil
 	}
 	return ingest.Ptr(int64(math.Round(*v)))
 }
 
-// seconds converts a positive duration in seconds to nanoseconds; zero,
-// negative and absent durations (LLMPerf's initial 0 on failed requests)
-// are nil.
+// seconds converts a positive duration in seconds to nanoseconds; zero
+// (LLMPerf's initial 0 on failed requests) and absent durations are nil
+// (the value checks have left an offending one absent).
 func seconds(v *float64) *int64 {
-	if v == nil || *v <= 0 || *v*1e9 > math.MaxInt64/2 {
+	if v == nil || *v <= 0 {
 		return nil
 	}
 	return ingest.Ptr(int64(math.Round(*v * 1e9)))
@@ -319,7 +349,7 @@ func copyPtr(p *int64) *int64 {
 // Token + Decode). An array cut short — a last element that ends early, or
 // no closing bracket — returns the complete elements and a note saying
 // where the cut is; anything else undecodable is a positioned error.
-func readRows(path string, rd io.Reader, max int64) (rows []row, cut string, err error) {
+func readRows(path string, rd io.Reader, max int64, vals *ingest.Values) (rows []row, cut string, err error) {
 	dec := ingest.NewJSONDecoder(rd, max)
 	t, err := dec.Token()
 	if errors.Is(err, io.EOF) {
@@ -343,7 +373,7 @@ func readRows(path string, rd io.Reader, max int64) (rows []row, cut string, err
 		if fields == nil {
 			return nil, "", ingest.Errorf(path, where, "null instead of an object")
 		}
-		r, err := parseRow(fields)
+		r, err := parseRow(fields, vals, ingest.Pos{Request: int64(len(rows)), At: where})
 		if err != nil {
 			return nil, "", ingest.Wrap(path, where, err)
 		}

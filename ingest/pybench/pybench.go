@@ -463,3 +463,126 @@ func SecondsNs(v float64) (int64, bool) {
 	}
 	return int64(math.Round(v * 1e9)), true
 }
+
+// Column reads a per-request array (ttfts, output_lens, latencies, …):
+// element i is request i's value of field name. A number in [0, maxV] is
+// its value; null is NaN (no value). Every other number — NaN, ±Infinity,
+// negative, above maxV — is recorded in vals (the shared value checks) at
+// request i and read as NaN, so a caller never sees it; a number written as
+// a string ("0.25") is recorded and read as its value (then range-checked
+// the same). An element of another type is an error naming it. at names
+// the result object for positions ("line 3"; "" for a file of one).
+func Column(name string, raw json.RawMessage, vals *ingest.Values, at string, maxV float64) ([]float64, error) {
+	if !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"`)) {
+		var fast []float64
+		if json.Unmarshal(raw, &fast) == nil {
+			for i, x := range fast {
+				if !check(vals, name, at, i, -1, x, maxV) {
+					fast[i] = math.NaN()
+				}
+			}
+			return fast, nil
+		}
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("%s: not a list of numbers", name)
+	}
+	out := make([]float64, len(elems))
+	for i, e := range elems {
+		x, ok, err := element(name, e, vals, elemPos(at, name, i, -1))
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", name, i, err)
+		}
+		if !ok || !check(vals, name, at, i, -1, x, maxV) {
+			x = math.NaN()
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// Columns reads a per-request array of lists (itls): list i is request
+// i's; a null list is empty. Each element is checked as Column's are, and
+// an offending one is NaN in its list (RebuildEvents then rebuilds no
+// events for the request: the later messages cannot be placed).
+func Columns(name string, raw json.RawMessage, vals *ingest.Values, at string, maxV float64) ([][]float64, error) {
+	if !bytes.Contains(raw, []byte("null")) && !bytes.Contains(raw, []byte(`"`)) {
+		var fast [][]float64
+		if json.Unmarshal(raw, &fast) == nil {
+			for i, l := range fast {
+				for j, x := range l {
+					if !check(vals, name, at, i, j, x, maxV) {
+						l[j] = math.NaN()
+					}
+				}
+			}
+			return fast, nil
+		}
+	}
+	var lists []json.RawMessage
+	if err := json.Unmarshal(raw, &lists); err != nil {
+		return nil, fmt.Errorf("%s: not a list of lists of numbers", name)
+	}
+	out := make([][]float64, len(lists))
+	for i, l := range lists {
+		if t := bytes.TrimSpace(l); len(t) == 0 || string(t) == "null" {
+			continue
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(l, &elems); err != nil {
+			return nil, fmt.Errorf("%s[%d]: not a list of numbers", name, i)
+		}
+		out[i] = make([]float64, len(elems))
+		for j, e := range elems {
+			p := elemPos(at, name, i, j)
+			x, ok, err := element(name, e, vals, p)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d][%d]: %w", name, i, j, err)
+			}
+			if !ok || !check(vals, name, at, i, j, x, maxV) {
+				x = math.NaN()
+			}
+			out[i][j] = x
+		}
+	}
+	return out, nil
+}
+
+// element reads one array element: a number, null (ok false), a bare
+// non-finite token (as NonFinite marks it), vLLM's "inf", or a number
+// written as a string (recorded).
+func element(name string, e json.RawMessage, vals *ingest.Values, p ingest.Pos) (float64, bool, error) {
+	switch v, k := Number(e); k {
+	case Absent:
+		return 0, false, nil
+	case Finite, NonFiniteNumber:
+		return v, true, nil
+	}
+	v, ok, err := vals.JSON(name, p, e)
+	if err != nil {
+		return 0, false, fmt.Errorf("not a number: %s", describe(e))
+	}
+	return v, ok, nil
+}
+
+// check is vals.Check at element i (and j) of array name, the position
+// built only for an offending value.
+func check(vals *ingest.Values, name, at string, i, j int, x, maxV float64) bool {
+	if ingest.Classify(x, maxV) == ingest.Valid {
+		return true
+	}
+	return vals.Check(name, elemPos(at, name, i, j), x, maxV)
+}
+
+// elemPos is the position of element i (and j of a list) of array name.
+func elemPos(at, name string, i, j int) ingest.Pos {
+	s := fmt.Sprintf("%s[%d]", name, i)
+	if j >= 0 {
+		s += fmt.Sprintf("[%d]", j)
+	}
+	if at != "" {
+		s = at + ", " + s
+	}
+	return ingest.Pos{Request: int64(i), At: s}
+}

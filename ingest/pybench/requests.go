@@ -62,9 +62,10 @@ type Rebuilt struct {
 	Requests int
 	// Merged is the number of multi-token messages found by MergeEqual.
 	Merged int
-	// BadGaps is the number of gaps that were not finite non-negative
-	// numbers (kept as 0-ns gaps).
-	BadGaps int
+	// Unplaced is the number of requests whose events were not rebuilt
+	// because a gap was unknown (NaN: an offending value Column and
+	// Columns recorded, or null): the messages after it cannot be placed.
+	Unplaced int
 }
 
 // RebuildEvents rebuilds a streamed reply's messages from the tool's
@@ -84,9 +85,16 @@ type Rebuilt struct {
 //     one carries firstTokens when that is positive (else its count is
 //     unknown).
 //
-// The events are appended to out[:0] and returned.
+// The events are appended to out[:0] and returned. When a gap is not a
+// finite non-negative number (NaN: unknown) no event is rebuilt — a 0-ns
+// gap would be a wrong number — and out[:0] is returned, counted in
+// st.Unplaced: the caller sets the request's offsets from its own fields.
 func RebuildEvents(out []formats.Event, runID string, key int64, ttftNs int64, itls []float64, text *string, merge bool, firstTokens int64, st *Rebuilt) []formats.Event {
 	out = out[:0]
+	if !GapsKnown(itls) {
+		st.Unplaced++
+		return out
+	}
 	ev := formats.Event{RunID: runID, RequestKey: key, OffsetNs: ttftNs, Kind: formats.KindContent, HasChoices: true}
 	if merge && firstTokens > 0 {
 		ev.Tokens = ingest.Ptr(int32(min(firstTokens, 1<<30)))
@@ -101,11 +109,7 @@ func RebuildEvents(out []formats.Event, runID string, key int64, ttftNs int64, i
 				k++
 			}
 		}
-		ns, ok := SecondsNs(g * float64(k))
-		if !ok || ns < 0 {
-			ns = 0
-			st.BadGaps++
-		}
+		ns, _ := SecondsNs(g * float64(k)) // known: GapsKnown
 		off += ns
 		e := formats.Event{RunID: runID, RequestKey: key, Index: int32(len(out)), ReadIndex: int32(len(out)), OffsetNs: off, Kind: formats.KindContent, HasChoices: true}
 		if merge {
@@ -122,6 +126,17 @@ func RebuildEvents(out []formats.Event, runID string, key int64, ttftNs int64, i
 	}
 	st.Requests++
 	return out
+}
+
+// GapsKnown reports whether every gap is a finite number in [0, a day]
+// (in seconds): what RebuildEvents can place.
+func GapsKnown(itls []float64) bool {
+	for _, g := range itls {
+		if ingest.Classify(g, ingest.MaxIn(ingest.Seconds)) != ingest.Valid {
+			return false
+		}
+	}
+	return true
 }
 
 // Aligned checks that the per-request arrays (name → length) are

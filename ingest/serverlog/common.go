@@ -42,6 +42,97 @@ type record struct {
 	// timestamps, span phase boundaries and span events), in the clock of
 	// arrival, in source order; written as "server.*" event rows.
 	events []srvEvent
+	// bad are the offending values the readers left null (the shared
+	// value checks, recorded with the request's position when the rows are
+	// made: checkValues).
+	bad []badValue
+}
+
+// badValue is one offending value of a record: its check code, the log's
+// field name and the value as written.
+type badValue struct{ code, field, value string }
+
+// val is a number read from a log: ok is false when the field is absent,
+// null or no number (the readers' "no value"); a NaN or an infinity the
+// log wrote is ok, for the value checks to judge.
+type val struct {
+	v  float64
+	ok bool
+}
+
+// numV reads a JSON value as a number (see num).
+func numV(raw json.RawMessage) val {
+	if len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return val{}
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err == nil {
+		return val{f, true}
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		return atofV(str)
+	}
+	return val{}
+}
+
+// atofV parses a float field ("nan" and "inf" are numbers: Python prints
+// them so).
+func atofV(s string) val {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return val{v, err == nil}
+}
+
+// dur converts x, field's value in units of scale ns, to whole ns: nil
+// when absent; a NaN, infinite, negative or over-a-day value is recorded
+// in r.bad and nil.
+func (r *record) dur(field string, x val, scale float64) *int64 {
+	if !x.ok {
+		return nil
+	}
+	if c := ingest.Classify(x.v, ingest.MaxIn(scale)); c != ingest.Valid {
+		r.bad = append(r.bad, badValue{c.Code(), field, ingest.FormatValue(x.v)})
+		return nil
+	}
+	return scaleNs(x.v, scale)
+}
+
+// sec is dur in seconds, ms in milliseconds.
+func (r *record) sec(field string, x val) *int64 { return r.dur(field, x, ingest.Seconds) }
+func (r *record) ms(field string, x val) *int64  { return r.dur(field, x, ingest.Milliseconds) }
+
+// checkValues records r's offending values in vals at p: those the
+// readers left null (r.bad), and the durations and counts of the row q,
+// made from r, that cannot be right — a negative duration or one over a
+// day (a time the log wrote, or one derived from two: arrival = end −
+// total), a negative arrival, a token count outside [0, 10^9] — which are
+// set to null in q. The fields are q's columns.
+func (r *record) checkValues(q *formats.Request, vals *ingest.Values, p ingest.Pos) {
+	for _, b := range r.bad {
+		vals.Record(b.code, b.field, p, b.value)
+	}
+	for _, d := range []struct {
+		field string
+		v     **int64
+	}{{"server_queue_ns", &q.ServerQueueNs}, {"server_prefill_ns", &q.ServerPrefillNs}, {"server_decode_ns", &q.ServerDecodeNs},
+		{"server_inference_ns", &q.ServerInferenceNs}, {"server_ttft_ns", &q.ServerTTFTNs}, {"server_e2e_ns", &q.ServerE2ENs},
+		{"server_time_per_token_ns", &q.ServerTimePerTokenNs}} {
+		if *d.v != nil && !vals.Check(d.field, p, float64(**d.v), ingest.MaxDurationNs) {
+			*d.v = nil
+		}
+	}
+	if q.ServerArrivalNs != nil && !vals.Check("server_arrival_ns", p, float64(*q.ServerArrivalNs), ingest.MaxTimeNs) {
+		q.ServerArrivalNs, q.ServerClockDomain = nil, ""
+	}
+	for _, c := range []struct {
+		field string
+		v     **int64
+		src   *string
+	}{{"input_tokens", &q.InputTokens, &q.InputTokensSource}, {"output_tokens", &q.OutputTokens, &q.OutputTokensSource}} {
+		if *c.v != nil && !vals.Check(c.field, p, float64(**c.v), ingest.MaxTokens) {
+			*c.v, *c.src = nil, ""
+		}
+	}
 }
 
 // srvEvent is one server-side timestamp: name is the server's own name
@@ -118,9 +209,6 @@ func epochSecNs(s string) *int64 {
 	frac, _ := strconv.ParseInt((fp + "000000000")[:9], 10, 64)
 	return ingest.Ptr(sec*1e9 + frac)
 }
-
-// msNs converts milliseconds to ns.
-func msNs(ms float64) *int64 { return scaleNs(ms, 1e6) }
 
 func scaleNs(v, f float64) *int64 {
 	x := v * f

@@ -70,8 +70,8 @@ func (s *textState) proxyRecord(where string, obj map[string]json.RawMessage) {
 	if r.arrival == nil && len(obj["ts_epoch"]) > 0 && string(obj["ts_epoch"]) != "null" {
 		r.arrival = epochSecNs(strings.Trim(string(obj["ts_epoch"]), `"`))
 	}
-	r.ttft = msNs(num(obj["ttft_ms"]))
-	r.e2e = msNs(num(obj["latency_ms"]))
+	r.ttft = r.ms("ttft_ms", numV(obj["ttft_ms"]))
+	r.e2e = r.ms("latency_ms", numV(obj["latency_ms"]))
 	r.in, r.out = intp(obj["prompt_tokens"]), intp(obj["completion_tokens"])
 	if r.id = strOf(obj["response_id"]); r.id == "" {
 		r.id = strOf(obj["request_id"])
@@ -218,14 +218,14 @@ func sglangMeta(r *record, m map[string]json.RawMessage) {
 	if r.id == "" {
 		r.id = strOf(m["id"])
 	}
-	if v := num(m["e2e_latency"]); !math.IsNaN(v) {
-		r.e2e = secNs(v)
+	if v := numV(m["e2e_latency"]); v.ok {
+		r.e2e = r.sec("e2e_latency", v)
 	}
-	if v := num(m["queue_time"]); !math.IsNaN(v) {
-		r.queue = secNs(v)
+	if v := numV(m["queue_time"]); v.ok {
+		r.queue = r.sec("queue_time", v)
 	}
-	if v := num(m["prefill_latency"]); !math.IsNaN(v) {
-		r.prefill = secNs(v)
+	if v := numV(m["prefill_latency"]); v.ok {
+		r.prefill = r.sec("prefill_latency", v)
 	}
 	r.in = intp(m["prompt_tokens"])
 	r.out = intp(m["completion_tokens"])
@@ -271,10 +271,10 @@ func (s *textState) llamaTimings(where string, obj map[string]json.RawMessage) {
 		return
 	}
 	r := &record{kind: KindLlamaCppTimings, where: where, id: strOf(obj["id"])}
-	r.prefill = msNs(num(t["prompt_ms"]))
-	r.decode = msNs(num(t["predicted_ms"]))
+	r.prefill = r.ms("prompt_ms", numV(t["prompt_ms"]))
+	r.decode = r.ms("predicted_ms", numV(t["predicted_ms"]))
 	r.inference = add(r.prefill, r.decode)
-	r.tpt = msNs(num(t["predicted_per_token_ms"]))
+	r.tpt = r.ms("predicted_per_token_ms", numV(t["predicted_per_token_ms"]))
 	pn, cn := intp(t["prompt_n"]), intp(t["cache_n"])
 	if pn != nil {
 		if cn != nil {
@@ -316,12 +316,12 @@ func (s *textState) vllmMetrics(where string, obj map[string]json.RawMessage) {
 		return
 	}
 	r := &record{kind: KindVLLMMetrics, where: where, id: strOf(obj["id"])}
-	r.queue = msNs(num(m["queue_time_ms"]))
+	r.queue = r.ms("queue_time_ms", numV(m["queue_time_ms"]))
 	// time_to_first_token_ms starts at scheduling: it is the prefill part
-	r.prefill = msNs(num(m["time_to_first_token_ms"]))
-	r.decode = msNs(num(m["generation_time_ms"]))
+	r.prefill = r.ms("time_to_first_token_ms", numV(m["time_to_first_token_ms"]))
+	r.decode = r.ms("generation_time_ms", numV(m["generation_time_ms"]))
 	r.inference = add(r.prefill, r.decode)
-	r.tpt = msNs(num(m["mean_itl_ms"]))
+	r.tpt = r.ms("mean_itl_ms", numV(m["mean_itl_ms"]))
 	r.finish = choiceFinish(obj)
 	var u struct {
 		P *int64 `json:"prompt_tokens"`
@@ -445,6 +445,18 @@ func (v otlpValue) goValue() any {
 	return nil
 }
 
+// attrV reads attribute k as a number (a float attribute, NaN included,
+// or a string holding one); not ok when absent or of another type.
+func attrV(m map[string]any, k string) val {
+	switch v := m[k].(type) {
+	case float64:
+		return val{v, true}
+	case string:
+		return atofV(v)
+	}
+	return val{}
+}
+
 func attrF(m map[string]any, k string) float64 {
 	switch v := m[k].(type) {
 	case float64:
@@ -563,15 +575,15 @@ func (s *textState) span(where string, res map[string]any, scope, scopeVersion s
 			r.kind = KindOTLPGenAI
 		}
 		r.id = attrS(a, "gen_ai.request.id", "gen_ai.response.id")
-		r.ttft = secNs(attrF(a, "gen_ai.latency.time_to_first_token"))
-		r.e2e = secNs(attrF(a, "gen_ai.latency.e2e"))
+		r.ttft = r.sec("gen_ai.latency.time_to_first_token", attrV(a, "gen_ai.latency.time_to_first_token"))
+		r.e2e = r.sec("gen_ai.latency.e2e", attrV(a, "gen_ai.latency.e2e"))
 		if r.e2e == nil {
 			r.e2e = sub(end, start)
 		}
-		r.queue = secNs(attrF(a, "gen_ai.latency.time_in_queue"))
-		r.prefill = secNs(attrF(a, "gen_ai.latency.time_in_model_prefill"))
-		r.decode = secNs(attrF(a, "gen_ai.latency.time_in_model_decode"))
-		r.inference = secNs(attrF(a, "gen_ai.latency.time_in_model_inference"))
+		r.queue = r.sec("gen_ai.latency.time_in_queue", attrV(a, "gen_ai.latency.time_in_queue"))
+		r.prefill = r.sec("gen_ai.latency.time_in_model_prefill", attrV(a, "gen_ai.latency.time_in_model_prefill"))
+		r.decode = r.sec("gen_ai.latency.time_in_model_decode", attrV(a, "gen_ai.latency.time_in_model_decode"))
+		r.inference = r.sec("gen_ai.latency.time_in_model_inference", attrV(a, "gen_ai.latency.time_in_model_inference"))
 		r.in = attrI(a, "gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens")
 		r.out = attrI(a, "gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens")
 		r.maxTokens = attrI(a, "gen_ai.request.max_tokens")

@@ -287,6 +287,9 @@ type Result struct {
 	// Counts are the recognized lines without per-request timing, by
 	// category.
 	Counts map[string]int
+	// Checks are the shared value checks of the server rows (the values
+	// they left null), ClientChecks those of the client rows.
+	Checks, ClientChecks []formats.DataCheck
 }
 
 // ClientRow is a client request read from a client-side span.
@@ -413,14 +416,38 @@ func (im *Importer) ParseInput(in *ingest.Input) (*Result, formats.SourceFile, e
 		res.Notes = append(res.Notes, fmt.Sprintf("%d %s record(s); definitions: %s", s.kinds[k], k, Definitions[k]))
 	}
 	nev := 0
-	for _, r := range s.recs {
-		res.Requests = append(res.Requests, r.request("", 0, s.file))
+	var vals, cvals ingest.Values
+	for i, r := range s.recs {
+		q := r.request("", 0, s.file)
+		r.checkValues(&q, &vals, ingest.Pos{Request: int64(i), At: r.where})
+		res.Requests = append(res.Requests, q)
 		ev := r.eventRows()
 		res.Events = append(res.Events, ev)
 		nev += len(ev)
 	}
-	for _, c := range s.clients {
-		res.Clients = append(res.Clients, ClientRow{c.req, c.events})
+	unplaced := 0
+	for i, c := range s.clients {
+		q, ev := c.req, c.events
+		p := ingest.Pos{Request: int64(i)}
+		if q.StartNs != nil && !cvals.Check("start", p, float64(*q.StartNs), ingest.MaxTimeNs) || !cvals.EventsPlaced("events", p, ev) {
+			ingest.Unplace(&q)
+			ev = nil
+			unplaced++
+		}
+		for _, n := range []struct {
+			field string
+			v     **int64
+			src   *string
+		}{{"gen_ai.usage.input_tokens", &q.InputTokens, &q.InputTokensSource}, {"gen_ai.usage.output_tokens", &q.OutputTokens, &q.OutputTokensSource}} {
+			if *n.v != nil && !cvals.Check(n.field, p, float64(**n.v), ingest.MaxTokens) {
+				*n.v, *n.src = nil, ""
+			}
+		}
+		res.Clients = append(res.Clients, ClientRow{q, ev})
+	}
+	res.Checks, res.ClientChecks = vals.Checks(), cvals.Checks()
+	if unplaced > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("client rows whose start or a message time is an offending value (the client run's data checks): %d; kept with their status and counts, without start, offsets or events", unplaced))
 	}
 	if s.kinds[KindVLLMRequestLog] > 0 || len(s.load) > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("yearless vLLM timestamps (MM-DD HH:MM:SS, 1 s, local zone) placed in %d (from %s)", s.year0, s.yearSrc))
@@ -588,6 +615,8 @@ func (im *Importer) importParsed(path string, res *Result, src formats.SourceFil
 		}
 		run.Streaming = &streamed
 		run.RequestCount = int64(len(res.Clients))
+		run.Checks = res.ClientChecks
+		ingest.WarnChecks(warn.WarnOnly, label, res.ClientChecks)
 		if err := sink.Run(&run); err != nil {
 			return err
 		}
@@ -598,7 +627,8 @@ func (im *Importer) importParsed(path string, res *Result, src formats.SourceFil
 	}
 	run := formats.Run{RunID: serverLabel, Tool: toolOf(res.Requests), Convention: "server-log", SourceFiles: []formats.SourceFile{src},
 		Notes: res.Notes, Truncated: res.Truncated, RequestCount: int64(len(res.Requests)), Reported: loadReported(res.Load, src.Path),
-		Load: loadRows(res.Load)}
+		Load: loadRows(res.Load), Checks: res.Checks}
+	ingest.WarnChecks(warn.WarnOnly, serverLabel, res.Checks)
 	if err := formats.StartRun(sink, &run); err != nil {
 		return err
 	}

@@ -521,11 +521,11 @@ func (s *textState) sglangMessage(n int, ts int64, msg string, cut bool) {
 			v := m[2]
 			switch m[1] {
 			case "e2e_latency":
-				r.e2e = secNs(atof(v))
+				r.e2e = r.sec("e2e_latency", atofV(v))
 			case "queue_time":
-				r.queue = secNs(atof(v))
+				r.queue = r.sec("queue_time", atofV(v))
 			case "prefill_latency":
-				r.prefill = secNs(atof(v))
+				r.prefill = r.sec("prefill_latency", atofV(v))
 			case "prompt_tokens":
 				r.in = atoi64(v)
 			case "completion_tokens":
@@ -577,7 +577,7 @@ func (s *textState) llamaMessage(n int, ts *int64, msg string) {
 		r = &record{kind: KindLlamaCppSlot, where: fmt.Sprintf("line %d", n), id: "slot " + m[1] + " task " + m[2], clock: formats.ClockElapsed}
 		s.slots[key] = r
 	}
-	v := msNs(atof(m[4]))
+	v := r.ms(m[3], atofV(m[4]))
 	switch m[3] {
 	case "prompt eval time":
 		r.prefill = v
@@ -635,19 +635,19 @@ func (s *textState) llamaLegacyKV(n int, kv map[string]string) {
 		s.legacy[key] = r
 	}
 	if v, ok := kv["t_prompt_processing"]; ok {
-		r.prefill = msNs(atof(v))
+		r.prefill = r.ms("t_prompt_processing", atofV(v))
 	}
 	if v, ok := kv["t_token_generation"]; ok {
-		r.decode = msNs(atof(v))
+		r.decode = r.ms("t_token_generation", atofV(v))
 	}
 	if v, ok := kv["n_decoded"]; ok {
 		r.out = atoi64(v)
 	}
 	if v, ok := kv["t_token"]; ok && kv["n_decoded"] != "" {
-		r.tpt = msNs(atof(v))
+		r.tpt = r.ms("t_token", atofV(v))
 	}
 	if v, ok := kv["t_total"]; ok {
-		r.e2e = msNs(atof(v))
+		r.e2e = r.ms("t_total", atofV(v))
 		r.inference = add(r.prefill, r.decode)
 		if ts := atoi64(kv["timestamp"]); ts != nil && r.e2e != nil {
 			r.arrival = ingest.Ptr(*ts*1e9 - *r.e2e)

@@ -275,7 +275,8 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	cfg, redacted := pybench.ConfigJSON(r.config)
 	run.ConfigJSON = cfg
 
-	d, err := parseDetails(r.arrays)
+	vals := &ingest.Values{}
+	d, err := parseDetails(r.arrays, vals, r.v.Where)
 	if err != nil {
 		return ingest.Wrap(f.path, r.v.Where, err)
 	}
@@ -328,6 +329,8 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 		run.RequestCount = int64(d.n)
 		notes = append(notes, d.notes(st, native)...)
+		run.Checks = append(run.Checks, vals.Checks()...)
+		vals.Warn(f.warns.WarnOnly, runID)
 	}
 	if r.completed != nil && *r.completed == 0 {
 		notes = append(notes, "completed 0: the latency statistics are numpy's values for an empty list replaced by 0, not measurements")

@@ -26,7 +26,9 @@ type details struct {
 var rowArrays = []string{"ttfts", "itls", "output_lens", "errors"}
 
 // parseDetails reads the arrays; nil when none of rowArrays is present.
-func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
+// The shared value checks of the elements go to vals (an offending element
+// is read as NaN, no value); at names the line in positions.
+func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at string) (*details, error) {
 	found := false
 	for _, k := range rowArrays {
 		if _, ok := arrays[k]; ok {
@@ -39,14 +41,15 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 	d := &details{n: -1}
 	lengths := map[string]int{}
 	for _, a := range []struct {
-		key string
-		dst *[]float64
-	}{{"ttfts", &d.ttfts}, {"input_lens", &d.inLens}, {"output_lens", &d.outLens}} {
+		key  string
+		dst  *[]float64
+		maxV float64
+	}{{"ttfts", &d.ttfts, ingest.MaxIn(ingest.Seconds)}, {"input_lens", &d.inLens, ingest.MaxTokens}, {"output_lens", &d.outLens, ingest.MaxTokens}} {
 		raw, ok := arrays[a.key]
 		if !ok {
 			continue
 		}
-		v, err := pybench.Floats(a.key, raw)
+		v, err := pybench.Column(a.key, raw, vals, at, a.maxV)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +70,7 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 		*a.dst, lengths[a.key] = v, len(v)
 	}
 	if raw, ok := arrays["itls"]; ok {
-		v, err := pybench.FloatLists("itls", raw)
+		v, err := pybench.Columns("itls", raw, vals, at, ingest.MaxIn(ingest.Seconds))
 		if err != nil {
 			return nil, err
 		}
@@ -112,11 +115,28 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 		}
 		st.errTypes[pybench.ErrorLabel(&req)]++
 	}
-	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 {
-		var gaps []float64
-		if d.itls != nil {
-			gaps = d.itls[i]
+	var gaps []float64
+	if d.itls != nil {
+		gaps = d.itls[i]
+	}
+	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 && !pybench.GapsKnown(gaps) {
+		// A gap is unknown (an offending value, in the run's checks): no
+		// message after it can be placed, so none is rebuilt. SGLang saves
+		// no latency: the first token is known, the last is not.
+		st.rebuilt.Unplaced++
+		req.FirstTokenOffsetNs, req.FirstContentOffsetNs = ingest.Ptr(ttftNs), ingest.Ptr(ttftNs)
+		if len(gaps) > 0 && pybench.GapsKnown(gaps[:1]) && !native {
+			g, _ := pybench.SecondsNs(gaps[0])
+			req.SecondTokenOffsetNs = ingest.Ptr(ttftNs + g)
 		}
+		if !native {
+			req.MessageCount, req.TokenMessageCount = int64(len(gaps)+1), int64(len(gaps)+1)
+		}
+		req.ReportedTTFTMs = ingest.Ptr(ttft * 1000)
+		if !failed {
+			req.Status = formats.StatusOK
+		}
+	} else if ok && ttft > 0 {
 		var text *string
 		if d.texts != nil && !noText {
 			text = &d.texts[i]
@@ -191,8 +211,8 @@ func (d *details) notes(st *rowStats, native bool) []string {
 	if st.firstUnknown > 0 {
 		notes = append(notes, fmt.Sprintf("native requests whose output_len does not exceed their ITL count, so the first message's token count is unknown: %d", st.firstUnknown))
 	}
-	if st.rebuilt.BadGaps > 0 {
-		notes = append(notes, fmt.Sprintf("ITL gaps that were not finite non-negative numbers, rebuilt as 0 ns: %d", st.rebuilt.BadGaps))
+	if st.rebuilt.Unplaced > 0 {
+		notes = append(notes, fmt.Sprintf("requests without rebuilt events because an ITL gap is unknown (null, or an offending value: the run's data checks): %d; their first token is at ttfts, their last is unknown (SGLang saves no latency), and their gaps leave pooled ITL", st.rebuilt.Unplaced))
 	}
 	notes = append(notes, "stream_end_offset_ns left null: SGLang's latency (its E2E, and TPOT's numerator) ends at the last stream line, [DONE] included, which --output-details does not save")
 	if d.outLens != nil {
@@ -212,7 +232,7 @@ func (d *details) notes(st *rowStats, native bool) []string {
 		notes = append(notes, fmt.Sprintf("requests without error and without a first content chunk (SGLang counts them completed, with TTFT 0): %d, status empty", st.empty))
 	}
 	if st.badTokenCount > 0 {
-		notes = append(notes, fmt.Sprintf("token counts left null because they were not finite non-negative numbers: %d", st.badTokenCount))
+		notes = append(notes, fmt.Sprintf("token counts left null (null in the file, or an offending value: the run's data checks): %d", st.badTokenCount))
 	}
 	return notes
 }

@@ -203,7 +203,7 @@ func TestDamage(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"ttfts type", bytes.Replace(good, []byte(`"ttfts": [0.03,`), []byte(`"ttfts": [null, "0.03",`), 1), `: line 2: ttfts[1]: not a number: "0.03"`},
+		{"ttfts type", bytes.Replace(good, []byte(`"ttfts": [0.03,`), []byte(`"ttfts": [null, "0.0x",`), 1), `: line 2: ttfts[1]: not a number: "0.0x"`},
 		{"length", bytes.Replace(good, []byte(`"input_lens": [20, 25, 30]`), []byte(`"input_lens": [20, 25]`), 1), `: line 2: the per-request arrays differ in length (errors 3, generated_texts 3, input_lens 2, itls 3, output_lens 3, ttfts 3)`},
 		{"stat type", bytes.Replace(good, []byte(`"mean_ttft_ms": `), []byte(`"mean_ttft_ms": "n/a", "x": `), 1), `: line 1: mean_ttft_ms: not a number: "n/a"`},
 		{"not an object", append([]byte("[1]\n"), good...), `: line 1: not a JSON object`},

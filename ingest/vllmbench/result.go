@@ -289,7 +289,12 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	cfg, redacted := pybench.ConfigJSON(r.config)
 	run.ConfigJSON = cfg
 
-	d, err := parseDetails(r.arrays)
+	at := ""
+	if f.multi {
+		at = r.v.Where
+	}
+	vals := &ingest.Values{}
+	d, err := parseDetails(r.arrays, vals, at)
 	if err != nil {
 		return ingest.Wrap(f.path, r.v.Where, err)
 	}
@@ -337,6 +342,8 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 		run.RequestCount = int64(d.n)
 		notes = append(notes, d.notes(st)...)
+		run.Checks = append(run.Checks, vals.Checks()...)
+		vals.Warn(f.warns.WarnOnly, runID)
 	}
 	if r.completed != nil && *r.completed == 0 {
 		notes = append(notes, "completed 0: every latency statistic is vLLM's value for an empty list (np.mean/np.median/np.percentile of [] replaced by 0), not a measurement")

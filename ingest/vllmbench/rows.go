@@ -26,9 +26,21 @@ type details struct {
 // queue_times alone do not.
 var rowArrays = []string{"ttfts", "itls", "output_lens", "errors", "latencies"}
 
+// Ranges of the per-request arrays (the shared value checks: an element
+// outside its range is recorded in the run's checks and read as NaN, no
+// value): durations and gaps in seconds up to a day, token counts, and
+// start_times, perf_counter readings in seconds.
+var arrayMax = map[string]float64{
+	"ttfts": ingest.MaxIn(ingest.Seconds), "latencies": ingest.MaxIn(ingest.Seconds), "itls": ingest.MaxIn(ingest.Seconds),
+	"input_lens": ingest.MaxTokens, "output_lens": ingest.MaxTokens,
+	"start_times": ingest.MaxTimeNs / ingest.Seconds,
+}
+
 // parseDetails reads the arrays; nil when none of rowArrays is present.
-// Arrays of different lengths, and wrong element types, are errors.
-func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
+// Arrays of different lengths, and wrong element types, are errors. The
+// shared value checks of the elements go to vals; at names the result
+// object in positions ("line 3"; "" for a file of one).
+func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at string) (*details, error) {
 	found := false
 	for _, k := range rowArrays {
 		if _, ok := arrays[k]; ok {
@@ -45,7 +57,13 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 		if !ok {
 			return nil
 		}
-		v, err := pybench.Floats(key, raw)
+		var v []float64
+		var err error
+		if maxV, checked := arrayMax[key]; checked {
+			v, err = pybench.Column(key, raw, vals, at, maxV)
+		} else {
+			v, err = pybench.Floats(key, raw) // queue_times: not imported
+		}
 		if err != nil {
 			return err
 		}
@@ -74,7 +92,7 @@ func parseDetails(arrays map[string]json.RawMessage) (*details, error) {
 		}
 	}
 	if raw, ok := arrays["itls"]; ok {
-		v, err := pybench.FloatLists("itls", raw)
+		v, err := pybench.Columns("itls", raw, vals, at, arrayMax["itls"])
 		if err != nil {
 			return nil, err
 		}
@@ -154,11 +172,28 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 			st.badStarts++
 		}
 	}
-	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 {
-		var gaps []float64
-		if d.itls != nil {
-			gaps = d.itls[i]
+	var gaps []float64
+	if d.itls != nil {
+		gaps = d.itls[i]
+	}
+	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 && !pybench.GapsKnown(gaps) {
+		// A gap is unknown (an offending value, in the run's checks): no
+		// message after it can be placed, so none is rebuilt; the offsets
+		// are the request's own fields.
+		st.rebuilt.Unplaced++
+		req.FirstTokenOffsetNs, req.FirstContentOffsetNs = ingest.Ptr(ttftNs), ingest.Ptr(ttftNs)
+		if len(gaps) > 0 && pybench.GapsKnown(gaps[:1]) {
+			g, _ := pybench.SecondsNs(gaps[0])
+			req.SecondTokenOffsetNs = ingest.Ptr(ttftNs + g)
 		}
+		if latNs, ok := pybench.SecondsNs(lat); ok && lat > 0 {
+			req.LastTokenOffsetNs = ingest.Ptr(latNs)
+		}
+		req.MessageCount, req.TokenMessageCount = int64(len(gaps)+1), int64(len(gaps)+1)
+		if !failed {
+			req.Status = formats.StatusOK
+		}
+	} else if ok && ttft > 0 {
 		var text *string
 		if d.texts != nil && !noText {
 			text = &d.texts[i]
@@ -241,8 +276,8 @@ func (d *details) notes(st *rowStats) []string {
 	if st.rebuilt.Requests > 0 {
 		notes = append(notes, fmt.Sprintf("events rebuilt for %d requests from ttfts and itls: one per message with non-empty choices (vLLM's TTFT message, then one per ITL gap), kind content, has_choices true; per-message text, bytes and token counts are not recorded, so each reply's whole generated text is on its last event; a chat run's first message may be the role-only chunk (vLLM issue #15106)", st.rebuilt.Requests))
 	}
-	if st.rebuilt.BadGaps > 0 {
-		notes = append(notes, fmt.Sprintf("ITL gaps that were not finite non-negative numbers, rebuilt as 0 ns: %d", st.rebuilt.BadGaps))
+	if st.rebuilt.Unplaced > 0 {
+		notes = append(notes, fmt.Sprintf("requests without rebuilt events because an ITL gap is unknown (null, or an offending value: the run's data checks): %d; their first token is at ttfts, their last at latencies when saved, and their gaps leave pooled ITL", st.rebuilt.Unplaced))
 	}
 	if d.starts != nil {
 		notes = append(notes, "start_ns = start_times (time.perf_counter seconds: monotonic clock, arbitrary epoch)")
@@ -276,7 +311,7 @@ func (d *details) notes(st *rowStats) []string {
 		notes = append(notes, "queue_times (client-side wait for the --max-concurrency semaphore before start_times) not imported: no request column holds it")
 	}
 	if st.badStarts > 0 || st.badTokenCount > 0 {
-		notes = append(notes, fmt.Sprintf("values left null because they were not finite non-negative numbers: %d start times, %d token counts", st.badStarts, st.badTokenCount))
+		notes = append(notes, fmt.Sprintf("values left null (null in the file, or an offending value: the run's data checks): %d start times, %d token counts", st.badStarts, st.badTokenCount))
 	}
 	return notes
 }

@@ -193,7 +193,7 @@ func importData(path, label string, src formats.SourceFile, data []byte, opt ing
 	if err != nil {
 		return err
 	}
-	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warns: ingest.NewNotes(path, opt).Once()}
+	f := &fileState{path: path, file: filepath.Base(path), opt: opt, warns: ingest.NewNotes(path, opt).Once(), multi: len(vals) > 1}
 	var results []*result
 	for _, v := range vals {
 		r, err := parseResult(f, v)
@@ -225,4 +225,5 @@ type fileState struct {
 	path, file string
 	opt        ingest.Options
 	warns      *ingest.Notes // warnings only, each once per file; the runs' notes are built apart
+	multi      bool          // the file holds more than one result: positions name it
 }
