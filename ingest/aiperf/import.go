@@ -133,7 +133,10 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			continue
 		}
 		sawRecord = true
-		rec, err := decodeRecord(line)
+		rec, ok := fastDecodeRecord(line)
+		if !ok {
+			rec, err = decodeRecord(line)
+		}
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
 				w.truncated = true

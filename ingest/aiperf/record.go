@@ -64,6 +64,10 @@ type recordMeta struct {
 type metric struct {
 	Value json.RawMessage `json:"value"`
 	Unit  string          `json:"unit"`
+	// list is Value's numbers when fastDecodeRecord parsed them as it
+	// read a plain list (listOK); prepare then does not parse Value again.
+	list   []float64
+	listOK bool
 }
 
 // recordError is a record's "error" object ({code?, type, message, cause?,
@@ -150,9 +154,8 @@ func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
 		r.iclUnit = m.Unit
 		// floatList's reference (encoding/json) reads a null element as
 		// 0: a list holding null or strings takes slowICL.
-		var list []float64
-		ok := false
-		if !bytes.Contains(m.Value, []byte("null")) && !bytes.Contains(m.Value, []byte(`"`)) {
+		list, ok := m.list, m.listOK
+		if !ok && !bytes.Contains(m.Value, []byte("null")) && !bytes.Contains(m.Value, []byte(`"`)) {
 			list, ok = floatList(m.Value)
 		}
 		if !ok {
