@@ -104,7 +104,7 @@ func WriteHTML(w io.Writer, inputs []Input, set *Set) error {
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":  func(v analyze.F) string { return render.HTMLPercent(float64(v)) },
-	"fnum": render.HTMLNum,
+	"fnum": render.Num,
 }).Parse(htmlPage))
 
 const htmlPage = `<!DOCTYPE html>

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
+	"github.com/tokentrace/tokentrace/analyze/render"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -123,26 +123,8 @@ func single(kind Kind, name, run string, p *plot.Plot, data string) *Figure {
 		draw: func(dc draw.Canvas) { p.Draw(dc) }}
 }
 
-// fmtNum formats v with about 4 significant digits ("–" when undefined).
-func fmtNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 100:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.2f", v)
-	case a >= 0.01:
-		return fmt.Sprintf("%.3f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
-}
+// fmtNum formats v as every report table does (render.Num).
+func fmtNum(v float64) string { return render.Num(v) }
 
 // g formats a number for the data dumps: shortest exact representation.
 func g(v float64) string { return fmt.Sprint(v) }

@@ -51,28 +51,6 @@ func MetricTable(m analyze.Metrics, format func(float64) string) (percentiles []
 	return percentiles, stats.QuantileLabel(tp), rows
 }
 
-// HTMLNum writes a number for an HTML table: 4 significant digits for
-// ms-scale numbers, 3 below 0.01, "–" when undefined.
-func HTMLNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 100:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.2f", v)
-	case a >= 0.01:
-		return fmt.Sprintf("%.3f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
 // HTMLPercent writes a fraction as a percentage with one decimal ("–"
 // when undefined).
 func HTMLPercent(v float64) string {
@@ -88,7 +66,7 @@ func HTMLPercent(v float64) string {
 // that embeds them (report.html). Every string from a trace goes through
 // html/template's escaping and SafeMarkup (control and bidi characters).
 func WriteHTMLRun(w io.Writer, rr *analyze.RunReport, run *formats.Run) error {
-	percentiles, tail, rows := MetricTable(rr.Metrics, HTMLNum)
+	percentiles, tail, rows := MetricTable(rr.Metrics, Num)
 	var b strings.Builder
 	err := runTemplate.Execute(&b, struct {
 		R           *analyze.RunReport
@@ -105,9 +83,9 @@ func WriteHTMLRun(w io.Writer, rr *analyze.RunReport, run *formats.Run) error {
 }
 
 var runTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
-	"num":  func(v analyze.F) string { return HTMLNum(float64(v)) },
+	"num":  func(v analyze.F) string { return Num(float64(v)) },
 	"pct":  func(v analyze.F) string { return HTMLPercent(float64(v)) },
-	"fnum": HTMLNum,
+	"fnum": Num,
 	"edge": func(v float64) string {
 		if math.IsInf(v, 1) {
 			return "∞"
@@ -127,7 +105,7 @@ var runTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 		if p == nil {
 			return "–"
 		}
-		return HTMLNum(*p)
+		return Num(*p)
 	},
 	"dataChecks":    func(ws []analyze.Warning) []analyze.Warning { return warningsWhere(ws, true) },
 	"otherWarnings": func(ws []analyze.Warning) []analyze.Warning { return warningsWhere(ws, false) },

@@ -71,9 +71,11 @@ func writeHuman(w io.Writer, r *analyze.Report, md bool) error {
 	return nil
 }
 
-// num formats a value with 4 significant digits for ms-scale numbers and
-// "–" for undefined.
-func num(v float64) string {
+// Num writes a number with about four significant digits, as every
+// table of tokentrace's reports does (text, Markdown, HTML, plot labels):
+// whole numbers from 1000, then 1, 2 or 3 decimals, and three
+// significant digits below 0.01 (0.00523, not 0.005); "–" when undefined.
+func Num(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
@@ -87,10 +89,14 @@ func num(v float64) string {
 		return fmt.Sprintf("%.1f", v)
 	case a >= 10:
 		return fmt.Sprintf("%.2f", v)
-	default:
+	case a >= 0.01:
 		return fmt.Sprintf("%.3f", v)
 	}
+	return fmt.Sprintf("%.3g", v)
 }
+
+// num is Num.
+func num(v float64) string { return Num(v) }
 
 // repNum is num with four significant digits below 1.
 func repNum(v float64) string {

@@ -10,19 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runAll executes the CLI in-process and returns stdout and the command's
-// stderr (what cobra and the commands write there, not warnf's).
-func runAll(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	root := newRoot()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	err := root.Execute()
-	return out.String(), errb.String(), err
-}
-
 func TestVersionFlag(t *testing.T) {
 	cmd, err := run(t, "version")
 	if err != nil {
@@ -42,7 +29,7 @@ func TestVersionFlag(t *testing.T) {
 // keeps the exit status.
 func TestQuiet(t *testing.T) {
 	dir := t.TempDir()
-	out, errb, err := runAll(t, "analyze", demoInputs[0], "-o", dir, "-q")
+	out, errb, err := runBoth(t, "analyze", demoInputs[0], "-o", dir, "-q")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,12 +42,12 @@ func TestQuiet(t *testing.T) {
 		}
 	}
 	// the same without -q prints the report and what was written
-	out, errb, err = runAll(t, "analyze", demoInputs[0], "-o", t.TempDir())
+	out, errb, err = runBoth(t, "analyze", demoInputs[0], "-o", t.TempDir())
 	if err != nil || !strings.Contains(out, "== run qwen3vl30b-local-agent-c2 ==") || !strings.Contains(errb, "tokentrace: wrote ") {
 		t.Errorf("without -q: %v; stdout %q…; stderr %q", err, out[:min(len(out), 60)], errb)
 	}
 	junit := filepath.Join(dir, "gate.xml")
-	out, _, err = runAll(t, "gate", demoInputs[1], "--gate", "goodput>=0.99", "--slo", "e2e<=15s", "--junit", junit, "--quiet")
+	out, _, err = runBoth(t, "gate", demoInputs[1], "--gate", "goodput>=0.99", "--slo", "e2e<=15s", "--junit", junit, "--quiet")
 	if exitCode(err) != 3 || out != "" {
 		t.Errorf("gate -q: exit %d, stdout %q", exitCode(err), out)
 	}
@@ -93,7 +80,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"report", in, "--from", "aipef"}, `did you mean "aiperf"?`},
 		{[]string{"import", in, "-o", t.TempDir(), "--layout", "hvie"}, `did you mean "hive"?`},
 	} {
-		_, _, err := runAll(t, c.args...)
+		_, _, err := runBoth(t, c.args...)
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v (exit %d), want %q", c.args, err, exitCode(err), c.want)
 		}
@@ -104,7 +91,7 @@ func TestDidYouMean(t *testing.T) {
 // last argument.
 func complete(t *testing.T, args ...string) []string {
 	t.Helper()
-	out, _, err := runAll(t, append([]string{cobra.ShellCompRequestCmd}, args...)...)
+	out, _, err := runBoth(t, append([]string{cobra.ShellCompRequestCmd}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +231,7 @@ func shellWords(s string) []string {
 // inert flag given anyway is accepted with a deprecation note.
 func TestFlagsOnlyWhereTheyAct(t *testing.T) {
 	help := func(name string) string {
-		out, _, err := runAll(t, name, "--help")
+		out, _, err := runBoth(t, name, "--help")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,13 +264,13 @@ func TestFlagsOnlyWhereTheyAct(t *testing.T) {
 	}
 	// the old name still works where it acts
 	dir := t.TempDir()
-	if _, _, err := runAll(t, "import", "../../testdata/aiperf/llama32-3b-gguf-c1-mixed-timeouts", "-o", dir, "--no-text"); err != nil {
+	if _, _, err := runBoth(t, "import", "../../testdata/aiperf/llama32-3b-gguf-c1-mixed-timeouts", "-o", dir, "--no-text"); err != nil {
 		t.Errorf("import --no-text: %v", err)
 	}
 	// an inert flag: accepted, and said to do nothing
 	// (cobra prints the note with Print: to stderr unless an output was
 	// set, as this test sets one)
-	errb, _, err := runAll(t, "gate", demoInputs[0], "--gate", "p99(ttft)<=10s", "--osl-buckets", "0,100,inf")
+	errb, _, err := runBoth(t, "gate", demoInputs[0], "--gate", "p99(ttft)<=10s", "--osl-buckets", "0,100,inf")
 	if err != nil || !strings.Contains(errb, "Flag --osl-buckets has been deprecated, it has no effect: gate prints no report tables") {
 		t.Errorf("gate --osl-buckets: %v; stderr %q", err, errb)
 	}

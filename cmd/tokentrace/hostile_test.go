@@ -126,7 +126,7 @@ func TestHostileStringsEveryOutput(t *testing.T) {
 			{"capacity json", []string{"capacity", a, l, "--slo", "ttft<=1s", "--format", "json"}, true},
 			{"plot", []string{"plot", a, l, "-o", plotDir, "--slo", "ttft<=1s", "--html"}, false},
 		} {
-			out, errb, err := runAll(t, c.args...)
+			out, errb, err := runBoth(t, c.args...)
 			if err != nil && exitCode(err) != exitGateFailed {
 				t.Errorf("%s: %v", c.name, err)
 			}

@@ -22,60 +22,34 @@ import (
 // records. The record's raw values point into line: use it before the
 // next line is read.
 //
-// On the 30k-request synthetic run it takes the records' decoding from
-// about 2.9 s of CPU to about 0.9 s (go test -bench DecodeRecord).
+// BenchmarkDecodeRecord, a record of 400 inter-chunk values: 156 µs with
+// encoding/json and floatList, 45 µs here (2-core machine under load).
 func fastDecodeRecord(line []byte) (*record, bool) {
 	s := scanner{b: line}
 	var rec record
 	s.ws()
-	if !s.eat('{') {
+	if s.peek() != '{' {
 		return nil, false
 	}
-	s.ws()
-	if s.eat('}') {
-		return nil, false // no metadata: the reference says so
-	}
-	for {
-		key, ok := s.str()
-		if !ok {
-			return nil, false
-		}
-		s.ws()
-		if !s.eat(':') {
-			return nil, false
-		}
-		s.ws()
+	ok := s.members(func(key string) bool {
 		switch key {
 		case "metadata":
 			raw, ok := s.skip()
-			if !ok || json.Unmarshal(raw, &rec.Metadata) != nil {
-				return nil, false
-			}
+			return ok && json.Unmarshal(raw, &rec.Metadata) == nil
 		case "metrics":
-			if !s.metrics(&rec) {
-				return nil, false
-			}
+			return s.metrics(&rec)
 		case "error":
 			raw, ok := s.skip()
-			if !ok || json.Unmarshal(raw, &rec.Error) != nil {
-				return nil, false
-			}
-		default:
-			if foldsTo(key, "metadata", "metrics", "error") {
-				return nil, false // encoding/json matches names case-insensitively
-			}
-			if _, ok := s.skip(); !ok {
-				return nil, false
-			}
+			return ok && json.Unmarshal(raw, &rec.Error) == nil
 		}
-		s.ws()
-		if s.eat('}') {
-			break
+		if foldsTo(key, "metadata", "metrics", "error") {
+			return false // encoding/json matches names case-insensitively
 		}
-		if !s.eat(',') {
-			return nil, false
-		}
-		s.ws()
+		_, ok := s.skip()
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
 	s.ws()
 	if s.i != len(s.b) || rec.Metadata == nil {
@@ -101,62 +75,29 @@ func (s *scanner) metrics(rec *record) bool {
 		rec.Metrics = nil
 		return true
 	}
-	if !s.eat('{') {
+	if s.peek() != '{' {
 		return false
 	}
 	if rec.Metrics == nil {
 		// a second "metrics" adds to the first, as encoding/json does
 		rec.Metrics = map[string]metric{}
 	}
-	s.ws()
-	if s.eat('}') {
-		return true
-	}
-	for {
-		name, ok := s.str()
-		if !ok {
-			return false
-		}
-		s.ws()
-		if !s.eat(':') {
-			return false
-		}
-		s.ws()
+	return s.members(func(name string) bool {
 		var m metric
 		if !s.lit("null") && !s.metric(&m) {
 			return false
 		}
 		rec.Metrics[name] = m
-		s.ws()
-		if s.eat('}') {
-			return true
-		}
-		if !s.eat(',') {
-			return false
-		}
-		s.ws()
-	}
+		return true
+	})
 }
 
 // metric reads one {"value": …, "unit": "…"} object.
 func (s *scanner) metric(m *metric) bool {
-	if !s.eat('{') {
+	if s.peek() != '{' {
 		return false
 	}
-	s.ws()
-	if s.eat('}') {
-		return true
-	}
-	for {
-		key, ok := s.str()
-		if !ok {
-			return false
-		}
-		s.ws()
-		if !s.eat(':') {
-			return false
-		}
-		s.ws()
+	return s.members(func(key string) bool {
 		switch key {
 		case "value":
 			start := s.i
@@ -174,23 +115,48 @@ func (s *scanner) metric(m *metric) bool {
 				return false
 			}
 			m.Value = json.RawMessage(s.b[start:s.i])
+			return true
 		case "unit":
 			if s.lit("null") {
 				m.Unit = ""
-				break
+				return true
 			}
 			u, ok := s.str()
-			if !ok {
-				return false
-			}
 			m.Unit = u
-		default:
-			if foldsTo(key, "value", "unit") {
-				return false
-			}
-			if _, ok := s.skip(); !ok {
-				return false
-			}
+			return ok
+		}
+		if foldsTo(key, "value", "unit") {
+			return false
+		}
+		_, ok := s.skip()
+		return ok
+	})
+}
+
+// members reads the object at s.i (its '{' next), calling member with
+// each name once the scanner stands at its value; member reads the value.
+// False when the object is not one members takes (escapes in a name: the
+// reference decodes those) or member returns false.
+func (s *scanner) members(member func(key string) bool) bool {
+	if !s.eat('{') {
+		return false
+	}
+	s.ws()
+	if s.eat('}') {
+		return true
+	}
+	for {
+		key, ok := s.str()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.eat(':') {
+			return false
+		}
+		s.ws()
+		if !member(key) {
+			return false
 		}
 		s.ws()
 		if s.eat('}') {
