@@ -105,8 +105,8 @@ const (
 type ResponseRule string
 
 const (
-	// ResponsesTokens: messages carrying generated tokens, content or
-	// reasoning (canonical, AIPerf).
+	// ResponsesTokens: messages carrying generated tokens: content,
+	// reasoning or a tool call (canonical, AIPerf).
 	ResponsesTokens ResponseRule = "token_messages"
 	// ResponsesContent: messages with non-empty content (GenAI-Perf,
 	// LLMPerf, SGLang).

@@ -60,6 +60,11 @@ const (
 	// KindReasoning: a message carrying only reasoning text
 	// (delta.reasoning_content or delta.reasoning).
 	KindReasoning = "reasoning"
+	// KindToolCall: a message carrying a tool call and no content or
+	// reasoning text (chat delta.tool_calls, or a non-streaming body's
+	// message.tool_calls): generated output, as vLLM counts it; Text
+	// holds the call's function name and arguments as generated.
+	KindToolCall = "tool_call"
 	// KindRole: a message with choices whose delta carries only the role
 	// (vLLM's and OpenAI's first chat chunk).
 	KindRole = "role"
@@ -526,4 +531,6 @@ func (r *Request) IsServerRow() bool {
 
 // CarriesTokens reports whether the event carries generated tokens (content
 // or reasoning).
-func (e *Event) CarriesTokens() bool { return e.Kind == KindContent || e.Kind == KindReasoning }
+func (e *Event) CarriesTokens() bool {
+	return e.Kind == KindContent || e.Kind == KindReasoning || e.Kind == KindToolCall
+}

@@ -67,7 +67,7 @@ SELECT * FROM (VALUES
 -- canonical-fixes:end
 
 -- Per request. Responses are the messages carrying generated tokens (kind
--- content or reasoning, in arrival order "index"): a role-only first chunk
+-- content, reasoning or tool_call, in arrival order "index"): a role-only first chunk
 -- (kind role), usage and [DONE] messages are not responses. A request without
 -- events (LLMPerf, summary sources) takes the importer's offsets instead.
 -- Server-side events (kind server.*, on server rows) are no client messages:
@@ -88,7 +88,7 @@ CREATE OR REPLACE VIEW canonical_responses AS
 SELECT e.run_id, e.request_key, e."index", e.offset_ns,
        CASE WHEN coalesce(fx.fix_bos, false) AND e.tokens >= 2 THEN e.tokens - 1 ELSE e.tokens END AS tokens
 FROM events e LEFT JOIN canonical_request_fixes fx USING (run_id, request_key)
-WHERE e.kind IN ('content', 'reasoning')
+WHERE e.kind IN ('content', 'reasoning', 'tool_call')
   AND NOT (coalesce(fx.fix_notok, false) AND coalesce(e.tokens = 0, false));
 
 CREATE OR REPLACE TABLE canonical_requests AS

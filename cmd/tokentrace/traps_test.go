@@ -138,3 +138,26 @@ func TestMLPerfNotMeasured(t *testing.T) {
 		t.Errorf("gate p99(ttft): exit %d\n%s", exitCode(err), out)
 	}
 }
+
+// TestToolCallOnlyReply: a reply that is a tool call and nothing else
+// (streamed tool_calls deltas at 150, 170 and 190 ms; usage 8 tokens) is
+// generated output, as vLLM counts it: completed, TTFT 150 ms at the
+// first call fragment, E2E 190 ms, TPOT (190 − 150)/(8 − 1) = 5.714 ms —
+// not an empty request. GenAI-Perf's convention reads content only: no
+// TTFT there, as GenAI-Perf itself.
+func TestToolCallOnlyReply(t *testing.T) {
+	const in = "../../ingest/genaiperf/testdata/tool-call-only"
+	out, err := run(t, "report", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"requests 1: 1 completed, 0 empty", "TTFT ms  1  150.0", "TPOT ms  1  5.714", "E2E ms  1  190.0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run(t, "report", "--convention", "genai-perf", in)
+	if err != nil || strings.Contains(out, "TTFT ms  1") {
+		t.Errorf("GenAI-Perf's convention found a first content token: %v\n%s", err, out)
+	}
+}

@@ -61,6 +61,12 @@ func TestFixtureValues(t *testing.T) {
 				out: 0, outSrc: cc, in: -1, reasoning: -1, maxTokens: 16,
 				errText: "This model's maximum context length is 4096 tokens", errCode: 400, kinds: "error"},
 		},
+		// a tool call is generated output: ok, the first call fragment is
+		// the first token, the usage's 8 tokens the count
+		"tool-call-only": {
+			{status: "ok", first: 150, firstContent: -1, second: 170, last: 190, end: 202, msgs: 7, tokenMsgs: 3,
+				out: 8, outSrc: u, in: 16, reasoning: -1, maxTokens: 16, kinds: "role tool_call tool_call tool_call empty usage done"},
+		},
 		"no-content": {
 			{status: "empty", first: -1, firstContent: -1, second: -1, last: -1, end: 152, msgs: 4, tokenMsgs: 0,
 				out: 0, outSrc: u, in: 5, reasoning: -1, maxTokens: 16, kinds: "role empty usage done"},

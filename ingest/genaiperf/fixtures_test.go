@@ -304,6 +304,24 @@ var fixtures = []fixture{
 		}}},
 	},
 	{
+		// a reply that is a tool call only (vLLM's streamed tool_calls
+		// deltas: the call's id, type and name first, then the arguments
+		// in fragments; finish_reason tool_calls): generated output, no
+		// content.
+		name: "tool-call-only", serviceKind: "openai", endpoint: "v1/chat/completions",
+		experiments: []fxExperiment{{mode: "concurrency", value: 1, requests: []fxRequest{
+			{start: t0, body: chatBody(16, true), reads: []read{
+				{ms(100), roleChunk()},
+				{ms(150), ev(delta(`{"tool_calls":[{"id":"chatcmpl-tool-7f3a","type":"function","index":0,"function":{"name":"get_weather","arguments":""}}]}`, "null"))},
+				{ms(170), ev(delta(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\": "}}]}`, "null"))},
+				{ms(190), ev(delta(`{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]}`, "null"))},
+				{ms(200), ev(delta(`{"content":""}`, `"tool_calls"`))},
+				{ms(201), usageChunk(16, 8)},
+				{ms(202), done},
+			}},
+		}}},
+	},
+	{
 		// (f) completions endpoint: choices[0].text.
 		name: "completions-stream", serviceKind: "openai", endpoint: "v1/completions",
 		experiments: []fxExperiment{{mode: "request_rate", value: 2.5, requests: []fxRequest{

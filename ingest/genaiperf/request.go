@@ -408,6 +408,9 @@ func (c *converter) add(read int, offset int64, nbytes int, p sse.Payload) {
 		if p.Reasoning != "" {
 			e.ReasoningText = c.text(p.Reasoning)
 		}
+		if p.Kind == formats.KindToolCall && p.ToolText != "" {
+			e.Text = c.text(p.ToolText)
+		}
 	}
 	c.events = append(c.events, e)
 	c.chunks.observe(len(c.events)-1, &c.events[len(c.events)-1], p.Usage)

@@ -29,6 +29,11 @@ type Payload struct {
 	// Reasoning is choices[0]'s delta (or message) reasoning_content, or its
 	// reasoning when reasoning_content is empty.
 	Reasoning string
+	// ToolCall is true when choices[0]'s delta (or message) carries a
+	// non-empty tool_calls array; ToolText is what the model generated in
+	// it: each call's function name and arguments, concatenated.
+	ToolCall bool
+	ToolText string
 	// FinishReason is choices[0].finish_reason; "" when null or absent.
 	FinishReason string
 	// Usage is the JSON's "usage" object; nil when absent or null.
@@ -121,8 +126,9 @@ func ClassifyBody(body string) Payload {
 //   - a non-empty "choices" array: from choices[0] (later choices, n > 1,
 //     are ignored, as GenAI-Perf does): KindContent when Content is
 //     non-empty, else KindReasoning when Reasoning is non-empty, else
-//     KindRole when a delta carries a role, else KindEmpty (e.g. the
-//     finish_reason chunk, or a tool-call delta);
+//     KindToolCall when it carries tool calls (generated output: vLLM
+//     counts it), else KindRole when a delta carries a role, else
+//     KindEmpty (e.g. the finish_reason chunk);
 //   - no or empty "choices" with a "usage" object: KindUsage
 //     (stream_options.include_usage's last chunk);
 //   - anything else: KindOther.
@@ -181,6 +187,17 @@ type messageJSON struct {
 	Content          json.RawMessage `json:"content"`
 	ReasoningContent json.RawMessage `json:"reasoning_content"`
 	Reasoning        json.RawMessage `json:"reasoning"`
+	ToolCalls        []toolCallJSON  `json:"tool_calls"`
+}
+
+// toolCallJSON is one element of tool_calls: what the model generated is
+// the function's name and arguments (a streamed call sends them in
+// fragments).
+type toolCallJSON struct {
+	Function *struct {
+		Name      any `json:"name"`
+		Arguments any `json:"arguments"`
+	} `json:"function"`
 }
 
 type usageJSON struct {
@@ -210,6 +227,8 @@ func (c *chunk) payload(data string) Payload {
 		p.Kind = formats.KindContent
 	case p.HasChoices && p.Reasoning != "":
 		p.Kind = formats.KindReasoning
+	case p.HasChoices && p.ToolCall:
+		p.Kind = formats.KindToolCall
 	case p.HasChoices && p.Role != "" && c.Choices[0].Delta != nil:
 		p.Kind = formats.KindRole
 	case p.HasChoices:
@@ -262,6 +281,17 @@ func (ch *choice) fill(p *Payload) {
 		p.Reasoning = text(m.ReasoningContent)
 		if p.Reasoning == "" {
 			p.Reasoning = text(m.Reasoning)
+		}
+		if len(m.ToolCalls) > 0 {
+			p.ToolCall = true
+			var b strings.Builder
+			for _, tc := range m.ToolCalls {
+				if tc.Function != nil {
+					b.WriteString(str(tc.Function.Name))
+					b.WriteString(str(tc.Function.Arguments))
+				}
+			}
+			p.ToolText = b.String()
 		}
 	}
 	if p.Content == "" {

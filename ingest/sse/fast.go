@@ -142,6 +142,8 @@ func messageKey(k string) uint8 {
 		return 4
 	case "reasoning":
 		return 8
+	case "tool_calls":
+		return 16
 	}
 	return 0
 }
@@ -161,7 +163,7 @@ func usageKey(k string) uint8 {
 var (
 	topKeys     = []string{"id", "object", "message", "type", "code", "error", "choices", "usage"}
 	choiceKeys  = []string{"delta", "message", "text", "finish_reason"}
-	messageKeys = []string{"role", "content", "reasoning_content", "reasoning"}
+	messageKeys = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls"}
 	usageKeys   = []string{"prompt_tokens", "completion_tokens", "completion_tokens_details"}
 	detailKeys  = []string{"reasoning_tokens"}
 )
@@ -605,6 +607,13 @@ func (s *fastScanner) message(m *msgFields) (present, ok bool) {
 		seen |= bit
 		var ok bool
 		switch key {
+		case "tool_calls":
+			// an empty list or null is no call; any call goes to the
+			// slow path, which reads its name and arguments
+			if s.literal("null") {
+				return true
+			}
+			return s.literal("[]")
 		case "role":
 			m.role, _, ok = s.anyString()
 		case "content":
