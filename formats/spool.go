@@ -1,0 +1,189 @@
+package formats
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// The request columns that need a run's rows complete (in_flight_at_start,
+// end_bound_offset_ns, end_bound_rule: InFlight) are filled by the table
+// writers in a second pass: a run's request rows go to a spool file (an
+// uncompressed Parquet file beside the tables, ".requests-spool.tmp-…")
+// as they arrive, their start and end in memory (24 bytes a request); when
+// the run's Run row has come (the Sink contract: after all of its
+// requests), the columns are computed and the spooled rows stream into the
+// requests table. Runs are flushed in the order of their first request,
+// so requests keep the order SCHEMA.md states; events are written as they
+// arrive. Memory stays one spool row group (spoolGroupRows rows) plus the
+// spans of the runs not yet flushed.
+
+// spoolGroupRows is the row-group size of a spool file: the rows the
+// spool's writer buffers before writing them out.
+const spoolGroupRows = 8192
+
+// pendingRun is a run whose requests are spooled, waiting for its Run row.
+type pendingRun struct {
+	id    string
+	run   *Run // nil until the Run row arrives
+	spans []Span
+	file  tempFile
+	w     *parquet.GenericWriter[Request]
+	rows  int
+}
+
+// spool is the tableSink's queue of pending runs, in first-request order.
+type spool struct {
+	dir     string
+	pending []*pendingRun
+	byID    map[string]*pendingRun
+}
+
+// add spools r (a copy is encoded; nothing of r is kept).
+func (s *spool) add(r *Request) error {
+	if s.byID == nil {
+		s.byID = map[string]*pendingRun{}
+	}
+	p := s.byID[r.RunID]
+	if p == nil {
+		p = &pendingRun{id: r.RunID}
+		if err := p.file.create(s.dir, "requests-spool"); err != nil {
+			return err
+		}
+		p.w = parquet.NewGenericWriter[Request](p.file.f, parquet.Compression(&parquet.Uncompressed),
+			parquet.MaxRowsPerRowGroup(spoolGroupRows))
+		s.byID[r.RunID] = p
+		s.pending = append(s.pending, p)
+	}
+	if _, err := p.w.Write([]Request{*r}); err != nil {
+		return p.file.errorf("spool: %w", err)
+	}
+	p.rows++
+	if p.rows%spoolGroupRows == 0 {
+		if err := p.w.Flush(); err != nil {
+			return p.file.errorf("spool: %w", err)
+		}
+	}
+	p.spans = append(p.spans, SpanOf(r))
+	return nil
+}
+
+// runArrived records a run's Run row; it reports whether the run had
+// spooled requests.
+func (s *spool) runArrived(r *Run) bool {
+	if p := s.byID[r.RunID]; p != nil {
+		p.run = r
+		return true
+	}
+	return false
+}
+
+// flush moves the pending runs whose Run row has arrived, from the head of
+// the queue (all of them with all), into add, each row with its in-flight
+// columns set.
+func (s *spool) flush(all bool, add func(*Request) error) error {
+	for len(s.pending) > 0 && (all || s.pending[0].run != nil) {
+		p := s.pending[0]
+		if err := p.flush(add); err != nil {
+			return err
+		}
+		s.pending = s.pending[1:]
+		delete(s.byID, p.id)
+	}
+	return nil
+}
+
+// flush computes the run's in-flight columns and streams its spooled rows
+// into add; the spool file is removed.
+func (p *pendingRun) flush(add func(*Request) error) error {
+	defer p.remove()
+	if err := p.w.Close(); err != nil {
+		return p.file.errorf("spool: %w", err)
+	}
+	res := InFlight(p.spans, InFlightOptionsOf(p.run))
+	f := p.file.f
+	st, err := f.Stat()
+	if err != nil {
+		return p.file.errorf("spool: %w", err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return p.file.errorf("spool: %w", err)
+	}
+	rd := parquet.NewGenericReader[Request](pf)
+	defer rd.Close()
+	buf := make([]Request, 256)
+	i := 0
+	for {
+		clear(buf)
+		n, err := rd.Read(buf)
+		for k := 0; k < n; k++ {
+			if i >= len(p.spans) {
+				return p.file.errorf("spool: more rows than spooled")
+			}
+			fillInFlight(&buf[k], p.spans[i], res, i)
+			if err := add(&buf[k]); err != nil {
+				return err
+			}
+			i++
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return p.file.errorf("spool: %w", err)
+		}
+	}
+	if i != len(p.spans) {
+		return p.file.errorf("spool: %d rows read back, %d spooled", i, len(p.spans))
+	}
+	return nil
+}
+
+// fillInFlight sets r's in-flight columns from res (entry i, span s).
+func fillInFlight(r *Request, s Span, res InFlightResult, i int) {
+	r.InFlightAtStart, r.EndBoundOffsetNs, r.EndBoundRule = nil, nil, EndRecorded
+	if !s.HasStart {
+		return
+	}
+	r.InFlightAtStart = i64p(res.AtStart[i])
+	if res.Rule[i] != EndRecorded {
+		r.EndBoundOffsetNs = i64p(res.EndNs[i] - s.StartNs)
+		r.EndBoundRule = res.Rule[i]
+	}
+}
+
+// remove closes and deletes the spool file.
+func (p *pendingRun) remove() {
+	if p.file.f != nil {
+		p.file.f.Close()
+		p.file.f = nil
+	}
+	if p.file.tmp != "" {
+		os.Remove(p.file.tmp)
+	}
+}
+
+// abort removes every spool file.
+func (s *spool) abort() {
+	for _, p := range s.pending {
+		p.remove()
+	}
+	s.pending, s.byID = nil, nil
+}
+
+// FillInFlight sets the in-flight columns of one run's requests (all of
+// them, in any order) as the table writers do: for callers that hold a
+// run's rows in memory (tests, the analysis of a joined run).
+func FillInFlight(run *Run, reqs []Request) {
+	spans := make([]Span, len(reqs))
+	for i := range reqs {
+		spans[i] = SpanOf(&reqs[i])
+	}
+	res := InFlight(spans, InFlightOptionsOf(run))
+	for i := range reqs {
+		fillInFlight(&reqs[i], spans[i], res, i)
+	}
+}
