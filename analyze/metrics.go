@@ -93,6 +93,15 @@ type RequestMetrics struct {
 	// this request, in token order (0 under ITLPerRequestMean); plots use
 	// it to give each pooled gap its position in the output.
 	ITLSamples int
+	// Key is the request's RequestKey; ID the id a reader knows it by:
+	// its SourceID, else XRequestID, ResponseID, ServerRequestID ("" when
+	// none).
+	Key int64
+	ID  string
+	// EndOffsetNs is when the client was done with the request, from its
+	// start (formats.RequestEnd: stream end, else last or first token); −1
+	// when the source records no end.
+	EndOffsetNs int64
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -260,6 +269,16 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	}
 	if r.StartNs != nil {
 		m.StartNs, m.HasStart = *r.StartNs, true
+	}
+	m.Key, m.EndOffsetNs = r.RequestKey, -1
+	for _, id := range []string{r.SourceID, r.XRequestID, r.ResponseID, r.ServerRequestID} {
+		if id != "" {
+			m.ID = id
+			break
+		}
+	}
+	if end, ok := formats.RequestEnd(r); ok {
+		m.EndOffsetNs = end - m.StartNs
 	}
 	if r.ErrorCode != nil {
 		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true

@@ -122,7 +122,7 @@ func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error)
 		if err != nil {
 			return nil, nil, err
 		}
-		return rep, []*RunData{data(a.poolAcc(ci), ci, rep.Pooled)}, nil
+		return rep, []*RunData{data(poolAcc(ci, a.runs, len(a.convs)), ci, rep.Pooled)}, nil
 	}
 	var out []*RunData
 	for i, acc := range a.runs {

@@ -69,6 +69,10 @@ type reportFlags struct {
 	percentiles string
 	// noCorrections: the data checks' corrections are not applied
 	noCorrections bool
+	// fx are the time flags (forensics.go), registered by the commands
+	// that take them; loc is --tz once options() validated it.
+	fx  forensicFlags
+	loc *time.Location
 }
 
 // noCorrectionsUsage is the help of --no-corrections.
@@ -82,7 +86,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts: "+strings.Join(tokenizer.Builtins(), ", ")+", a tokenizer.json or a SentencePiece .model (default: the one a run recorded, when built in)")
 	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (ttft, ttfo, tpot, e2e, max_itl with units; fluidity(500ms,50ms)>=0.9; vLLM's 'ttft:500 tpot:15' in ms)")
 	c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
-	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
+	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json, markdown, or csv (the --window table)")
 	c.Flags().StringVar(&f.oslEdges, "osl-buckets", "", "output-length bucket edges for e2e_by_osl, e.g. 0,64,128,256,inf")
 	c.Flags().StringVar(&f.islEdges, "isl-buckets", "", "input-length bucket edges for ttft_by_isl")
 	c.Flags().StringVar(&f.percentiles, "percentiles", "", percentilesUsage)
@@ -96,10 +100,17 @@ func (f *reportFlags) options() (analyze.Options, error) {
 	if opt.SLO, err = slo.ParseSLO(f.slo); err != nil {
 		return opt, usageError{err}
 	}
+	if f.loc, err = f.fx.apply(&opt); err != nil {
+		return opt, err
+	}
 	switch f.format {
 	case "text", "json", "markdown", "md":
+	case "csv":
+		if opt.WindowNs == 0 {
+			return opt, usageError{fmt.Errorf("--format csv writes the --window table: give --window")}
+		}
 	default:
-		return opt, usageError{fmt.Errorf("--format %q: want text, json or markdown", f.format)}
+		return opt, usageError{fmt.Errorf("--format %q: want text, json or markdown (csv with --window)", f.format)}
 	}
 	opt.Pool = f.pool
 	if f.convention != "tool" {
@@ -205,9 +216,12 @@ func (f *reportFlags) prepare(a *analyze.Analyzer) error {
 }
 
 func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
+	rep.Location = f.loc
 	switch f.format {
 	case "json":
 		return render.WriteJSON(w, rep)
+	case "csv":
+		return render.WriteWindowsCSV(w, rep)
 	case "markdown", "md":
 		return render.WriteMarkdown(w, rep)
 	}
@@ -508,6 +522,7 @@ func newAnalyze() *cobra.Command {
 	}
 	in.register(c)
 	rf.register(c)
+	rf.fx.register(c)          // forensics.go
 	registerServerLogs(c, &in) // serverjoin.go
 	registerAnalyzePlots(c)    // plot.go
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the tables and report.json")
@@ -628,6 +643,7 @@ func newReport() *cobra.Command {
 	}
 	in.register(c)
 	rf.register(c)
+	rf.fx.register(c) // forensics.go
 	return c
 }
 

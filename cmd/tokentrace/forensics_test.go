@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+)
+
+const run524 = "../../testdata/aiperf/llama31-8b-cloudflare-agent-c2-524errors"
+
+func reportJSON(t *testing.T, args ...string) *analyze.Report {
+	t.Helper()
+	out, err := run(t, append([]string{"report", "--format", "json"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
+// TestFailuresOnTheClock524: the bundled AIPerf run's ten HTTP 524 errors
+// on the clock. AIPerf writes their end = start, so their ends are
+// unknown; the run is closed-loop at concurrency 2, so each is bounded by
+// the next start into its slot, about 125 s later (request 35 at
+// 22:44:07.928 until request 38 starts at 22:46:13.026: 125.098 s). Seven
+// of them (keys 35, 37–42) came between two completed requests: one
+// burst, 22:44:07.928–22:50:23.106 UTC.
+func TestFailuresOnTheClock524(t *testing.T) {
+	rr := reportJSON(t, run524).Runs[0]
+	f := rr.Failures
+	if f == nil || len(f.Requests) != 10 || rr.ClockDomain != "unix" {
+		t.Fatalf("failures %+v", f)
+	}
+	var bursts [][]int64
+	for _, b := range f.Bursts {
+		bursts = append(bursts, b.Keys)
+	}
+	if !slices.EqualFunc(bursts, [][]int64{{0}, {28}, {35, 37, 38, 39, 40, 41, 42}, {53}}, slices.Equal) {
+		t.Errorf("bursts %v", bursts)
+	}
+	b := f.Bursts[2]
+	if b.Count != 7 || b.From != "2026-07-29T22:44:07.928Z" || b.To != "2026-07-29T22:50:23.106Z" ||
+		b.Kind != "error 524: HTML page: trycloudflare.com | 524: A timeout occurred" || b.OtherKinds != 0 {
+		t.Errorf("burst %+v", b)
+	}
+	r := f.Requests[2]
+	if r.Key != 35 || r.ID != "session_000036/0" || r.Start != "2026-07-29T22:44:07.928Z" || r.Code != "524" || r.HeldBoundRule != formats.EndSlotReused ||
+		fmt.Sprintf("%.3f", float64(r.HeldBoundMs)) != "125098.044" || r.InFlightAtStart != 2 {
+		t.Errorf("request 35: %+v", r)
+	}
+	if in := rr.InFlight; in.Max != 2 || in.Concurrency != 2 || in.UnknownEnd != 10 || in.Bounds[formats.EndSlotReused] != 10 {
+		t.Errorf("in flight %+v", in)
+	}
+	// the writers fill the same into the requests table
+	dir := t.TempDir()
+	if _, err := run(t, "import", run524, "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	var c formats.Collector
+	if err := formats.ReadTables(dir, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range c.Requests {
+		if q.RequestKey == 35 && (q.InFlightAtStart == nil || *q.InFlightAtStart != 2 || q.EndBoundRule != formats.EndSlotReused || *q.EndBoundOffsetNs != 125098043723) {
+			t.Errorf("table row 35: in flight %v rule %q bound %v", q.InFlightAtStart, q.EndBoundRule, q.EndBoundOffsetNs)
+		}
+		if q.RequestKey == 1 && (*q.InFlightAtStart != 2 || q.EndBoundRule != "" || q.EndBoundOffsetNs != nil) {
+			t.Errorf("table row 1: %v %q", *q.InFlightAtStart, q.EndBoundRule)
+		}
+	}
+	// the tables report the same failures
+	if got := reportJSON(t, dir).Runs[0].Failures; len(got.Requests) != 10 || got.Bursts[2].Count != 7 {
+		t.Errorf("from tables: %+v", got)
+	}
+}
+
+// TestTrimOnTheCorpus: --trim auto on every bundled run with request
+// start times: it either keeps a steady window (kept + left out = the
+// run's requests, the window inside the run) or, for a run without start
+// times, reports all of it with a warning.
+func TestTrimOnTheCorpus(t *testing.T) {
+	dirs, _ := filepath.Glob("../../testdata/*/*")
+	checked := 0
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() || strings.Contains(d, "server-logs") || strings.Contains(d, "joined") {
+			continue
+		}
+		full := reportJSON(t, d)
+		trimmed := reportJSON(t, "--trim", "auto", d)
+		for i, rr := range trimmed.Runs {
+			total := full.Runs[i].Requests.Total
+			s := rr.Selection
+			if full.Runs[i].FirstStartNs == nil {
+				if s != nil || total > 0 && !hasWarning(rr, "selection_not_applied") {
+					t.Errorf("%s %s: no start times, selection %+v", d, rr.RunID, s)
+				}
+				continue
+			}
+			left := 0
+			for _, l := range s.LeftOut {
+				left += l.Count
+			}
+			if s.Kept+left != total || s.Kept != rr.Requests.Total || s.Kept == 0 || s.Trim == nil || s.Trim.PeakInFlight < 1 {
+				t.Errorf("%s %s: kept %d + left %d ≠ %d (report %d) %+v", d, rr.RunID, s.Kept, left, total, rr.Requests.Total, s.Trim)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("trimmed %d corpus runs", checked)
+	}
+}
+
+func hasWarning(rr *analyze.RunReport, code string) bool {
+	for _, w := range rr.Warnings {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestServerSeriesBesideARun: a Prometheus range query over the 524 run's
+// span, given beside it, is attached to it: the failures and the slowest
+// requests show the engine's queue (the sum over engines) and KV cache (the
+// fullest engine) at their start; a series on another span is not.
+func TestServerSeriesBesideARun(t *testing.T) {
+	dir := t.TempDir()
+	// samples every 60 s from 22:10 to 23:50 UTC; engine 0 waits 2, engine
+	// 1 waits 5 from 22:44:00 on (0 before); KV 0.4 and 0.9. The run's span
+	// (22:10:40 − 5 min to 23:45:24) holds 96 samples of each.
+	var w0, w1, kv0, kv1 []string
+	for ts := int64(1785363000); ts <= 1785369000; ts += 60 {
+		wait1 := 0
+		if ts >= 1785364920+120 {
+			wait1 = 5
+		}
+		w0 = append(w0, fmt.Sprintf(`[%d,"2"]`, ts))
+		w1 = append(w1, fmt.Sprintf(`[%d,"%d"]`, ts, wait1))
+		kv0 = append(kv0, fmt.Sprintf(`[%d,"0.4"]`, ts))
+		kv1 = append(kv1, fmt.Sprintf(`[%d,"0.9"]`, ts))
+	}
+	series := func(name, engine string, vals []string) string {
+		return fmt.Sprintf(`{"metric":{"__name__":%q,"engine":%q},"values":[%s]}`, name, engine, strings.Join(vals, ","))
+	}
+	doc := `{"status":"success","data":{"resultType":"matrix","result":[` + strings.Join([]string{
+		series("vllm:num_requests_waiting", "0", w0), series("vllm:num_requests_waiting", "1", w1),
+		series("vllm:kv_cache_usage_perc", "0", kv0), series("vllm:kv_cache_usage_perc", "1", kv1)}, ",") + `]}}`
+	prom := filepath.Join(dir, "prom.json")
+	must(t, os.WriteFile(prom, []byte(doc), 0o644))
+	rep := reportJSON(t, "--top", "2", run524, prom)
+	rr := rep.Runs[0]
+	if len(rr.Series) != 2 || rr.Series[0].Metric != "vllm:kv_cache_usage_perc" || rr.Series[0].LabelSets != 2 || rr.Series[1].Role != "waiting" || rr.Series[1].Run != "prom" {
+		t.Fatalf("series %+v", rr.Series)
+	}
+	r0 := rr.Failures.Requests[0]  // 22:10:40: the 22:10:00 samples, 2 + 0
+	r28 := rr.Failures.Requests[1] // 22:39:19: 2 + 0
+	r35 := rr.Failures.Requests[2] // 22:44:07.9: the 22:44:00 samples, 2 + 5
+	if r0.EngineWaiting != 2 || r0.EngineKVCachePct != 90 || r28.EngineWaiting != 2 || r35.EngineWaiting != 7 {
+		t.Errorf("engine at start: %v %v %v %v", r0.EngineWaiting, r0.EngineKVCachePct, r28.EngineWaiting, r35.EngineWaiting)
+	}
+	if s := rr.Slowest; s == nil || len(s.ByTTFT) != 2 || s.ByTTFT[0].EngineWaiting != 7 {
+		t.Errorf("slowest %+v", s)
+	}
+	// the series-only run itself has no requests and no forensic sections
+	if p := rep.Runs[1]; p.Tool != "prometheus" || p.Requests.Total != 0 || p.Failures != nil {
+		t.Errorf("prometheus run %+v", p)
+	}
+	out, err := run(t, "report", run524, prom)
+	if err != nil || !strings.Contains(out, "series beside the run: vllm:kv_cache_usage_perc (2 label set(s), 192 points, from run prom), vllm:num_requests_waiting (2 label set(s), 192 points, from run prom)") {
+		t.Errorf("text: %v\n%s", err, out)
+	}
+}
+
+// TestReportTimeFlags: windows as CSV, the flags' errors.
+func TestReportTimeFlags(t *testing.T) {
+	out, err := run(t, "report", run524, "--window", "30m", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	// 22:00 … 23:30: four 30-minute windows
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "run_id,width_s,by,start_ns,start,offset_s,started") ||
+		!strings.HasPrefix(lines[1], "llama31-8b-cloudflare-agent-c2-524errors,1800,start,1785362400000000000,2026-07-29T22:00:00.000Z,") {
+		t.Errorf("csv:\n%s", out)
+	}
+	var ue usageError
+	for _, args := range [][]string{
+		{"--format", "csv"}, {"--window", "0s"}, {"--since", "yesterday"}, {"--trim", "auto:2"}, {"--by", "middle"}, {"--tz", "Mars/Olympus"}, {"--top", "-1"},
+	} {
+		if _, err := run(t, append([]string{"report", run524}, args...)...); err == nil || !errors.As(err, &ue) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+	out, err = run(t, "report", run524, "--since", "2026-07-29T22:44:00Z", "--until", "2026-07-29T22:51:00Z", "--tz", "Europe/Paris")
+	if err != nil || !strings.Contains(out, "selection: requests by start in [00:44:00.000, 00:51:00.000) Europe/Paris: 7 kept; left out: 36 before --since, 57 after --until") ||
+		!strings.Contains(out, "burst: 7 failures 00:44:07.928–00:50:23.106 Europe/Paris") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
