@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -35,27 +36,39 @@ type pendingRun struct {
 }
 
 // spool is the tableSink's queue of pending runs, in first-request order.
+// mu guards the files' creation against abort, which an interrupt runs
+// from another goroutine (cmd/tokentrace interrupt.go): a spool file is
+// either known to abort or not created.
 type spool struct {
 	dir     string
+	mu      sync.Mutex
+	aborted bool
 	pending []*pendingRun
 	byID    map[string]*pendingRun
 }
 
 // add spools r (a copy is encoded; nothing of r is kept).
 func (s *spool) add(r *Request) error {
-	if s.byID == nil {
-		s.byID = map[string]*pendingRun{}
-	}
 	p := s.byID[r.RunID]
 	if p == nil {
+		s.mu.Lock()
+		if s.aborted {
+			s.mu.Unlock()
+			return errClosed
+		}
+		if s.byID == nil {
+			s.byID = map[string]*pendingRun{}
+		}
 		p = &pendingRun{id: r.RunID}
 		if err := p.file.create(s.dir, "requests-spool"); err != nil {
+			s.mu.Unlock()
 			return err
 		}
 		p.w = parquet.NewGenericWriter[Request](p.file.f, parquet.Compression(&parquet.Uncompressed),
 			parquet.MaxRowsPerRowGroup(spoolGroupRows))
 		s.byID[r.RunID] = p
 		s.pending = append(s.pending, p)
+		s.mu.Unlock()
 	}
 	if _, err := p.w.Write([]Request{*r}); err != nil {
 		return p.file.errorf("spool: %w", err)
@@ -89,8 +102,10 @@ func (s *spool) flush(all bool, add func(*Request) error) error {
 		if err := p.flush(add); err != nil {
 			return err
 		}
+		s.mu.Lock()
 		s.pending = s.pending[1:]
 		delete(s.byID, p.id)
+		s.mu.Unlock()
 	}
 	return nil
 }
@@ -166,8 +181,11 @@ func (p *pendingRun) remove() {
 	}
 }
 
-// abort removes every spool file.
+// abort removes every spool file; later adds fail.
 func (s *spool) abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aborted = true
 	for _, p := range s.pending {
 		p.remove()
 	}

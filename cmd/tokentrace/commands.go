@@ -73,6 +73,8 @@ type reportFlags struct {
 	// that take them; loc is --tz once options() validated it.
 	fx  forensicFlags
 	loc *time.Location
+	// timeoutNs is --request-timeout once options() validated it.
+	timeoutNs int64
 }
 
 // noCorrectionsUsage is the help of --no-corrections.
@@ -103,6 +105,7 @@ func (f *reportFlags) options() (analyze.Options, error) {
 	if f.loc, err = f.fx.apply(&opt); err != nil {
 		return opt, err
 	}
+	f.timeoutNs = opt.TimeoutNs
 	switch f.format {
 	case "text", "json", "markdown", "md":
 	case "csv":
@@ -517,7 +520,7 @@ func newAnalyze() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokentrace: wrote %s/{events,requests,runs}.parquet and report.json\n", formats.SafeText(out))
-			return analyzePlots(cmd, out, rep, an) // plot.go
+			return analyzePlots(cmd, out, rep, an, &rf) // plot.go
 		},
 	}
 	in.register(c)
