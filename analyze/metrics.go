@@ -102,6 +102,9 @@ type RequestMetrics struct {
 	// start (formats.RequestEnd: stream end, else last or first token); −1
 	// when the source records no end.
 	EndOffsetNs int64
+	// ServerQueueNs is the server's queue time of a joined request
+	// (Request.ServerQueueNs); −1 when unknown.
+	ServerQueueNs int64
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -270,7 +273,10 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	if r.StartNs != nil {
 		m.StartNs, m.HasStart = *r.StartNs, true
 	}
-	m.Key, m.EndOffsetNs = r.RequestKey, -1
+	m.Key, m.EndOffsetNs, m.ServerQueueNs = r.RequestKey, -1, -1
+	if r.ServerQueueNs != nil && !r.IsServerRow() {
+		m.ServerQueueNs = *r.ServerQueueNs
+	}
 	for _, id := range []string{r.SourceID, r.XRequestID, r.ResponseID, r.ServerRequestID} {
 		if id != "" {
 			m.ID = id

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -207,5 +209,118 @@ func TestReportTimeFlags(t *testing.T) {
 	if err != nil || !strings.Contains(out, "selection: requests by start in [00:44:00.000, 00:51:00.000) Europe/Paris: 7 kept; left out: 36 before --since, 57 after --until") ||
 		!strings.Contains(out, "burst: 7 failures 00:44:07.928–00:50:23.106 Europe/Paris") {
 		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// traceCheck is the independent reader of exported traces: the Chrome
+// DevTools trace model from npm (tools/trace-check).
+type traceCheck struct {
+	Events    int `json:"events"`
+	Processes []struct {
+		PID     int `json:"pid"`
+		Threads []struct {
+			TID    int            `json:"tid"`
+			Name   string         `json:"name"`
+			Slices map[string]int `json:"slices"`
+		} `json:"threads"`
+	} `json:"processes"`
+	Counters map[string]int `json:"counters"`
+}
+
+func readTrace(t *testing.T, path string) *traceCheck {
+	t.Helper()
+	node, errNode := exec.LookPath("node")
+	_, errMod := os.Stat("../../tools/trace-check/node_modules/@paulirish/trace_engine/package.json")
+	if errNode != nil || errMod != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node or tools/trace-check/node_modules missing on CI (%v, %v)", errNode, errMod)
+		}
+		t.Skip("node or tools/trace-check/node_modules missing (run: npm ci --prefix tools/trace-check); skipping the independent trace reader")
+	}
+	out, err := exec.Command(node, "../../tools/trace-check/check.mjs", path).Output()
+	if err != nil {
+		t.Fatalf("trace reader: %v", err)
+	}
+	var tc traceCheck
+	if err := json.Unmarshal(out, &tc); err != nil {
+		t.Fatalf("trace reader output: %v\n%s", err, out)
+	}
+	return &tc
+}
+
+// TestPerfettoExportReadByDevTools: export --format perfetto of the 524
+// run (and a Prometheus dump beside it), read back by the Chrome DevTools
+// trace model: one process with two slot threads (concurrency 2), a
+// prefill slice per request with a first token, a decode slice per request
+// whose last token came after its first, an "error 524 (end not
+// recorded)" slice and an "error 524" marker per failure, the in-flight
+// counters and each series as a counter track with all its points — the
+// counts taken from the written tables and the JSON itself, not from the
+// exporter.
+func TestPerfettoExportReadByDevTools(t *testing.T) {
+	dir := t.TempDir()
+	prom := filepath.Join(dir, "prom.json")
+	must(t, os.WriteFile(prom, []byte(`{"status":"success","data":{"resultType":"matrix","result":[`+
+		`{"metric":{"__name__":"vllm:num_requests_waiting","engine":"0"},"values":[[1785363060,"1"],[1785364000,"3"],[1785365000,"NaN"]]}]}}`), 0o644))
+	trace := filepath.Join(dir, "trace.json")
+	out, err := run(t, "export", run524, prom, "--format", "perfetto", "-o", trace)
+	if err != nil || !strings.Contains(out, "exported 1 runs (100 requests) and 1 series-only runs to") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// expectations from the tables
+	tables := filepath.Join(dir, "tables")
+	if _, err := run(t, "import", run524, "-o", tables); err != nil {
+		t.Fatal(err)
+	}
+	var c formats.Collector
+	must(t, formats.ReadTables(tables, &c))
+	prefill, decode, failed, maxInFlight := 0, 0, 0, int64(0)
+	for _, r := range c.Requests {
+		if r.FirstTokenOffsetNs != nil {
+			prefill++
+			if r.LastTokenOffsetNs != nil && *r.LastTokenOffsetNs > *r.FirstTokenOffsetNs {
+				decode++
+			}
+		} else if r.Status != formats.StatusOK {
+			failed++
+		}
+		maxInFlight = max(maxInFlight, *r.InFlightAtStart)
+	}
+	// counters as written
+	raw, err := os.ReadFile(trace)
+	must(t, err)
+	var doc struct {
+		TraceEvents []struct{ Name, Ph string } `json:"traceEvents"`
+		Metadata    map[string]any              `json:"metadata"`
+	}
+	must(t, json.Unmarshal(raw, &doc))
+	written := map[string]int{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "C" {
+			written[e.Name]++
+		}
+	}
+	tc := readTrace(t, trace)
+	if tc.Events != len(doc.TraceEvents) || len(tc.Processes) != 1 || len(tc.Processes[0].Threads) != int(maxInFlight) || maxInFlight != 2 {
+		t.Fatalf("reader: %d events (%d written), processes %+v", tc.Events, len(doc.TraceEvents), tc.Processes)
+	}
+	got := map[string]int{}
+	for _, th := range tc.Processes[0].Threads {
+		if !strings.HasPrefix(th.Name, "slot ") {
+			t.Errorf("thread %q", th.Name)
+		}
+		for n, k := range th.Slices {
+			got[n] += k
+		}
+	}
+	want := map[string]int{"prefill": prefill, "decode": decode, "error 524 (end not recorded)": failed, "error 524": failed}
+	if prefill != 90 || failed != 10 || !maps.Equal(got, want) {
+		t.Errorf("slices %v, want %v", got, want)
+	}
+	if !maps.Equal(tc.Counters, written) || written["in flight"] < 100 || written["vllm:num_requests_waiting{engine=\"0\"}"] != 2 {
+		t.Errorf("counters read %v, written %v", tc.Counters, written)
+	}
+	if doc.Metadata["series_points_not_finite"] != 1.0 {
+		t.Errorf("metadata %v", doc.Metadata)
 	}
 }
