@@ -279,7 +279,10 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	}
 	for _, id := range []string{r.SourceID, r.XRequestID, r.ResponseID, r.ServerRequestID} {
 		if id != "" {
-			m.ID = id
+			// a copy: the row's strings may point into a much larger
+			// buffer (a GenAI-Perf request's whole response text), which a
+			// reference would keep alive for the whole report
+			m.ID = strings.Clone(id)
 			break
 		}
 	}
@@ -290,7 +293,7 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true
 	}
 	if r.Status == formats.StatusError || r.Status == formats.StatusCancelled {
-		m.ErrorText = firstLine(r.ErrorText, 120)
+		m.ErrorText = strings.Clone(firstLine(r.ErrorText, 120)) // a copy, as ID below
 		m.Error = ErrorKey{Status: r.Status, Type: r.ErrorType, Message: errorGroupKey(m.ErrorText)}
 		if r.ErrorCode != nil {
 			m.Error.Code = fmt.Sprint(*r.ErrorCode)

@@ -255,6 +255,12 @@ func writeSlowest(w io.Writer, s *analyze.SlowestReport, c clockFmt, md bool) {
 func writeWindows(w io.Writer, ws *analyze.WindowsReport, c clockFmt, md bool, line func(string, ...any)) {
 	t := &table{md: md}
 	width := time.Duration(ws.WidthS * 1e9).String()
+	if strings.HasSuffix(width, "m0s") {
+		width = strings.TrimSuffix(width, "0s")
+	}
+	if strings.HasSuffix(width, "h0m") {
+		width = strings.TrimSuffix(width, "0m")
+	}
 	t.add(fmt.Sprintf("windows of %s by %s (%s)", width, ws.By, c.zone()), "n", "ok", "failed", "TTFT P50", "TTFT P90", "TTFT P99", "E2E P99", "ITL P99", "out tok/s", "goodput", "in flight")
 	few := false
 	stat := func(v, mx analyze.F, n int) string {
