@@ -1,8 +1,12 @@
 package formats
 
 import (
+	"fmt"
+	"math"
 	"os"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -79,8 +83,7 @@ func TestRequestEnd(t *testing.T) {
 }
 
 // TestWriterFillsInFlight: the table writers fill the in-flight columns
-// run by run, across spool row groups (a run of more than spoolGroupRows
-// requests), with Run rows arriving after later runs' requests; a run of
+// run by run, across the spool's buffers (a run of 10,000 requests), with Run rows arriving after later runs' requests; a run of
 // two overlapping requests per moment (each starting 1 ms after the last,
 // lasting 1.5 ms) has 2 in flight from its second request on; one without
 // a recorded end in a concurrency-1 run is bounded by the next start.
@@ -90,7 +93,7 @@ func TestWriterFillsInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := spoolGroupRows + 100
+	n := 10000 // past the 64 KiB spool buffers
 	for k := 0; k < n; k++ {
 		st := int64(k) * 1_000_000
 		if err := w.Request(&Request{RunID: "big", RequestKey: int64(k), Status: StatusOK, StartNs: &st, ClockDomain: ClockUnix,
@@ -141,4 +144,48 @@ func TestWriterFillsInFlight(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
 		t.Errorf("files left in %s: %d", dir, len(ents))
 	}
+}
+
+// TestSpoolCodecRoundTrip: every field of a request, pointers to zero,
+// NaN and ±Inf, empty and non-ASCII strings read back exactly; a damaged
+// record is an error.
+func TestSpoolCodecRoundTrip(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(-1)
+	var c Collector
+	if err := sampleStream(&c, 30); err != nil {
+		t.Fatal(err)
+	}
+	rows := append(c.Requests, Request{RunID: "é😀", StartNs: i64p(0), ErrorCode: i64p(0), ReportedTTFTMs: &nan, ReportedE2EMs: &inf, EndBoundRule: "x"})
+	for i := range rows {
+		b := requestCodec.append(nil, reflect.ValueOf(&rows[i]).Elem())
+		var got Request
+		if err := requestCodec.decode(b, reflect.ValueOf(&got).Elem()); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", deref(got)) != fmt.Sprintf("%+v", deref(rows[i])) {
+			t.Fatalf("row %d:\n got %+v\nwant %+v", i, deref(got), deref(rows[i]))
+		}
+		if err := requestCodec.decode(b[:len(b)-1], reflect.ValueOf(&got).Elem()); err == nil {
+			t.Fatal("a cut record decoded")
+		}
+	}
+}
+
+// deref shows a request's pointer fields by value (NaN compares as its
+// text).
+func deref(r Request) string {
+	v := reflect.ValueOf(r)
+	var b strings.Builder
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				b.WriteString("nil ")
+				continue
+			}
+			f = f.Elem()
+		}
+		fmt.Fprintf(&b, "%v ", f.Interface())
+	}
+	return b.String()
 }
