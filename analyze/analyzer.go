@@ -266,26 +266,33 @@ func (a *Analyzer) index(name string) int {
 // when a run's Run row never arrived, or when Options.Convention picks a
 // convention the Analyzer did not compute.
 func (a *Analyzer) Report(opt Options) (*Report, error) {
+	rep, _, err := a.report(opt)
+	return rep, err
+}
+
+// report is Report, also returning each run's selected requests (the runs'
+// own accumulators without a selection), in the order of rep.Runs.
+func (a *Analyzer) report(opt Options) (*Report, []*runAcc, error) {
 	rep := &Report{SchemaVersion: ReportSchemaVersion, Runs: []*RunReport{}}
 	accs := make([]*runAcc, 0, len(a.runs)) // each run's selected requests
 	for _, acc := range a.runs {
 		if acc.run == nil {
-			return nil, fmt.Errorf("run %q: requests without a run row", acc.id)
+			return nil, nil, fmt.Errorf("run %q: requests without a run row", acc.id)
 		}
 		ci, err := a.pick(opt, acc.run)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		f, sel, err := a.prepareForensics(acc, opt) // forensics.go
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rr, err := a.runReport(a.convs[ci], sel, ci, opt)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := a.addForensics(rr, f, acc, sel, ci, a.convs[ci], opt); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rep.Runs = append(rep.Runs, rr)
 		accs = append(accs, sel)
@@ -293,11 +300,11 @@ func (a *Analyzer) Report(opt Options) (*Report, error) {
 	if opt.Pool && len(a.runs) > 0 {
 		rr, err := a.pooled(opt, accs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rep.Pooled = rr
 	}
-	return rep, nil
+	return rep, accs, nil
 }
 
 func (a *Analyzer) pick(opt Options, run *formats.Run) (int, error) {

@@ -33,7 +33,9 @@ type InterferenceReport struct {
 	Share       F   `json:"share"`
 	// ExpectedShare is the chance share for gaps of the tail gaps' lengths.
 	ExpectedShare F `json:"expected_share"`
-	// AllGaps, AllWithPrefill and AllShare are the same over every gap.
+	// AllGaps, AllWithPrefill and AllShare are the same over every gap
+	// (zero gaps, between tokens of one message, included: they hold
+	// nothing).
 	AllGaps        int `json:"all_gaps"`
 	AllWithPrefill int `json:"all_gaps_with_prefill"`
 	AllShare       F   `json:"all_share"`
@@ -120,13 +122,11 @@ func interference(reqs []RequestMetrics, itl []float64, all []RequestMetrics, th
 		for gi, d := range g {
 			tMs += d
 			b := m.StartNs + int64(math.Round(tMs*1e6))
-			if b <= a {
-				continue // a zero gap (tokens of one chunk)
-			}
 			for p < len(firsts) && firsts[p].t <= a {
 				p++
 			}
-			inside := p < len(firsts) && firsts[p].t <= b
+			// (a, b]: empty for a zero gap (tokens of one chunk)
+			inside := b > a && p < len(firsts) && firsts[p].t <= b
 			rep.AllGaps++
 			if inside {
 				rep.AllWithPrefill++

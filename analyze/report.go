@@ -334,6 +334,21 @@ func (f F) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }
 
+// UnmarshalJSON reads what MarshalJSON writes: null as NaN (as
+// stats.Summary reads its nulls), a number as itself.
+func (f *F) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = F(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = F(v)
+	return nil
+}
+
 // ReproTolerance is the relative difference within which a recomputed
 // statistic reproduces the tool's (absolute 1e-9 when the tool's is 0).
 const ReproTolerance = 1e-6

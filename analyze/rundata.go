@@ -103,11 +103,12 @@ func (a *Analyzer) RunIDs() []string {
 // Subjects builds the report under opt and returns, beside it, the data a
 // gate or a comparison is computed on: every run under its report
 // convention, or — with pool and more than one run — the pooled runs as
-// one "pooled" run. Each RunData's Report is that run's (or the pooled)
-// report. It fails where Report fails.
+// one "pooled" run; with opt.Select, each run's selected requests only.
+// Each RunData's Report is that run's (or the pooled) report. It fails
+// where Report fails.
 func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error) {
 	opt.Pool = pool && len(a.runs) > 1
-	rep, err := a.Report(opt)
+	rep, accs, err := a.report(opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,10 +124,10 @@ func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error)
 		if err != nil {
 			return nil, nil, err
 		}
-		return rep, []*RunData{data(poolAcc(ci, a.runs, len(a.convs)), ci, rep.Pooled)}, nil
+		return rep, []*RunData{data(poolAcc(ci, accs, len(a.convs)), ci, rep.Pooled)}, nil
 	}
 	var out []*RunData
-	for i, acc := range a.runs {
+	for i, acc := range accs {
 		ci, err := a.pick(opt, acc.run)
 		if err != nil {
 			return nil, nil, err

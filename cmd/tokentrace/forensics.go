@@ -20,13 +20,19 @@ type forensicFlags struct {
 }
 
 func (f *forensicFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.since, "since", "", "report the requests from this time on: RFC 3339 wall-clock time (2026-07-29T22:44:00Z; runs on the Unix clock) or an offset from the run's first request (+300s, +5m)")
-	c.Flags().StringVar(&f.until, "until", "", "report the requests before this time (same forms as --since)")
-	c.Flags().StringVar(&f.by, "by", "start", "the request time --since, --until, --trim and --window apply to: start or end (a request without a recorded end: the bound of its in-flight time)")
-	c.Flags().StringVar(&f.trim, "trim", "", "keep the steady state only: auto (the longest interval with at least 0.8 of the peak requests in flight, SGLang's steady-state rule; auto:RATIO sets the share) or HEAD,TAIL durations cut from the run's start and end (30s,10s)")
+	f.registerSelect(c)
 	c.Flags().StringVar(&f.window, "window", "", "cut each run into windows of this width (30s, 5m): per window requests started, completed, failed, TTFT/TPOT/E2E P50/P90/P99, ITL P99, output tok/s, goodput, requests in flight (--format csv writes the windows as CSV)")
 	c.Flags().IntVar(&f.top, "top", 0, "list the N slowest requests by TTFT and by E2E, with the load at their start")
 	c.Flags().StringVar(&f.tz, "tz", "UTC", "time zone of wall-clock times in text and Markdown reports and plots (UTC, Local, Europe/Paris); JSON is UTC")
+}
+
+// registerSelect registers the flags that choose requests by time (gate
+// takes these only).
+func (f *forensicFlags) registerSelect(c *cobra.Command) {
+	c.Flags().StringVar(&f.since, "since", "", "cover the requests from this time on: RFC 3339 wall-clock time (2026-07-29T22:44:00Z; runs on the Unix clock) or an offset from the run's first request (+300s, +5m)")
+	c.Flags().StringVar(&f.until, "until", "", "cover the requests before this time (same forms as --since)")
+	c.Flags().StringVar(&f.by, "by", "start", "the request time --since, --until, --trim and --window apply to: start or end (a request without a recorded end: the bound of its in-flight time)")
+	c.Flags().StringVar(&f.trim, "trim", "", "keep the steady state only: auto (the longest interval with at least 0.8 of the peak requests in flight, SGLang's steady-state rule; auto:RATIO sets the share) or HEAD,TAIL durations cut from the run's start and end (30s,10s)")
 	c.Flags().StringVar(&f.timeout, "request-timeout", "", "the client's request timeout (e.g. 600s): how long a request without a recorded end is counted in flight in a run that is not closed-loop (default: as long as the run's longest request)")
 }
 

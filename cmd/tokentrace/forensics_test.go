@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -322,5 +323,91 @@ func TestPerfettoExportReadByDevTools(t *testing.T) {
 	}
 	if doc.Metadata["series_points_not_finite"] != 1.0 {
 		t.Errorf("metadata %v", doc.Metadata)
+	}
+}
+
+// TestForensicsOnTheCorpus: windows, failures and the ITL attribution on
+// every bundled run with start times, checked for what must hold whatever
+// the data: each window's requests add up by status and over the windows
+// to the run's; a window's percentile is given exactly when it has enough
+// values; the failures listed are the run's failed, cancelled and empty
+// requests, each burst's within them; the attribution's counts nest and
+// its shares are fractions.
+func TestForensicsOnTheCorpus(t *testing.T) {
+	dirs, _ := filepath.Glob("../../testdata/*/*")
+	runs := 0
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() || strings.Contains(d, "server-logs") || strings.Contains(d, "joined") {
+			continue
+		}
+		for _, rr := range reportJSON(t, "--window", "1m", d).Runs {
+			if rr.FirstStartNs == nil {
+				continue
+			}
+			runs++
+			started := 0
+			for _, w := range rr.Windows.Items {
+				started += w.Started
+				if w.Completed+w.Failed+w.Cancelled+w.Empty != w.Started || w.InFlightMax > rr.InFlight.Max {
+					t.Errorf("%s window %s: %+v", rr.RunID, w.Start, w)
+				}
+				for _, s := range []analyze.WindowStat{w.TTFT, w.E2E} {
+					if math.IsNaN(float64(s.P99)) != (s.N < 100) || math.IsNaN(float64(s.P50)) != (s.N < 2) {
+						t.Errorf("%s window %s: %+v", rr.RunID, w.Start, s)
+					}
+				}
+			}
+			if started != rr.Requests.Total {
+				t.Errorf("%s: windows hold %d requests, the run %d", rr.RunID, started, rr.Requests.Total)
+			}
+			f := rr.Failures
+			inBursts := 0
+			for _, b := range f.Bursts {
+				inBursts += b.Count
+			}
+			if n := len(f.Requests) + f.Omitted; n != rr.Requests.Failed+rr.Requests.Cancelled+rr.Requests.Empty || inBursts > n {
+				t.Errorf("%s: %d failures listed, %d in bursts, requests %+v", rr.RunID, n, inBursts, rr.Requests)
+			}
+			if in := rr.Interference; in != nil {
+				if in.WithPrefill > in.TailGaps || in.TailGaps > in.AllGaps || in.AllWithPrefill > in.AllGaps || in.AllWithPrefill < in.WithPrefill ||
+					in.Share < 0 || in.Share > 1 || in.ExpectedShare < 0 || in.ExpectedShare > 1 || in.AllGaps != rr.Metrics.Of(analyze.ITL).N {
+					t.Errorf("%s: interference %+v (ITL n %d)", rr.RunID, in, rr.Metrics.Of(analyze.ITL).N)
+				}
+			}
+		}
+	}
+	if runs < 10 {
+		t.Errorf("%d corpus runs", runs)
+	}
+}
+
+// TestEngineStatsLogAsSeries: the bundled vLLM 0.25 engine-stats log's
+// load lines (runs.load) read as series vllm_log:* (formats.AllSeries),
+// and give the engine's queue and KV cache at a moment on the log's local
+// clock as its lines say them.
+func TestEngineStatsLogAsSeries(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := run(t, "import", "../../testdata/server-logs/vllm-v0.25-engine-stats-log", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := formats.ReadRuns(dir)
+	if err != nil || len(runs) != 1 || len(runs[0].Load) == 0 {
+		t.Fatalf("%v %+v", err, runs)
+	}
+	l := runs[0].Load[len(runs[0].Load)-1]
+	pts := formats.AllSeries(&runs[0])
+	e := analyze.NewEngineState(pts, l.ClockDomain)
+	w, kv := e.At(*l.TimeNs)
+	if l.Waiting == nil || l.GPUKVCachePct == nil || w != float64(*l.Waiting) || kv != *l.GPUKVCachePct {
+		t.Errorf("at the last line: waiting %v kv %v, the line says %v %v", w, kv, l.Waiting, l.GPUKVCachePct)
+	}
+	n := 0
+	for _, p := range pts {
+		if p.Metric == "vllm_log:waiting" {
+			n++
+		}
+	}
+	if n != len(runs[0].Load) {
+		t.Errorf("%d waiting points for %d lines", n, len(runs[0].Load))
 	}
 }
