@@ -160,12 +160,15 @@ func (rd *RunData) Windows(widthNs int64, byEnd bool, slo SLO, timeoutNs int64) 
 
 // AutoWindowNs is the window width plots use when none is given: the
 // smallest of 1 s, 2 s, 5 s, 10 s, 15 s, 30 s, 1 m, 2 m, 5 m, 10 m, 15 m,
-// 30 m, 1 h, 2 h, 6 h, 12 h, 1 d that cuts spanNs into at most 40 windows.
-func AutoWindowNs(spanNs int64) int64 {
+// 30 m, 1 h, 2 h, 6 h, 12 h, 1 d that cuts spanNs into at most
+// min(40, max(4, requests/10)) windows: about ten requests a window where
+// the run has them, 40 windows at most.
+func AutoWindowNs(spanNs int64, requests int) int64 {
+	most := int64(min(40, max(4, requests/10)))
 	for _, d := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
 		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
 		time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour} {
-		if spanNs/int64(d) < 40 {
+		if spanNs/int64(d) < most {
 			return int64(d)
 		}
 	}

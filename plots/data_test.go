@@ -214,7 +214,7 @@ func TestGoodputCurvesHandComputed(t *testing.T) {
 // at 0.5 after 500 ms; r3 failed at 1.5 with no recorded end, counted as
 // long as the longest request (3 s) but capped at the run's last recorded
 // time (3, r1's end): held 1.5 s, drawn bounded. In flight 1, 2, 3 (one
-// bounded), 2, 0. Windows of 1 s (auto for a 3 s span) from the first
+// bounded), 2, 0. Windows of 1 s (auto for a 3 s span, at most 4) from the first
 // start: [0, 1) holds r1 and r2, [1, 2) r0 and r3; each TTFT window has
 // one value, so its max is drawn (few).
 func TestBuildTimelineHandComputed(t *testing.T) {

@@ -209,7 +209,7 @@ func TestTimeline524(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(err)
 	}
-	if !tl.Wall || len(tl.Failed) != 10 || tl.Unknown != 10 || tl.MaxInFlight != 2 || tl.WindowWidthS != 300 {
+	if !tl.Wall || len(tl.Failed) != 10 || tl.Unknown != 10 || tl.MaxInFlight != 2 || tl.WindowWidthS != 600 {
 		t.Fatalf("timeline: wall %v, %d failed, unknown %d, max %d, windows %v s", tl.Wall, len(tl.Failed), tl.Unknown, tl.MaxInFlight, tl.WindowWidthS)
 	}
 	for _, f := range tl.Failed {

@@ -114,7 +114,7 @@ func BuildTimeline(rd *analyze.RunData, ws *analyze.WindowsReport, timeoutNs int
 	tl.E2E = Scatter(ts, e2e, MaxScatterPoints)
 	if ws == nil {
 		from, to, _ := rd.Span()
-		if ws, err = rd.Windows(analyze.AutoWindowNs(to-from), false, analyze.SLO{}, timeoutNs); err != nil {
+		if ws, err = rd.Windows(analyze.AutoWindowNs(to-from, len(rd.Requests)), false, analyze.SLO{}, timeoutNs); err != nil {
 			return tl, false, err
 		}
 	}
@@ -527,7 +527,7 @@ func (set *Set) windowsFigure(in Input, slug string) error {
 			return nil
 		}
 		var err error
-		if ws, err = in.Data.Windows(analyze.AutoWindowNs(to-from), false, analyze.SLO{}, in.TimeoutNs); err != nil {
+		if ws, err = in.Data.Windows(analyze.AutoWindowNs(to-from, len(in.Data.Requests)), false, analyze.SLO{}, in.TimeoutNs); err != nil {
 			return err
 		}
 	}

@@ -34,7 +34,7 @@ func newPlotCmd() *cobra.Command {
                 time with their status, requests in flight (unrecorded ends drawn apart)
   itl-position  per run: P50/P99 of the token gap against its position in the output
   goodput       per SLO constraint (needs --slo): goodput fraction as that bound moves, runs overlaid
-  windows       per run: per time window (--window, else about 40 of them) latency percentiles,
+  windows       per run: per time window (--window, else 4 to 40, about ten requests each) latency percentiles,
                 requests completed and failed, output tok/s, requests in flight
 Plots a run's data cannot support are skipped and listed with the reason.`,
 		Args: minArgs(1),
