@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func known(start, end int64) Span {
@@ -188,4 +189,27 @@ func deref(r Request) string {
 		fmt.Fprintf(&b, "%v ", f.Interface())
 	}
 	return b.String()
+}
+
+// TestSpoolCodecTimes: time.Time fields (TIMESTAMP columns) round-trip,
+// with their zone offset and a nil pointer kept.
+func TestSpoolCodecTimes(t *testing.T) {
+	type row struct {
+		At   time.Time
+		When *time.Time
+		Not  *time.Time
+	}
+	c := newRowCodec(reflect.TypeFor[row]())
+	at := time.Date(2026, 7, 29, 22, 44, 7, 928000001, time.FixedZone("", 7200))
+	in := row{At: at, When: &at}
+	var out row
+	if err := c.decode(c.append(nil, reflect.ValueOf(&in).Elem()), reflect.ValueOf(&out).Elem()); err != nil {
+		t.Fatal(err)
+	}
+	if !out.At.Equal(at) || out.When == nil || !out.When.Equal(at) || out.Not != nil {
+		t.Fatalf("%+v", out)
+	}
+	if _, off := out.At.Zone(); off != 7200 {
+		t.Errorf("offset %d", off)
+	}
 }

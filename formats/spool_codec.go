@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"time"
 )
 
 // The spool's record encoding: each field of a row in declaration order,
 // by kind — strings as a uvarint length and the bytes, integers as
 // varints, float64 as its 8 IEEE bytes (NaN and ±Inf kept), bools as a
-// byte; a pointer field as a presence byte (0 nil, 1 set) and its value —
+// byte, time.Time as its length-prefixed MarshalBinary form; a pointer
+// field as a presence byte (0 nil, 1 set) and its value —
 // so a row reads back exactly as it was written, a pointer to zero
 // included. A field of another type is refused when the codec is built
 // (at package init for Request), so a new column cannot be dropped
@@ -24,7 +26,10 @@ const (
 	kInt
 	kFloat
 	kBool
+	kTime // time.Time, as its MarshalBinary form
 )
+
+var timeType = reflect.TypeFor[time.Time]()
 
 type codecField struct {
 	index int
@@ -45,6 +50,11 @@ func newRowCodec(t reflect.Type) rowCodec {
 			f.ptr, ft = true, ft.Elem()
 		}
 		switch ft.Kind() {
+		case reflect.Struct:
+			if ft != timeType {
+				panic(fmt.Sprintf("formats: spool codec: field %s.%s of type %s", t.Name(), t.Field(i).Name, t.Field(i).Type))
+			}
+			f.kind = kTime
 		case reflect.String:
 			f.kind = kString
 		case reflect.Int64, reflect.Int32, reflect.Int:
@@ -90,6 +100,13 @@ func (c rowCodec) append(b []byte, v reflect.Value) []byte {
 			} else {
 				b = append(b, 0)
 			}
+		case kTime:
+			tb, err := x.Interface().(time.Time).MarshalBinary()
+			if err != nil { // a zone offset beyond what the form holds
+				panic(fmt.Sprintf("formats: spool codec: %v", err))
+			}
+			b = binary.AppendUvarint(b, uint64(len(tb)))
+			b = append(b, tb...)
 		}
 	}
 	return b
@@ -143,6 +160,17 @@ func (c rowCodec) decode(b []byte, v reflect.Value) error {
 			}
 			x.SetBool(b[0] != 0)
 			b = b[1:]
+		case kTime:
+			n, k := binary.Uvarint(b)
+			if k <= 0 || uint64(len(b)-k) < n {
+				return errSpoolRecord
+			}
+			var tm time.Time
+			if err := tm.UnmarshalBinary(b[k : k+int(n)]); err != nil {
+				return errSpoolRecord
+			}
+			x.Set(reflect.ValueOf(tm))
+			b = b[k+int(n):]
 		}
 	}
 	if len(b) != 0 {
