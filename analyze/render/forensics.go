@@ -225,7 +225,7 @@ func writeFailures(w io.Writer, f *analyze.FailureReport, c clockFmt, md bool, l
 		if r.StartNs != nil {
 			inf = strconv.FormatInt(r.InFlightAtStart, 10)
 		}
-		t.add(strconv.Itoa(i+1), at, strconv.FormatInt(r.Key, 10), cleanN(r.ID, md, 24), status, waited, inf, cleanN(r.Message, md, 60))
+		t.add(strconv.Itoa(i+1), at, strconv.FormatInt(r.Key, 10), cleanN(r.ID, md, 24), clean(status, md), clean(waited, md), inf, cleanN(r.Message, md, 60))
 	}
 	t.write(w)
 	if n := len(f.Requests) + f.Omitted - MaxTextListed; n > 0 {
@@ -261,7 +261,11 @@ func writeWindows(w io.Writer, ws *analyze.WindowsReport, c clockFmt, md bool, l
 	if strings.HasSuffix(width, "h0m") {
 		width = strings.TrimSuffix(width, "0m")
 	}
-	t.add(fmt.Sprintf("windows of %s by %s (%s)", width, ws.By, c.zone()), "n", "ok", "failed", "TTFT P50", "TTFT P90", "TTFT P99", "E2E P99", "ITL P99", "out tok/s", "goodput", "in flight")
+	zone := c.zone()
+	if c.wall && !c.dated {
+		zone += ", " + c.date()
+	}
+	t.add(fmt.Sprintf("windows of %s by %s (%s)", width, ws.By, zone), "n", "ok", "failed", "TTFT P50", "TTFT P90", "TTFT P99", "E2E P99", "ITL P99", "out tok/s", "goodput", "in flight")
 	few := false
 	stat := func(v, mx analyze.F, n int) string {
 		if n == 0 {
