@@ -47,6 +47,20 @@ type Options struct {
 	// metric's summary holds (report --percentiles); nil:
 	// stats.DefaultPercentiles (P50, P90, P95, P99).
 	Percentiles []float64
+	// Select chooses each run's requests by time (report --since, --until,
+	// --by, --trim; selection.go); the zero value keeps them all.
+	Select Selection
+	// WindowNs cuts each run into windows of that width (report --window;
+	// windows.go), attributed by start or, with Select.ByEnd, by end; 0:
+	// no windows.
+	WindowNs int64
+	// Top lists each run's Top slowest requests by TTFT and by E2E
+	// (report --top); 0: none.
+	Top int
+	// TimeoutNs is the client's request timeout, the bound of requests
+	// without a recorded end in an open-loop run (formats.InFlight); 0:
+	// unknown.
+	TimeoutNs int64
 }
 
 // Analyzer is a formats.Sink that computes every request's metrics under
@@ -297,29 +311,45 @@ func (a *Analyzer) index(name string) int {
 // when a run's Run row never arrived, or when Options.Convention picks a
 // convention the Analyzer did not compute.
 func (a *Analyzer) Report(opt Options) (*Report, error) {
+	rep, _, err := a.report(opt)
+	return rep, err
+}
+
+// report is Report, also returning each run's selected requests (the runs'
+// own accumulators without a selection), in the order of rep.Runs.
+func (a *Analyzer) report(opt Options) (*Report, []*runAcc, error) {
 	rep := &Report{SchemaVersion: ReportSchemaVersion, Runs: []*RunReport{}}
+	accs := make([]*runAcc, 0, len(a.runs)) // each run's selected requests
 	for _, acc := range a.runs {
 		if acc.run == nil {
-			return nil, fmt.Errorf("run %q: requests without a run row", acc.id)
+			return nil, nil, fmt.Errorf("run %q: requests without a run row", acc.id)
 		}
 		ci, err := a.pick(opt, acc.run)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		rr, err := a.runReport(a.convs[ci], acc, ci, opt)
+		f, sel, err := a.prepareForensics(acc, opt) // forensics.go
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		rr, err := a.runReport(a.convs[ci], sel, ci, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := a.addForensics(rr, f, acc, sel, ci, a.convs[ci], opt); err != nil {
+			return nil, nil, err
 		}
 		rep.Runs = append(rep.Runs, rr)
+		accs = append(accs, sel)
 	}
 	if opt.Pool && len(a.runs) > 0 {
-		rr, err := a.pooled(opt)
+		rr, err := a.pooled(opt, accs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rep.Pooled = rr
 	}
-	return rep, nil
+	return rep, accs, nil
 }
 
 func (a *Analyzer) pick(opt Options, run *formats.Run) (int, error) {
@@ -371,16 +401,16 @@ func (a *Analyzer) skipped(id string, i int) bool {
 	return acc != nil && acc.skip != nil && acc.skip[i]
 }
 
-func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
-	ci, err := a.pick(opt, a.runs[0].run)
+func (a *Analyzer) pooled(opt Options, accs []*runAcc) (*RunReport, error) {
+	ci, err := a.pick(opt, accs[0].run)
 	if err != nil {
 		return nil, err
 	}
-	pool := a.poolAcc(ci)
+	pool := poolAcc(ci, accs, len(a.convs))
 	var durations float64
 	withDuration := 0
 	var timed []RequestMetrics // requests of runs with a duration: the throughput numerators
-	for _, acc := range a.runs {
+	for _, acc := range accs {
 		if d, _ := Duration(a.convs[ci], acc.per[ci].reqs); !math.IsNaN(d) {
 			durations += d
 			withDuration++
@@ -404,24 +434,28 @@ func (a *Analyzer) pooled(opt Options) (*RunReport, error) {
 		rr.Goodput.RequestsPerS = F(div(float64(good), durations))
 	}
 	rr.Warnings = append(rr.Warnings, a.poolWarnings()...)
-	rr.BetweenRuns = a.betweenRuns(ci)
+	rr.BetweenRuns = a.betweenRuns(ci, accs)
 	thr := fmt.Sprintf("throughput counts the requests of the %d runs with start times over the sum of their durations", withDuration)
 	if withDuration == 0 {
 		thr = "no run has start times, so pooled throughput is undefined"
 	}
-	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; %s; TPOT, TTST and ITL come from streaming runs only", len(a.runs), thr)})
+	rr.Warnings = append(rr.Warnings, Warning{Code: "pooled", Message: fmt.Sprintf("pooled over %d runs; %s; TPOT, TTST and ITL come from streaming runs only", len(accs), thr)})
 	return rr, nil
 }
 
-// poolAcc merges every run's requests and gaps under convention ci into
-// one run "pooled"; requests of non-streaming runs are marked so their
-// TPOT, TTST and ITL stay out.
-func (a *Analyzer) poolAcc(ci int) *runAcc {
-	pool := &runAcc{id: "pooled", per: make([]convAcc, len(a.convs))}
+// poolAcc merges the runs' requests and gaps under convention ci (of
+// nconv) into one run "pooled"; requests of non-streaming runs are marked
+// so their TPOT, TTST and ITL stay out.
+func poolAcc(ci int, accs []*runAcc, nconv int) *runAcc {
+	pool := &runAcc{id: "pooled", per: make([]convAcc, nconv)}
 	tools, models := []string{}, []string{}
 	run := &formats.Run{RunID: "pooled"}
 	stream := false
-	for _, acc := range a.runs {
+	sketched := false // past the memory budget every run's ITL is a sketch
+	for _, acc := range accs {
+		sketched = sketched || acc.per[ci].sketch != nil
+	}
+	for _, acc := range accs {
 		p := &pool.per[ci]
 		runStreams := isStreaming(acc.run, acc.per[ci].reqs)
 		stream = stream || runStreams
@@ -430,7 +464,7 @@ func (a *Analyzer) poolAcc(ci int) *runAcc {
 			p.reqs = append(p.reqs, m)
 		}
 		if runStreams {
-			if a.sketched {
+			if sketched {
 				// merge the runs' sketches (a representative sample is
 				// no sample of the run's size)
 				if p.sketch == nil {
@@ -453,7 +487,7 @@ func (a *Analyzer) poolAcc(ci int) *runAcc {
 
 // betweenRuns is the spread over runs of each run's own P99 of TTFT, TPOT,
 // ITL and E2E (runs without samples of a metric are left out of it).
-func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
+func (a *Analyzer) betweenRuns(ci int, accs []*runAcc) map[string]Spread {
 	out := map[string]Spread{}
 	for _, x := range Table {
 		if !x.Tail {
@@ -461,7 +495,7 @@ func (a *Analyzer) betweenRuns(ci int) map[string]Spread {
 		}
 		var runs []string
 		var p99 []float64
-		for _, acc := range a.runs {
+		for _, acc := range accs {
 			reqs := acc.per[ci].reqs
 			st := isStreaming(acc.run, reqs)
 			s := Sample(a.convs[ci], reqs, acc.per[ci].gaps(), st)

@@ -97,6 +97,18 @@ type RequestMetrics struct {
 	// this request, in token order (0 under ITLPerRequestMean); plots use
 	// it to give each pooled gap its position in the output.
 	ITLSamples int
+	// Key is the request's RequestKey; ID the id a reader knows it by:
+	// its SourceID, else XRequestID, ResponseID, ServerRequestID ("" when
+	// none).
+	Key int64
+	ID  string
+	// EndOffsetNs is when the client was done with the request, from its
+	// start (formats.RequestEnd: stream end, else last or first token); −1
+	// when the source records no end.
+	EndOffsetNs int64
+	// ServerQueueNs is the server's queue time of a joined request
+	// (Request.ServerQueueNs); −1 when unknown.
+	ServerQueueNs int64
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -265,11 +277,27 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	if r.StartNs != nil {
 		m.StartNs, m.HasStart = *r.StartNs, true
 	}
+	m.Key, m.EndOffsetNs, m.ServerQueueNs = r.RequestKey, -1, -1
+	if r.ServerQueueNs != nil && !r.IsServerRow() {
+		m.ServerQueueNs = *r.ServerQueueNs
+	}
+	for _, id := range []string{r.SourceID, r.XRequestID, r.ResponseID, r.ServerRequestID} {
+		if id != "" {
+			// a copy: the row's strings may point into a much larger
+			// buffer (a GenAI-Perf request's whole response text), which a
+			// reference would keep alive for the whole report
+			m.ID = strings.Clone(id)
+			break
+		}
+	}
+	if end, ok := formats.RequestEnd(r); ok {
+		m.EndOffsetNs = end - m.StartNs
+	}
 	if r.ErrorCode != nil {
 		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true
 	}
 	if r.Status == formats.StatusError || r.Status == formats.StatusCancelled {
-		m.ErrorText = firstLine(r.ErrorText, 120)
+		m.ErrorText = strings.Clone(firstLine(r.ErrorText, 120)) // a copy, as ID below
 		m.Error = ErrorKey{Status: r.Status, Type: r.ErrorType, Message: errorGroupKey(m.ErrorText)}
 		if r.ErrorCode != nil {
 			m.Error.Code = fmt.Sprint(*r.ErrorCode)

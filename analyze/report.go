@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
 )
@@ -24,6 +25,9 @@ type Report struct {
 	// ServerJoin is the join of client requests with server-log records
 	// and the TTFT decomposition (analyze --server-log; decompose.go).
 	ServerJoin *ServerJoin `json:"server_join,omitempty"`
+	// Location is the zone the text and Markdown reports show wall-clock
+	// times in (--tz); nil: UTC. Not in the JSON (its times are UTC).
+	Location *time.Location `json:"-"`
 }
 
 // RunReport is the analysis of one run under one convention.
@@ -48,6 +52,29 @@ type RunReport struct {
 	// Errors counts failed and cancelled requests by status, code, type
 	// and message, most frequent first.
 	Errors []ErrorCount `json:"errors"`
+	// ClockDomain is the clock of the run's start times ("unix",
+	// "monotonic"; "" without start times) and FirstStartNs its first
+	// request's start: the origin of every offset_s below.
+	ClockDomain  string `json:"clock_domain"`
+	FirstStartNs *int64 `json:"first_start_ns"`
+	// Selection says which requests the report covers when --since,
+	// --until or --trim chose some (selection.go).
+	Selection *SelectionReport `json:"selection,omitempty"`
+	// InFlight is the run's load: requests in flight over time (every
+	// request of the run, selected or not).
+	InFlight *InFlightReport `json:"in_flight,omitempty"`
+	// Failures lists the failed, cancelled and empty requests on the
+	// clock, grouped into bursts (always, for runs with start times).
+	Failures *FailureReport `json:"failures,omitempty"`
+	// Slowest lists the slowest completed requests (--top).
+	Slowest *SlowestReport `json:"slowest,omitempty"`
+	// Windows is the run in fixed time windows (--window).
+	Windows *WindowsReport `json:"windows,omitempty"`
+	// Interference attributes the ITL tail to other requests' prefills.
+	Interference *InterferenceReport `json:"prefill_interference,omitempty"`
+	// Series are the server and GPU series beside the run: its own, and
+	// those of series-only runs on its clock and within its span.
+	Series []SeriesSummary `json:"series,omitempty"`
 	// Reproduction compares the tool's reported statistics with their
 	// recomputation, when the report's convention is the run's tool's.
 	Reproduction *Reproduction `json:"reproduction,omitempty"`
@@ -309,6 +336,21 @@ func (f F) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: null as NaN (as
+// stats.Summary reads its nulls), a number as itself.
+func (f *F) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = F(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = F(v)
+	return nil
 }
 
 // ReproTolerance is the relative difference within which a recomputed

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -118,11 +119,12 @@ func (a *Analyzer) RunIDs() []string {
 // Subjects builds the report under opt and returns, beside it, the data a
 // gate or a comparison is computed on: every run under its report
 // convention, or — with pool and more than one run — the pooled runs as
-// one "pooled" run. Each RunData's Report is that run's (or the pooled)
-// report. It fails where Report fails.
+// one "pooled" run; with opt.Select, each run's selected requests only.
+// Each RunData's Report is that run's (or the pooled) report. It fails
+// where Report fails.
 func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error) {
 	opt.Pool = pool && len(a.runs) > 1
-	rep, err := a.Report(opt)
+	rep, accs, err := a.report(opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,10 +140,10 @@ func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error)
 		if err != nil {
 			return nil, nil, err
 		}
-		return rep, []*RunData{data(a.poolAcc(ci), ci, rep.Pooled)}, nil
+		return rep, []*RunData{data(poolAcc(ci, accs, len(a.convs)), ci, rep.Pooled)}, nil
 	}
 	var out []*RunData
-	for i, acc := range a.runs {
+	for i, acc := range accs {
 		ci, err := a.pick(opt, acc.run)
 		if err != nil {
 			return nil, nil, err
@@ -149,4 +151,49 @@ func (a *Analyzer) Subjects(opt Options, pool bool) (*Report, []*RunData, error)
 		out = append(out, data(acc, ci, rep.Runs[i]))
 	}
 	return rep, out, nil
+}
+
+// InFlight counts the run's requests in flight over time (formats.InFlight
+// with the run's closed-loop concurrency and timeoutNs, the client's
+// request timeout or 0): the step function, the per-request result
+// (index-aligned with Requests) and the run's first start; ok is false
+// when no request has a start time.
+func (rd *RunData) InFlight(timeoutNs int64) (steps []formats.Step, res formats.InFlightResult, t0 int64, ok bool) {
+	rt := newRunTimes(rd.Run, rd.Requests, timeoutNs)
+	return rt.steps, rt.inflight, rt.t0, rt.hasStart
+}
+
+// Windows cuts the run into windows of widthNs as report --window does
+// (WindowsReport), attributed by start (or end with byEnd), with goodput
+// under slo when it has constraints; nil without start times.
+func (rd *RunData) Windows(widthNs int64, byEnd bool, slo SLO, timeoutNs int64) (*WindowsReport, error) {
+	rt := newRunTimes(rd.Run, rd.Requests, timeoutNs)
+	if !rt.hasStart {
+		return nil, nil
+	}
+	return windows(rd.Convention, rd.Requests, rd.ITL, nil, rt, widthNs, byEnd, slo)
+}
+
+// AutoWindowNs is the window width plots use when none is given: the
+// smallest of 1 s, 2 s, 5 s, 10 s, 15 s, 30 s, 1 m, 2 m, 5 m, 10 m, 15 m,
+// 30 m, 1 h, 2 h, 6 h, 12 h, 1 d that cuts spanNs into at most
+// min(40, max(4, requests/10)) windows: about ten requests a window where
+// the run has them, 40 windows at most.
+func AutoWindowNs(spanNs int64, requests int) int64 {
+	most := int64(min(40, max(4, requests/10)))
+	for _, d := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+		time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour} {
+		if spanNs/int64(d) < most {
+			return int64(d)
+		}
+	}
+	return int64(24 * time.Hour)
+}
+
+// Span is the run's first start and last recorded time (start or end), in
+// its clock; ok false without start times.
+func (rd *RunData) Span() (from, to int64, ok bool) {
+	rt := newRunTimes(rd.Run, rd.Requests, 0)
+	return rt.t0, rt.tLast, rt.hasStart
 }

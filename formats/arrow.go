@@ -193,7 +193,7 @@ func NewArrowIPCWriterWithOptions(dir string, opt WriteOptions) (*ArrowIPCWriter
 		return nil, err
 	}
 	w := &ArrowIPCWriter{}
-	w.noText = opt.NoText
+	w.noText, w.spool.dir = opt.NoText, dir
 	w.events, w.reqs, w.runs = arrowRows[Event]{ev}, arrowRows[Request]{rq}, arrowRows[Run]{rn}
 	w.commit = func() error { return commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file}) }
 	return w, nil

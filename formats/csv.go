@@ -23,7 +23,7 @@ import (
 // decimal that reads back to the same float64 (strconv 'g', -1), with
 // "inf", "-inf" and "nan" for the non-finite values; booleans "true" and
 // "false"; null as an empty field (so a nullable string column cannot tell
-// null from ""). The list columns of runs (source_files, notes, reported, load)
+// null from ""). The list columns of runs (source_files, notes, reported, load, series)
 // are one field each holding a JSON array — of strings, or of objects keyed
 // by the list's field names (source_files[].path, …), with null for a null
 // field and the strings "inf", "-inf", "nan" for non-finite numbers.
@@ -58,7 +58,7 @@ func NewCSVWriter(dir string, opt WriteOptions) (*CSVWriter, error) {
 		return nil, err
 	}
 	w := &CSVWriter{}
-	w.noText = opt.NoText
+	w.noText, w.spool.dir = opt.NoText, dir
 	w.events, w.reqs, w.runs = csvRows[Event]{ev}, csvRows[Request]{rq}, csvRows[Run]{rn}
 	w.commit = func() error { return commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file}) }
 	return w, nil

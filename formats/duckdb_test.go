@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -396,5 +397,61 @@ func TestPyarrowReadsTables(t *testing.T) {
 				t.Errorf("%s.%s: pyarrow sees %d nulls, want %d", table, name, g.Nulls[name], wantNulls[table][name])
 			}
 		}
+	}
+}
+
+// TestDuckDBEngineAtStart runs SCHEMA.md's ASOF example: each request gets
+// the latest vllm:num_requests_waiting sample at or before its start, from
+// its run's series (one hand-made run: samples 3 at t, 7 at t+10 s;
+// requests at t−1 s, t+5 s, t+10 s, t+20 s) — null, 3, 7, 7 — beside
+// in_flight_at_start (three requests of 1 s, one at a time: 1 each).
+func TestDuckDBEngineAtStart(t *testing.T) {
+	_, errNode := exec.LookPath("node")
+	requireTool(t, errNode == nil, "node")
+	_, errMod := os.Stat(filepath.Join(duckdbCheckDir, "node_modules/@duckdb/node-api/package.json"))
+	requireTool(t, errMod == nil, "tools/duckdb-check/node_modules (run: npm ci --prefix tools/duckdb-check)")
+	dir := t.TempDir()
+	w, err := NewParquetWriter(dir, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const t0 = int64(1_700_000_000) * 1e9
+	for k, off := range []int64{-1, 5, 10, 20} {
+		st := t0 + off*1e9
+		if err := w.Request(&Request{RunID: "r", RequestKey: int64(k), Status: StatusOK, StartNs: &st, ClockDomain: ClockUnix, StreamEndOffsetNs: i64p(1e9)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := &Run{RunID: "r", ClockDomain: ClockUnix, Series: []SeriesPoint{
+		{Metric: "vllm:num_requests_waiting", TimeNs: t0, ClockDomain: ClockUnix, Value: 3},
+		{Metric: "vllm:num_requests_waiting", TimeNs: t0 + 10e9, ClockDomain: ClockUnix, Value: 7},
+		{Metric: "gpu:gpu_power_usage", TimeNs: t0 + 1e9, ClockDomain: ClockUnix, Unit: "W", Value: 300},
+	}}
+	if err := w.Run(run); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q := strings.NewReplacer("'runs.parquet'", "'"+filepath.Join(dir, "runs.parquet")+"'", "'requests.parquet'", "'"+filepath.Join(dir, "requests.parquet")+"'").
+		Replace(exampleQuery(t, "engine-at-start"))
+	cmd := exec.Command("node", filepath.Join(duckdbCheckDir, "check.mjs"), dir, q)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("check.mjs: %v\n%s", err, stderr.String())
+	}
+	var got duckOutput
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	var waiting, inFlight []string
+	for _, r := range got.Queries[0].Rows {
+		waiting = append(waiting, fmt.Sprint(r["waiting_at_start"]))
+		inFlight = append(inFlight, fmt.Sprint(r["in_flight_at_start"]))
+	}
+	if strings.Join(waiting, " ") != "<nil> 3 7 7" || strings.Join(inFlight, " ") != "1 1 1 1" {
+		t.Errorf("waiting %v, in flight %v", waiting, inFlight)
 	}
 }

@@ -164,7 +164,7 @@ func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 	}
 	importID := newImportID()
 	w := &ParquetWriter{dir: dir, opt: opt}
-	w.noText = opt.NoText
+	w.noText, w.spool.dir = opt.NoText, dir
 	if opt.Layout == LayoutHive {
 		if err := w.openHive(importID, codec); err != nil {
 			return nil, err

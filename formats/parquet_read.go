@@ -266,6 +266,9 @@ func nilIfEmpty(r *Run) {
 	if len(r.Load) == 0 {
 		r.Load = nil
 	}
+	if len(r.Series) == 0 {
+		r.Series = nil
+	}
 	if len(r.Checks) == 0 {
 		r.Checks = nil
 	}
@@ -407,7 +410,8 @@ func checkFileMeta(path, table string, lookup func(string) (string, bool)) error
 // zeroIfMissing lists the non-nullable columns added after tables were
 // first written; a file without one reads it as its zero value ("" or an
 // empty list), as the writer of that file meant.
-var zeroIfMissing = map[string]bool{"server_finish_reason": true, "load": true, "checks": true, "corrections": true}
+var zeroIfMissing = map[string]bool{"server_finish_reason": true, "load": true, "checks": true, "corrections": true,
+	"end_bound_rule": true, "series": true}
 
 // checkColumns checks that every non-nullable top-level column of want is in
 // the file (nullable ones, and zeroIfMissing ones, may be missing: they read

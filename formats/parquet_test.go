@@ -169,7 +169,27 @@ func collectSample(t testing.TB, nb int) *Collector {
 	if err := sampleStream(&c, nb); err != nil {
 		t.Fatal(err)
 	}
+	fillCollected(&c)
 	return &c
+}
+
+// fillCollected sets the in-flight columns of c's requests, run by run, as
+// the table writers fill them.
+func fillCollected(c *Collector) {
+	for i := 0; i < len(c.Requests); {
+		j := i
+		for j < len(c.Requests) && c.Requests[j].RunID == c.Requests[i].RunID {
+			j++
+		}
+		var run *Run
+		for k := range c.Runs {
+			if c.Runs[k].RunID == c.Requests[i].RunID {
+				run = &c.Runs[k]
+			}
+		}
+		FillInFlight(run, c.Requests[i:j])
+		i = j
+	}
 }
 
 func writeSample(t testing.TB, dir string, nb int, opt WriteOptions) {
@@ -664,6 +684,7 @@ func TestReadTablesErrors(t *testing.T) {
 		if err := sampleStream(&c, 20); err != nil {
 			t.Fatal(err)
 		}
+		fillCollected(&c)
 		f, err := os.Create(filepath.Join(dir, "requests.parquet"))
 		if err != nil {
 			t.Fatal(err)
@@ -697,6 +718,7 @@ func TestReadTablesErrors(t *testing.T) {
 		if err := sampleStream(&c, 20); err != nil {
 			t.Fatal(err)
 		}
+		fillCollected(&c)
 		rewrite := func(name, drop string, schema *parquet.Schema, write func(f *os.File, s *parquet.Schema) error) {
 			old := parquet.Group{}
 			for _, f := range schema.Fields() {
@@ -739,6 +761,70 @@ func TestReadTablesErrors(t *testing.T) {
 			}
 			return w.Close()
 		})
+		diffCollectors(t, want, readAll(t, dir))
+	})
+	t.Run("tables predating the in-flight columns and series", func(t *testing.T) {
+		// requests.parquet without in_flight_at_start, end_bound_offset_ns
+		// and end_bound_rule, runs.parquet without series: null, "" and an
+		// empty list.
+		dir := t.TempDir()
+		writeSample(t, dir, 20, WriteOptions{})
+		want := collectSample(t, 20)
+		for i := range want.Requests {
+			r := &want.Requests[i]
+			r.InFlightAtStart, r.EndBoundOffsetNs, r.EndBoundRule = nil, nil, ""
+		}
+		var c Collector
+		if err := sampleStream(&c, 20); err != nil {
+			t.Fatal(err)
+		}
+		drop := map[string]bool{"in_flight_at_start": true, "end_bound_offset_ns": true, "end_bound_rule": true, "series": true}
+		without := func(schema *parquet.Schema) *parquet.Schema {
+			g := parquet.Group{}
+			for _, f := range schema.Fields() {
+				if !drop[f.Name()] {
+					g[f.Name()] = f
+				}
+			}
+			return parquet.NewSchema("old", g)
+		}
+		meta := func(name string) []parquet.WriterOption {
+			var opts []parquet.WriterOption
+			for _, kv := range openPF(t, filepath.Join(dir, name)).Metadata().KeyValueMetadata {
+				opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+			}
+			return opts
+		}
+		rq, rn := meta("requests.parquet"), meta("runs.parquet")
+		f, err := os.Create(filepath.Join(dir, "requests.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := parquet.NewGenericWriter[Request](f, append(rq, without(parquet.SchemaOf(Request{})))...)
+		if _, err := w.Write(c.Requests); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmpErr(w.Close(), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+		f, err = os.Create(filepath.Join(dir, "runs.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wr := parquet.NewGenericWriter[Run](f, append(rn, without(parquet.SchemaOf(Run{})))...)
+		if _, err := wr.Write(c.Runs); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmpErr(wr.Close(), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"requests.parquet", "runs.parquet"} {
+			for col := range drop {
+				if _, ok := openPF(t, filepath.Join(dir, name)).Schema().Lookup(col); ok {
+					t.Fatalf("%s: column %s still there", name, col)
+				}
+			}
+		}
 		diffCollectors(t, want, readAll(t, dir))
 	})
 	t.Run("request without run", func(t *testing.T) {

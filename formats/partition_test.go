@@ -98,6 +98,7 @@ func writeHiveSample(t *testing.T, dir string, nb int, opt WriteOptions) *Collec
 	if err := sampleStream(renameRuns{&want, unsafeIDs}, nb); err != nil {
 		t.Fatal(err)
 	}
+	fillCollected(&want)
 	return &want
 }
 

@@ -36,6 +36,9 @@ type tableSink struct {
 	onRequest, onRun func(runID string)
 	commit           func() error
 	cleanup          func()
+	// spool holds each run's request rows until its Run row arrives, for
+	// the columns that need the run complete (spool.go).
+	spool spool
 }
 
 // Request implements Sink: it appends r to the requests table and events to
@@ -52,7 +55,9 @@ func (w *tableSink) Request(r *Request, events []Event) error {
 	if w.onRequest != nil {
 		w.onRequest(r.RunID)
 	}
-	w.reqs.add(r, requestSize(r))
+	if err := w.spool.add(r); err != nil {
+		return w.fail(err)
+	}
 	for i := range events {
 		e := &events[i]
 		if w.noText && (e.Text != nil || e.ReasoningText != nil) {
@@ -62,12 +67,19 @@ func (w *tableSink) Request(r *Request, events []Event) error {
 		}
 		w.events.add(e, eventSize(e))
 	}
-	release(w.reqs)
 	release(w.events)
-	if err := cmpErr(w.reqs.failed(), w.events.failed()); err != nil {
+	if err := w.events.failed(); err != nil {
 		return w.fail(err)
 	}
 	return nil
+}
+
+// addRequest appends a finished request row (spool.flush) to the
+// requests table.
+func (w *tableSink) addRequest(r *Request) error {
+	w.reqs.add(r, requestSize(r))
+	release(w.reqs)
+	return w.reqs.failed()
 }
 
 // Run implements Sink: it appends r to the runs table, filling
@@ -89,6 +101,11 @@ func (w *tableSink) Run(r *Run) error {
 	release(w.runs)
 	if err := w.runs.failed(); err != nil {
 		return w.fail(err)
+	}
+	if w.spool.runArrived(&row) {
+		if err := w.spool.flush(false, w.addRequest); err != nil {
+			return w.fail(err)
+		}
 	}
 	return nil
 }
@@ -141,6 +158,9 @@ func (w *tableSink) Finish() error {
 		err = w.check.finish()
 	}
 	if err == nil {
+		err = w.spool.flush(true, w.addRequest)
+	}
+	if err == nil {
 		err = cmpErr(w.events.finish(), w.reqs.finish(), w.runs.finish())
 	}
 	if err != nil {
@@ -173,6 +193,7 @@ func (w *tableSink) Abort() {
 	if w.runs != nil {
 		w.runs.abort()
 	}
+	w.spool.abort()
 	if w.cleanup != nil {
 		w.cleanup()
 	}

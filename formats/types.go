@@ -196,6 +196,13 @@ type Run struct {
 	// line, ingest/serverlog), one sample per line in file order; empty for
 	// client runs and for server logs without such lines.
 	Load []LoadSample `parquet:"load,list" json:"load,omitempty"`
+	// Series are named time series that came with the run: the server's
+	// or the GPUs' state over time (AIPerf gpu_telemetry_export.jsonl, a
+	// Prometheus range-query dump), one point per sample and metric, in
+	// file order. Load (vLLM's engine-stats lines) is the older fixed
+	// shape of the same kind of data; AllSeries returns both as points.
+	// Empty when the run has none.
+	Series []SeriesPoint `parquet:"series,list" json:"series,omitempty"`
 	// Checks are the data checks (traps) the importer found in the run's
 	// data: a tool's known per-request bug, a value that cannot be right.
 	// Each names its catalogue code (analyze/TRAPS.md), how many requests
@@ -255,6 +262,26 @@ type LoadSample struct {
 	// GenerationTokensPerS is the average generation throughput over the
 	// logging interval, tokens/s.
 	GenerationTokensPerS *float64 `parquet:"generation_tokens_per_s,optional" json:"generation_tokens_per_s"`
+}
+
+// SeriesPoint is one sample of one named time series (Run.Series).
+type SeriesPoint struct {
+	// Metric is the series' name: Prometheus metric names as the server
+	// exposes them ("vllm:num_requests_waiting", "vllm:kv_cache_usage_perc"),
+	// AIPerf telemetry fields prefixed "gpu:" ("gpu:gpu_power_usage").
+	Metric string `parquet:"metric" json:"metric"`
+	// Labels are the series' labels in Prometheus text form, sorted by
+	// name: `gpu_index="0",hostname="node1"`; "" for none.
+	Labels string `parquet:"labels" json:"labels"`
+	// Unit is the value's unit as the source defines it ("W", "%", "GB",
+	// "requests"); "" when the source does not say (a Prometheus gauge).
+	Unit string `parquet:"unit" json:"unit"`
+	// TimeNs is the sample's time in ClockDomain.
+	TimeNs int64 `parquet:"time_ns" json:"time_ns"`
+	// ClockDomain is the clock of TimeNs ("unix", "local", …).
+	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	// Value is the sample (NaN and ±Inf kept as the source wrote them).
+	Value float64 `parquet:"value" json:"value"`
 }
 
 // SourceFile is one input file of a run.
@@ -439,6 +466,19 @@ type Request struct {
 	// counts in reported_* (corrected counts in output_tokens). "" when
 	// none applies.
 	Corrections string `parquet:"corrections" json:"corrections"`
+	// InFlightAtStart is the number of the run's requests in flight just
+	// after this one was sent, itself included (InFlight: requests without
+	// a recorded end count until the bound EndBoundRule names); null when
+	// the request has no start time. The table writers fill it when the
+	// run's rows are complete; the analysis computes the same.
+	InFlightAtStart *int64 `parquet:"in_flight_at_start,optional" json:"in_flight_at_start"`
+	// EndBoundOffsetNs is, for a request with a start but no recorded end
+	// (RequestEnd), the offset from StartNs until which it was counted in
+	// flight; null when its end is recorded or it has no start.
+	EndBoundOffsetNs *int64 `parquet:"end_bound_offset_ns,optional" json:"end_bound_offset_ns"`
+	// EndBoundRule names that bound (EndSlotReused, EndTimeout,
+	// EndLongestRequest, EndRunEnd); "" when the end is recorded.
+	EndBoundRule string `parquet:"end_bound_rule" json:"end_bound_rule"`
 }
 
 // HasCorrection reports whether the request's Corrections name code.

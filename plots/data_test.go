@@ -209,33 +209,46 @@ func TestGoodputCurvesHandComputed(t *testing.T) {
 	}
 }
 
+// TestBuildTimelineHandComputed (monotonic clock, no concurrency; s from
+// the first start at 1 s): r1 [0, 3) and r0 [1, 2) completed; r2 failed
+// at 0.5 after 500 ms; r3 failed at 1.5 with no recorded end, counted as
+// long as the longest request (3 s) but capped at the run's last recorded
+// time (3, r1's end): held 1.5 s, drawn bounded. In flight 1, 2, 3 (one
+// bounded), 2, 0. Windows of 1 s (auto for a 3 s span, at most 4) from the first
+// start: [0, 1) holds r1 and r2, [1, 2) r0 and r3; each TTFT window has
+// one value, so its max is drawn (few).
 func TestBuildTimelineHandComputed(t *testing.T) {
 	nan := math.NaN()
 	reqs := []analyze.RequestMetrics{
-		{Status: formats.StatusOK, Counted: true, HasStart: true, StartNs: 2e9, TTFTMs: 100, E2EMs: 1000, StreamEndMs: 1000},
-		{Status: formats.StatusOK, Counted: true, HasStart: true, StartNs: 1e9, TTFTMs: 200, E2EMs: 3000, StreamEndMs: 3000},
-		{Status: formats.StatusError, HasStart: true, StartNs: 1.5e9, TTFTMs: nan, E2EMs: nan, StreamEndMs: 500, LastResponseMs: nan},
-		{Status: formats.StatusError, HasStart: true, StartNs: 5e9, TTFTMs: nan, E2EMs: nan, StreamEndMs: nan, LastResponseMs: nan},
+		{Key: 0, Status: formats.StatusOK, Counted: true, HasStart: true, StartNs: 2e9, TTFTMs: 100, E2EMs: 1000, StreamEndMs: 1000, EndOffsetNs: 1e9},
+		{Key: 1, Status: formats.StatusOK, Counted: true, HasStart: true, StartNs: 1e9, TTFTMs: 200, E2EMs: 3000, StreamEndMs: 3000, EndOffsetNs: 3e9},
+		{Key: 2, Status: formats.StatusError, HasStart: true, StartNs: 1.5e9, TTFTMs: nan, E2EMs: nan, StreamEndMs: 500, LastResponseMs: nan, EndOffsetNs: 5e8,
+			Error: analyze.ErrorKey{Status: formats.StatusError, Code: "503"}},
+		{Key: 3, Status: formats.StatusError, HasStart: true, StartNs: 2.5e9, TTFTMs: nan, E2EMs: nan, StreamEndMs: nan, LastResponseMs: nan, EndOffsetNs: -1},
 	}
-	tl, ok := plots.BuildTimeline(reqs, convention.PercentileLinear)
-	if !ok {
-		t.Fatal("no timeline")
+	rd := &analyze.RunData{Run: &formats.Run{RunID: "r", ClockDomain: formats.ClockMonotonic}, Convention: analyze.Canonical, Requests: reqs}
+	tl, ok, err := plots.BuildTimeline(rd, nil, 0)
+	if err != nil || !ok {
+		t.Fatal("no timeline", err)
 	}
-	if tl.T0Ns != 1e9 || tl.Requests != 4 || tl.NoEnd != 1 || tl.MaxInFlight != 2 {
+	if tl.Wall || tl.T0Ns != 1e9 || tl.Requests != 4 || tl.Unknown != 1 || tl.MaxInFlight != 3 || tl.WindowWidthS != 1 {
 		t.Fatalf("timeline %+v", tl)
 	}
 	if !reflect.DeepEqual(tl.E2E, []plots.XY{{0, 3000}, {1, 1000}}) || !reflect.DeepEqual(tl.TTFT, []plots.XY{{0, 200}, {1, 100}}) {
 		t.Fatalf("E2E %v TTFT %v", tl.E2E, tl.TTFT)
 	}
-	if len(tl.Failed) != 2 || tl.Failed[0] != (plots.XY{0.5, 500}) || !math.IsNaN(tl.Failed[1].Y) {
-		t.Fatalf("failed %v", tl.Failed)
+	want := []plots.FailedPoint{{X: 0.5, Y: 500, Status: "error", Code: "503"}, {X: 1.5, Y: 1500, Bounded: true, Status: "error"}}
+	if !reflect.DeepEqual(tl.Failed, want) {
+		t.Fatalf("failed %+v", tl.Failed)
 	}
-	// in flight: [0,3) [0.5,1) [1,2) → 1, 2, 2, 1, 0
-	want := []plots.XY{{0, 1}, {0.5, 2}, {1, 2}, {2, 1}, {3, 0}}
-	if !reflect.DeepEqual(tl.InFlight, want) {
-		t.Fatalf("in flight %v, want %v", tl.InFlight, want)
+	if !reflect.DeepEqual(tl.InFlight, []plots.XY{{0, 1}, {0.5, 2}, {1.5, 3}, {2, 2}, {3, 0}}) || !reflect.DeepEqual(tl.Bounded, []plots.XY{{0, 0}, {0.5, 0}, {1.5, 1}, {2, 1}, {3, 0}}) {
+		t.Fatalf("in flight %v bounded %v", tl.InFlight, tl.Bounded)
 	}
-	if _, ok := plots.BuildTimeline([]analyze.RequestMetrics{{Status: formats.StatusOK}}, convention.PercentileLinear); ok {
+	if !reflect.DeepEqual(tl.WindowTTFT, []plots.WindowSegment{{X0: 0, X1: 1, Y: 200, Few: true}, {X0: 1, X1: 2, Y: 100, Few: true}}) {
+		t.Fatalf("window TTFT %+v", tl.WindowTTFT)
+	}
+	rd.Requests = []analyze.RequestMetrics{{Status: formats.StatusOK}}
+	if _, ok, _ := plots.BuildTimeline(rd, nil, 0); ok {
 		t.Fatal("a run without start times has no timeline")
 	}
 }
@@ -291,9 +304,15 @@ func BenchmarkCCDF(b *testing.B) {
 // The timeline of 100,000 requests.
 func BenchmarkTimeline(b *testing.B) {
 	reqs, _ := synthRun(100000, 0)
+	for i := range reqs {
+		reqs[i].EndOffsetNs = int64(reqs[i].StreamEndMs * 1e6)
+	}
+	rd := &analyze.RunData{Run: &formats.Run{RunID: "r", ClockDomain: formats.ClockUnix}, Convention: analyze.Canonical, Requests: reqs}
 	b.ResetTimer()
 	for b.Loop() {
-		plots.BuildTimeline(reqs, convention.PercentileLinear)
+		if _, _, err := plots.BuildTimeline(rd, nil, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

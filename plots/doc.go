@@ -4,7 +4,7 @@
 // report.html.
 //
 // Data preparation is separate from rendering: CCDF, Scatter,
-// BuildTimeline (RollingP99, InFlight), ITLByPosition and GoodputCurves
+// BuildTimeline, ITLByPosition and GoodputCurves
 // return plain numbers that tests assert; Build turns runs into Figures
 // (each with a text dump of its numbers in Figure.Data) and lists the plots
 // a run's data cannot support in Set.Skipped; Figure.Render writes SVG, PNG

@@ -125,11 +125,11 @@ func TestPlotDataAgainstReport(t *testing.T) {
 	// Timeline: concurrency 2 (SOURCE.md) never has more than 2 in flight,
 	// and the in-flight span is the run's duration (report: 108.95 s, AIPerf
 	// benchmark_duration 108.950 s).
-	tl, ok := plots.BuildTimeline(aiperf.Data.Requests, aiperf.Data.Convention.Percentile)
-	if !ok {
-		t.Fatal("no timeline")
+	tl, ok, err := plots.BuildTimeline(aiperf.Data, nil, 0)
+	if err != nil || !ok {
+		t.Fatal("no timeline", err)
 	}
-	span := tl.InFlight[len(tl.InFlight)-1].X
+	span := tl.InFlight[len(tl.InFlight)-1].X - tl.InFlight[0].X
 	if tl.MaxInFlight != 2 || tl.Requests != 20 || len(tl.Failed) != 0 || math.Abs(span-float64(aiperf.Report.Throughput.DurationS)) > 1e-6 {
 		t.Fatalf("timeline: max in flight %d, %d requests, %d failed, span %v s (report duration %v s)", tl.MaxInFlight, tl.Requests, len(tl.Failed), span, float64(aiperf.Report.Throughput.DurationS))
 	}
@@ -193,4 +193,51 @@ func TestGoodputCapacityGolden(t *testing.T) {
 	if !strings.Contains(b.String(), "not reached in the tested range") {
 		t.Fatal("legend does not say the capacity was not reached")
 	}
+}
+
+// TestTimeline524: the bundled AIPerf run with ten HTTP 524 errors. Every
+// failure is drawn at its start, held ≤ 125 s (the next start into its
+// slot); the in-flight panel no longer drops to 0 while they hold their
+// slots: two requests in flight, both only through a bound, from
+// 22:46:12.955 (request 37 starts while 35 still holds its slot) to
+// 22:52:28.044 (request 45 takes 41's slot), and the whole figure and its
+// data are kept as golden files.
+func TestTimeline524(t *testing.T) {
+	_, inputs, _ := load(t, "", nil, "../testdata/aiperf/llama31-8b-cloudflare-agent-c2-524errors")
+	in := inputs[0]
+	tl, ok, err := plots.BuildTimeline(in.Data, nil, 0)
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	if !tl.Wall || len(tl.Failed) != 10 || tl.Unknown != 10 || tl.MaxInFlight != 2 || tl.WindowWidthS != 600 {
+		t.Fatalf("timeline: wall %v, %d failed, unknown %d, max %d, windows %v s", tl.Wall, len(tl.Failed), tl.Unknown, tl.MaxInFlight, tl.WindowWidthS)
+	}
+	for _, f := range tl.Failed {
+		if !f.Bounded || f.Code != "524" || f.Y < 125000 || f.Y > 125200 {
+			t.Errorf("failure %+v", f)
+		}
+	}
+	twoBounded := 0.0
+	for i, b := range tl.Bounded {
+		if b.Y == 2 && i+1 < len(tl.Bounded) {
+			twoBounded += tl.Bounded[i+1].X - b.X
+			if tl.InFlight[i].Y != 2 {
+				t.Errorf("at %v: %v bounded, %v in flight", b.X, b.Y, tl.InFlight[i].Y)
+			}
+		}
+	}
+	// start_ns 1785365172955791261 (37) to 1785365548044209140 (45)
+	if math.Abs(twoBounded-375.088417879) > 1e-6 {
+		t.Errorf("two bounded requests in flight for %v s", twoBounded)
+	}
+	set, err := plots.Build(inputs, analyze.SLO{}, []plots.Kind{plots.KindTimeline})
+	if err != nil || len(set.Figures) != 1 {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := set.Figures[0].Render(&b, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/golden/timeline-524errors.svg", b.Bytes())
+	golden.Check(t, "testdata/golden/timeline-524errors.txt", []byte(set.Figures[0].Data))
 }

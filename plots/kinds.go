@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -28,8 +29,9 @@ const (
 	// KindE2EOSL: E2E against output length per run: the requests, the
 	// report's per-bucket P50/P90/P99 and its fit E2E ≈ a + b·N.
 	KindE2EOSL Kind = "e2e-osl"
-	// KindTimeline: per run, TTFT and E2E against request start with a
-	// rolling P99 and failed requests marked, over the in-flight count.
+	// KindTimeline: per run, TTFT and E2E against the wall clock with the
+	// time windows' P99 over them and failures at their time, over the
+	// requests in flight (those with an unrecorded end drawn apart).
 	KindTimeline Kind = "timeline"
 	// KindITLPosition: per run, P50 and P99 of the token gap against its
 	// position in the output.
@@ -37,10 +39,14 @@ const (
 	// KindGoodput: per SLO constraint, goodput fraction as that bound moves
 	// (the others held), runs overlaid, the configured bound marked.
 	KindGoodput Kind = "goodput"
+	// KindWindows: per run, the report's time windows (report --window, or
+	// a width analyze.AutoWindowNs picks): latency percentiles, requests
+	// completed and failed, output tok/s and requests in flight.
+	KindWindows Kind = "windows"
 )
 
 // Kinds are all plot kinds, in output order.
-var Kinds = []Kind{KindCCDF, KindE2EOSL, KindTimeline, KindITLPosition, KindGoodput}
+var Kinds = []Kind{KindCCDF, KindE2EOSL, KindTimeline, KindITLPosition, KindGoodput, KindWindows}
 
 // ParseKinds parses kind names (each item may be a comma-separated list);
 // none gives all kinds.
@@ -82,6 +88,19 @@ type Input struct {
 	Label  string
 	Report *analyze.RunReport
 	Data   *analyze.RunData
+	// Location is the zone of the timeline's and windows' wall-clock axes
+	// (--tz); nil: UTC. TimeoutNs is the client's request timeout, which
+	// bounds requests without a recorded end in open-loop runs (0:
+	// unknown; formats.InFlight).
+	Location  *time.Location
+	TimeoutNs int64
+}
+
+func (in Input) location() *time.Location {
+	if in.Location == nil {
+		return time.UTC
+	}
+	return in.Location
 }
 
 func (in Input) label() string {
@@ -155,6 +174,8 @@ func Build(inputs []Input, slo analyze.SLO, kinds []Kind) (*Set, error) {
 					err = set.timeline(in, runSlugs[i])
 				case KindITLPosition:
 					err = set.itlPosition(in, runSlugs[i])
+				case KindWindows:
+					err = set.windowsFigure(in, runSlugs[i]) // timeline.go
 				}
 				if err != nil {
 					break
@@ -483,130 +504,6 @@ func keyText(keys []int64, i int) string {
 		return fmt.Sprintf("request_key %d", keys[i])
 	}
 	return "request (key unknown)"
-}
-
-func (set *Set) timeline(in Input, slug string) error {
-	tl, ok := BuildTimeline(in.Data.Requests, in.Data.Convention.Percentile)
-	if !ok {
-		set.Skipped = append(set.Skipped, Skip{Kind: KindTimeline, Run: in.label(), Reason: "no request start times in the source"})
-		return nil
-	}
-	top := newPlot("Timeline: "+in.label(), "", "latency (ms), log scale")
-	var d strings.Builder
-	fmt.Fprintf(&d, "# timeline %q: t = s since the first start (clock %s); window %d requests; requests %d; max in flight %d; no end %d\n",
-		in.label(), in.Data.Run.ClockDomain, tl.Window, tl.Requests, tl.MaxInFlight, tl.NoEnd)
-	minY, maxY := math.Inf(1), math.Inf(-1)
-	for _, s := range [][]XY{tl.TTFT, tl.E2E, tl.Failed} {
-		for _, q := range s {
-			if finite(q.Y) && q.Y > 0 {
-				minY, maxY = math.Min(minY, q.Y), math.Max(maxY, q.Y)
-			}
-		}
-	}
-	logY := maxY > minY
-	if logY {
-		top.Y.Scale = plot.LogScale{}
-		top.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	} else {
-		// no positive spread to draw on a log axis (all latencies 0, or
-		// all equal): a linear one
-		top.Y.Label.Text = "latency (ms)"
-		fmt.Fprintf(&d, "y axis linear (no positive spread)\n")
-		if math.IsInf(minY, 1) {
-			minY = 1
-		}
-	}
-	clampPos := func(s []XY) []XY {
-		out := make([]XY, 0, len(s))
-		for _, q := range s {
-			switch {
-			case logY && (!finite(q.Y) || q.Y <= 0):
-				q.Y = minY / 2 // unknown wait (or 0): drawn at the bottom
-			case !finite(q.Y):
-				q.Y = 0
-			}
-			out = append(out, q)
-		}
-		return out
-	}
-	add := func(name string, s []XY, i int, roll []XY) error {
-		if len(s) == 0 {
-			return nil
-		}
-		sc, err := points(clampPos(s), seriesColor(i), draw.CircleGlyph{}, 1.8)
-		if err != nil {
-			return err
-		}
-		top.Add(sc)
-		top.Legend.Add(name, sc)
-		if len(roll) > 1 {
-			l, err := line(clampPos(roll), seriesColor(i), 2, nil)
-			if err != nil {
-				return err
-			}
-			top.Add(l)
-			top.Legend.Add(fmt.Sprintf("%s rolling P99 (last %d)", name, tl.Window), l)
-		}
-		return nil
-	}
-	if err := add("TTFT", tl.TTFT, 0, tl.RollingP99TTFT); err != nil {
-		return err
-	}
-	if err := add("E2E", tl.E2E, 1, tl.RollingP99E2E); err != nil {
-		return err
-	}
-	if len(tl.Failed) > 0 {
-		sc, err := points(clampPos(tl.Failed), red, draw.CrossGlyph{}, 3)
-		if err != nil {
-			return err
-		}
-		top.Add(sc)
-		top.Legend.Add(fmt.Sprintf("failed (%d)", len(tl.Failed)), sc)
-	}
-	bottom := newPlot("", "time since the first request start (s)", "requests in flight")
-	if tl.NoEnd > 0 {
-		bottom.Title.Text = fmt.Sprintf("requests in flight (%d request(s) without a known end left out)", tl.NoEnd)
-		bottom.Title.TextStyle.Font.Size = 10
-	}
-	if len(tl.InFlight) > 0 {
-		l, err := line(tl.InFlight, black, 1.2, nil)
-		if err != nil {
-			return err
-		}
-		l.StepStyle = plotter.PostStep
-		bottom.Add(l)
-	}
-	bottom.Y.Min = 0
-	bottom.Y.Max = math.Max(1, float64(tl.MaxInFlight)*1.15)
-	// a shared time axis
-	xmax := 0.0
-	for _, s := range [][]XY{tl.TTFT, tl.E2E, tl.Failed, tl.InFlight} {
-		for _, q := range s {
-			xmax = math.Max(xmax, q.X)
-		}
-	}
-	top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = 0, xmax, 0, xmax
-	dumpXY(&d, analyze.TTFT.Name, tl.TTFT)
-	dumpXY(&d, analyze.E2E.Name, tl.E2E)
-	dumpXY(&d, "failed", tl.Failed)
-	dumpXY(&d, "rolling_p99_ttft", tl.RollingP99TTFT)
-	dumpXY(&d, "rolling_p99_e2e", tl.RollingP99E2E)
-	dumpXY(&d, "in_flight", tl.InFlight)
-	f := &Figure{Kind: KindTimeline, Name: "timeline-" + slug, Title: top.Title.Text, Run: in.label(), Width: Width, Height: 6 * vg.Inch, Data: d.String(),
-		draw: func(dc draw.Canvas) {
-			// top panel 2/3, bottom 1/3, plot areas aligned
-			h := dc.Max.Y - dc.Min.Y
-			dcTop := draw.Crop(dc, 0, 0, h/3, 0)
-			dcBottom := draw.Crop(dc, 0, 0, 0, -2*h/3)
-			cs := plot.Align([][]*plot.Plot{{top}, {bottom}}, draw.Tiles{Rows: 2, Cols: 1}, dc)
-			// use the aligned left/right edges with our own heights
-			dcTop.Min.X, dcTop.Max.X = cs[0][0].Min.X, cs[0][0].Max.X
-			dcBottom.Min.X, dcBottom.Max.X = cs[1][0].Min.X, cs[1][0].Max.X
-			top.Draw(dcTop)
-			bottom.Draw(dcBottom)
-		}}
-	set.Figures = append(set.Figures, f)
-	return nil
 }
 
 func dumpXY(d *strings.Builder, name string, pts []XY) {

@@ -201,6 +201,21 @@ func points(pts []XY, c color.Color, shape draw.GlyphDrawer, radius vg.Length) (
 	return s, nil
 }
 
+// labels writes text at pts (left-aligned, just above and right of each
+// point), in size.
+func labels(pts []XY, text []string, size vg.Length) (*plotter.Labels, error) {
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys(pts), Labels: text})
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = size
+		l.TextStyle[i].XAlign = draw.XLeft
+	}
+	l.Offset = vg.Point{X: 3, Y: 2}
+	return l, nil
+}
+
 // vline is a vertical line at x from y0 to y1.
 func vline(x, y0, y1 float64, c color.Color) (*plotter.Line, error) {
 	return line([]XY{{x, y0}, {x, y1}}, c, 1, []vg.Length{vg.Points(4), vg.Points(3)})

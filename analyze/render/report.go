@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
@@ -61,7 +62,7 @@ func writeHuman(w io.Writer, r *analyze.Report, md bool) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeRun(w, rr, md); err != nil {
+		if err := writeRun(w, rr, md, r.Location); err != nil {
 			return err
 		}
 	}
@@ -170,7 +171,7 @@ func cleanN(s string, md bool, limit int) string {
 	return b.String()
 }
 
-func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
+func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) error {
 	head := func(s string) {
 		if md {
 			fmt.Fprintf(w, "### %s\n\n", s)
@@ -301,6 +302,7 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool) error {
 		}
 		line("errors: %d × %s", e.Count, clean(desc, md))
 	}
+	writeForensics(w, rr, md, loc, line) // forensics.go
 	if rp := rr.Reproduction; rp != nil {
 		writeReproduction(w, rp, rr.Tool, md)
 	}

@@ -73,7 +73,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"reconcile", in, "--to-convention", "llmperf@2024-4"}, `did you mean "llmperf@2024-04"?`},
 		{[]string{"gate", in, "--preset", "caht"}, `unknown preset "caht"`},
 		{[]string{"gate", in, "--preset", "caht"}, `did you mean "chat"?`},
-		{[]string{"report", in, "--format", "jsn"}, `--format "jsn": want text, json or markdown; did you mean "json"?`},
+		{[]string{"report", in, "--format", "jsn"}, `--format "jsn": want text, json, markdown or csv; did you mean "json"?`},
 		{[]string{"gate", in, "--gate", "p99(ttft)<=1s", "--format", "junt"}, `did you mean "junit"?`},
 		{[]string{"plot", in, "-o", t.TempDir(), "--kind", "ccdf,timelin"}, `plot kind "timelin"`},
 		{[]string{"plot", in, "-o", t.TempDir(), "--kind", "ccdf,timelin"}, `did you mean "timeline"?`},

@@ -95,6 +95,12 @@ type reportFlags struct {
 	noCorrections bool
 	// memoryBudget is --memory-budget ("" : the default, memoryBudget())
 	memoryBudget string
+	// fx are the time flags (forensics.go), registered by the commands
+	// that take them; loc is --tz once options() validated it.
+	fx  forensicFlags
+	loc *time.Location
+	// timeoutNs is --request-timeout once options() validated it.
+	timeoutNs int64
 }
 
 // noCorrectionsUsage is the help of --no-corrections.
@@ -111,7 +117,7 @@ func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.convention, "convention", "tokentrace", "metric convention: tokentrace, tool (each run's own tool's), or a profile ("+strings.Join(profileNames(), ", ")+")")
 	c.Flags().StringVar(&f.tokenizer, "tokenizer", "", "tokenizer for re-tokenized output counts: "+strings.Join(tokenizer.Builtins(), ", ")+", a tokenizer.json or a SentencePiece .model (default: the one a run recorded, when built in)")
 	c.Flags().StringVar(&f.slo, "slo", "", "goodput SLO, e.g. 'ttft<=500ms,tpot<=15ms,e2e<=2s' (ttft, ttfo, tpot, e2e, max_itl with units; fluidity(500ms,50ms)>=0.9; vLLM's 'ttft:500 tpot:15' in ms)")
-	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json or markdown")
+	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json, markdown, or csv (the --window table)")
 	c.Flags().BoolVar(&f.noCorrections, "no-corrections", false, noCorrectionsUsage)
 	c.Flags().StringVar(&f.memoryBudget, "memory-budget", "", memoryBudgetUsage)
 	switch c.Name() {
@@ -138,10 +144,18 @@ func (f *reportFlags) options() (analyze.Options, error) {
 	if opt.SLO, err = slo.ParseSLO(f.slo); err != nil {
 		return opt, usageError{err}
 	}
+	if f.loc, err = f.fx.apply(&opt); err != nil {
+		return opt, err
+	}
+	f.timeoutNs = opt.TimeoutNs
 	switch f.format {
 	case "text", "json", "markdown", "md":
+	case "csv":
+		if opt.WindowNs == 0 {
+			return opt, usageError{fmt.Errorf("--format csv writes the --window table: give --window")}
+		}
 	default:
-		return opt, badChoice("--format", f.format, []string{"text", "json", "markdown"})
+		return opt, badChoice("--format", f.format, []string{"text", "json", "markdown", "csv"})
 	}
 	opt.Pool = f.pool
 	if f.convention != "tool" {
@@ -256,9 +270,12 @@ func (f *reportFlags) prepare(a *analyze.Analyzer) error {
 }
 
 func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
+	rep.Location = f.loc
 	switch f.format {
 	case "json":
 		return render.WriteJSON(w, rep)
+	case "csv":
+		return render.WriteWindowsCSV(w, rep)
 	case "markdown", "md":
 		return render.WriteMarkdown(w, rep)
 	}
@@ -560,7 +577,7 @@ func newAnalyze() *cobra.Command {
 			if err := formats.WriteFileAtomic(filepath.Join(set.Dir(), "report.json"), func(f *os.File) error { return render.WriteJSON(f, rep) }); err != nil {
 				return err
 			}
-			if err := analyzePlots(cmd, set.Dir(), out, rep, an); err != nil { // plot.go
+			if err := analyzePlots(cmd, set.Dir(), out, rep, an, &rf); err != nil { // plot.go
 				return err
 			}
 			if err := set.Commit(); err != nil {
@@ -573,6 +590,7 @@ func newAnalyze() *cobra.Command {
 	}
 	in.register(c)
 	rf.register(c)
+	rf.fx.register(c)          // forensics.go
 	registerServerLogs(c, &in) // serverjoin.go
 	registerAnalyzePlots(c)    // plot.go
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory for the tables and report.json")
@@ -693,6 +711,7 @@ func newReport() *cobra.Command {
 	}
 	in.register(c)
 	rf.register(c)
+	rf.fx.register(c) // forensics.go
 	return c
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/plots"
 )
 
 // tableWriter is a table Sink that commits or discards its files.
@@ -17,10 +19,10 @@ type tableWriter interface {
 
 func newExport() *cobra.Command {
 	var in inputFlags
-	var out, format string
+	var out, format, timeout string
 	c := &cobra.Command{
-		Use:   "export INPUT_OR_TABLES... --format arrow|csv -o DIR",
-		Short: "Write the events/requests/runs tables of traces or of written tables as Arrow IPC or CSV files",
+		Use:   "export INPUT_OR_TABLES... --format arrow|csv -o DIR | --format perfetto -o FILE",
+		Short: "Write the events/requests/runs tables as Arrow IPC or CSV files, or the runs as a trace Perfetto opens",
 		Long: `Reads traces (any importer) or table directories written by import/analyze (either layout)
 and writes the three tables to DIR:
 
@@ -29,12 +31,21 @@ and writes the three tables to DIR:
   --format csv     events.csv, requests.csv, runs.csv: RFC 4180 CSV with a header line; null
                    is an empty field; list columns of runs are JSON arrays (formats/SCHEMA.md)
 
+  --format perfetto  FILE: a Chrome trace-event JSON file that Perfetto (ui.perfetto.dev) and
+                   chrome://tracing open: a process per run, a thread per concurrency slot,
+                   slices queue/prefill/decode per request, failures as instant markers,
+                   requests in flight and the runs' series as counter tracks (go doc
+                   ./plots WritePerfetto)
+
 Files are written under temporary names and renamed into place only when the export
 succeeded.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError{fmt.Errorf("export needs -o DIR")}
+			}
+			if format == "perfetto" {
+				return exportPerfetto(cmd, args, in, out, timeout)
 			}
 			opt := formats.WriteOptions{NoText: in.noText}
 			var w tableWriter
@@ -45,7 +56,7 @@ succeeded.`,
 			case "csv":
 				w, err = formats.NewCSVWriter(out, opt)
 			default:
-				return badChoice("--format", format, []string{"arrow", "csv"})
+				return badChoice("--format", format, []string{"arrow", "csv", "perfetto"})
 			}
 			if err != nil {
 				return err
@@ -65,7 +76,54 @@ succeeded.`,
 		},
 	}
 	in.register(c)
-	c.Flags().StringVarP(&out, "out", "o", "", "output directory")
-	c.Flags().StringVar(&format, "format", "", "output format: arrow or csv")
+	c.Flags().StringVarP(&out, "out", "o", "", "output directory (arrow, csv) or file (perfetto)")
+	c.Flags().StringVar(&format, "format", "", "output format: arrow, csv or perfetto")
+	c.Flags().StringVar(&timeout, "request-timeout", "", "perfetto: the client's request timeout, bounding requests without a recorded end in open-loop runs (see report --request-timeout)")
 	return c
+}
+
+// exportPerfetto writes the runs of args as one trace-event JSON file (the
+// analysis's per-request data under the canonical convention, corrections
+// applied, as report computes it).
+func exportPerfetto(cmd *cobra.Command, args []string, in inputFlags, out, timeout string) error {
+	rf := reportFlags{convention: "tokentrace", format: "text"}
+	rf.fx.timeout = timeout
+	opt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	an, err := rf.analyzer()
+	if err != nil {
+		return err
+	}
+	in.noHash = true
+	if err := importInputs(args, in, true, an); err != nil {
+		return err
+	}
+	rep, err := an.Report(opt)
+	if err != nil {
+		return err
+	}
+	inputs, err := plotInputs(rep, an, nil, opt.TimeoutNs)
+	if err != nil {
+		return err
+	}
+	var runs []plots.Input
+	var series []*formats.Run
+	requests := 0
+	for _, x := range inputs {
+		row := an.RunRow(x.Report.RunID)
+		if x.Report.Requests.Total == 0 && row != nil && len(formats.AllSeries(row)) > 0 {
+			series = append(series, row)
+			continue
+		}
+		runs = append(runs, x)
+		requests += x.Report.Requests.Total
+	}
+	if err := formats.WriteFileAtomic(out, func(f *os.File) error { return plots.WritePerfetto(f, runs, series) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported %d runs (%d requests) and %d series-only runs to %s (open it in ui.perfetto.dev or chrome://tracing)\n",
+		len(runs), requests, len(series), formats.SafeText(out))
+	return nil
 }

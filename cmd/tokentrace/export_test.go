@@ -182,7 +182,7 @@ func TestExportArrow(t *testing.T) {
 			t.Errorf("%s: %d Arrow rows, %d CSV rows", table, n, len(rows))
 		}
 	}
-	if _, err := run(t, "export", exportRun, "--format", "xlsx", "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), "want arrow or csv") {
+	if _, err := run(t, "export", exportRun, "--format", "xlsx", "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), "want arrow, csv or perfetto") {
 		t.Errorf("bad format: %v", err)
 	}
 }

@@ -156,6 +156,7 @@ SLO or gate syntax).`,
 	}
 	in.register(c)
 	rf.register(c)
+	rf.fx.registerSelect(c) // forensics.go: gate a time range or the steady state
 	c.Flags().Lookup("format").Usage = "output format: text, markdown (for a CI job summary), json or junit"
 	c.Flags().StringArrayVar(&gf.gates, "gate", nil, "an aggregate gate (repeatable; or several separated by commas)")
 	c.Flags().StringVar(&gf.spec, "spec", "", "a gate file (YAML or JSON): slo, gates, alpha, fail_on_few_samples, convention")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,13 +27,16 @@ func newPlotCmd() *cobra.Command {
 	var html bool
 	c := &cobra.Command{
 		Use:   "plot INPUT_OR_DIR... -o DIR",
-		Short: "Draw latency tails (CCDF), E2E vs output length, timelines, ITL by position and goodput curves",
+		Short: "Draw latency tails (CCDF), E2E vs output length, timelines, ITL by position, goodput curves and time windows",
 		Long: `Draws, from the same per-request data the report uses:
   ccdf          TTFT, TPOT, ITL and E2E survival functions (log scale), runs overlaid, P50/P90/P99 marked
   e2e-osl       per run: E2E against output length, per-bucket P50/P90/P99, the fit E2E ≈ a + b·N
-  timeline      per run: TTFT and E2E against request start, rolling P99, failed requests, in-flight count
+  timeline      per run: TTFT and E2E on the wall clock (--tz), each window's P99, failures at their
+                time with their status, requests in flight (unrecorded ends drawn apart)
   itl-position  per run: P50/P99 of the token gap against its position in the output
   goodput       per SLO constraint (needs --slo): goodput fraction as that bound moves, runs overlaid
+  windows       per run: per time window (--window, else 4 to 40, about ten requests each) latency percentiles,
+                requests completed and failed, output tok/s, requests in flight
 Plots a run's data cannot support are skipped and listed with the reason.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,7 +81,7 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 				if err != nil {
 					return err
 				}
-				ins, err := plotInputs(rep, an)
+				ins, err := plotInputs(rep, an, rf.loc, opt.TimeoutNs)
 				if err != nil {
 					return err
 				}
@@ -106,6 +110,7 @@ Plots a run's data cannot support are skipped and listed with the reason.`,
 	c.Flags().StringVar(&format, "format", "svg", "plot file format: "+strings.Join(plots.Formats, ", "))
 	c.Flags().StringArrayVar(&kinds, "kind", nil, "plot kinds to draw (repeat or comma-separate): "+kindNames()+" (default: all)")
 	c.Flags().BoolVar(&html, "html", false, "also write DIR/report.html (report tables and the plots, self-contained)")
+	rf.fx.register(c) // forensics.go: --since, --until, --window, --tz, …
 	return c
 }
 
@@ -162,10 +167,10 @@ func plotAnalyzer(rf *reportFlags, names []string) (*analyze.Analyzer, error) {
 
 // plotInputs pairs each run's report with the Analyzer's per-request data
 // under the report's convention (none for summary-only runs).
-func plotInputs(rep *analyze.Report, an *analyze.Analyzer) ([]plots.Input, error) {
+func plotInputs(rep *analyze.Report, an *analyze.Analyzer, loc *time.Location, timeoutNs int64) ([]plots.Input, error) {
 	var inputs []plots.Input
 	for _, rr := range rep.Runs {
-		in := plots.Input{Report: rr}
+		in := plots.Input{Report: rr, Location: loc, TimeoutNs: timeoutNs}
 		if rr.Requests.Total > 0 {
 			d, err := an.RunData(rr.RunID, rr.Convention.Name)
 			if err != nil {
@@ -237,7 +242,7 @@ func noPlots(cmd *cobra.Command) bool {
 // analyzePlots is analyze's plot step: every plot kind into dir/plots/ and
 // dir/report.html (dir: the output set being written, shown as out), from
 // the Analyzer that built the report.
-func analyzePlots(cmd *cobra.Command, dir, out string, rep *analyze.Report, an *analyze.Analyzer) error {
+func analyzePlots(cmd *cobra.Command, dir, out string, rep *analyze.Report, an *analyze.Analyzer, rf *reportFlags) error {
 	if noPlots(cmd) {
 		return nil
 	}
@@ -250,7 +255,11 @@ func analyzePlots(cmd *cobra.Command, dir, out string, rep *analyze.Report, an *
 	if err != nil {
 		return usageError{err}
 	}
-	inputs, err := plotInputs(rep, an)
+	loc, timeoutNs := time.UTC, int64(0)
+	if rf != nil {
+		loc, timeoutNs = rf.loc, rf.timeoutNs
+	}
+	inputs, err := plotInputs(rep, an, loc, timeoutNs)
 	if err != nil {
 		return err
 	}

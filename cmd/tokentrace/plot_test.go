@@ -87,15 +87,15 @@ func TestAnalyzeWritesPlotsAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := listDir(t, filepath.Join(dir, "plots"))
-	if len(got) != 12 || got[0] != "ccdf-e2e.svg" {
+	if len(got) != 14 || got[0] != "ccdf-e2e.svg" || got[13] != "windows-qwen3vl30b-local-agent-c2.svg" {
 		t.Fatalf("plots: %v", got)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(page), "<svg"); n != 12 {
-		t.Errorf("report.html inlines %d SVG plots, want 12", n)
+	if n := strings.Count(string(page), "<svg"); n != 14 {
+		t.Errorf("report.html inlines %d SVG plots, want 14", n)
 	}
 	if !strings.Contains(errOut, "tokentrace: wrote "+dir+": {events,requests,runs}.parquet, report.json, plots/ and report.html") {
 		t.Errorf("stderr does not say report.html was written:\n%s", errOut)

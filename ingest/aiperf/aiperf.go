@@ -21,6 +21,11 @@
 //   - profile_export_aiperf.csv, the same statistics rounded to two
 //     decimals: Run.Reported when the JSON summary is missing, else only
 //     checked against it.
+//   - gpu_telemetry_export.jsonl, when GPU telemetry was collected: one
+//     JSON object per GPU and scrape, {"timestamp_ns", GPU identity,
+//     "telemetry_data": {field: value}}. Its fields become the profiling
+//     run's Series (metrics "gpu:<field>", labels the GPU's identity; see
+//     readTelemetry); given on its own it is a run with series only.
 //
 // A summary with no JSONL beside it is imported on its own: a Run row with
 // Reported and no requests ("summary only").
@@ -106,7 +111,7 @@ func (importer) Name() string { return Name }
 //     needs no JSON summary beside it, since the JSON wins.
 func (importer) Detect(path string, head []byte) bool {
 	switch sniff(path, head) {
-	case kindRaw:
+	case kindRaw, kindTelemetry:
 		return true
 	case kindSummaryJSON, kindSummaryCSV:
 		return !hasRawBeside(path) && !(strings.HasSuffix(path, summaryCSVSuffix) && ingest.Exists(strings.TrimSuffix(path, summaryCSVSuffix)+summaryJSONSuffix))
@@ -122,12 +127,16 @@ func (importer) Detect(path string, head []byte) bool {
 func (importer) Companions(path string) []string {
 	var out []string
 	switch {
+	case filepath.Base(path) == TelemetryFile:
 	case strings.HasSuffix(path, ".jsonl"):
 		jsonPath, csvPath := summaryPaths(path)
 		for _, p := range []string{jsonPath, csvPath} {
 			if p != "" {
 				out = append(out, p)
 			}
+		}
+		if p := filepath.Join(filepath.Dir(path), TelemetryFile); path != ingest.StdinPath && ingest.Exists(p) {
+			out = append(out, p)
 		}
 	case strings.HasSuffix(path, summaryJSONSuffix):
 		if p := csvBeside(path); p != "" {
@@ -151,6 +160,8 @@ func (im importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sin
 		return importSummaryOnly(in, label, opt, sink)
 	case kindRaw:
 		return importRaw(in, label, opt, sink)
+	case kindTelemetry:
+		return importTelemetryOnly(in, label, opt, sink)
 	}
 	if len(bytes.TrimSpace(head)) == 0 {
 		return ingest.Errorf(path, "", "empty file: no records")
@@ -166,6 +177,7 @@ const (
 	kindRaw                   // profile_export.jsonl
 	kindSummaryJSON           // profile_export_aiperf.json
 	kindSummaryCSV            // profile_export_aiperf.csv
+	kindTelemetry             // gpu_telemetry_export.jsonl
 )
 
 // sniff classifies a file from its name and first bytes.
@@ -180,6 +192,9 @@ func sniff(path string, head []byte) inputKind {
 		return kindSummaryCSV
 	case strings.HasSuffix(base, summaryJSONSuffix):
 		return kindSummaryJSON
+	}
+	if isTelemetry(path, head) {
+		return kindTelemetry
 	}
 	trimmed := bytes.TrimSpace(head)
 	if len(trimmed) == 0 {

@@ -47,6 +47,7 @@ func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.
 	path := in.Path
 	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats(), notes: ingest.NewNotes(path, opt)}
 	w.readSummaries(in)
+	w.series, w.telemetry = telemetryBeside(path, opt, w.notes)
 	if err := w.readLines(bufio.NewReaderSize(in, 1<<20), in.MaxValue()); err != nil {
 		return err
 	}
@@ -109,6 +110,10 @@ type runWriter struct {
 	warmupVals  ingest.Values // … and of the warmup run
 	phases      map[string]int
 	events      []formats.Event
+	// series and telemetry are the GPU telemetry beside the file (the
+	// profiling run's Series and its source), if any.
+	series    []formats.SeriesPoint
+	telemetry *formats.SourceFile
 }
 
 // heldRequest is a warmup record kept until the profiling run is written.
@@ -223,6 +228,10 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	run.Notes = append(append(run.Notes, w.notes.Lines...), statNotes(w.st)...)
 	run.Checks = w.vals.Checks()
 	w.vals.Warn(w.notes.WarnOnly, "")
+	if w.telemetry != nil {
+		run.Series = w.series
+		run.SourceFiles = append(run.SourceFiles, *w.telemetry)
+	}
 	if w.warmupSt != nil {
 		run.Notes = append(run.Notes, fmt.Sprintf("records of phase(s) %s imported into run %q, not this one: %d", phaseList(w.phases), ingest.RunLabel(w.label, 1), w.warmupSt.records))
 	}

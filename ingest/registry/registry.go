@@ -48,6 +48,7 @@ import (
 	"github.com/tokentrace/tokentrace/ingest/inferenceperf"
 	"github.com/tokentrace/tokentrace/ingest/llmperf"
 	"github.com/tokentrace/tokentrace/ingest/mlperf"
+	"github.com/tokentrace/tokentrace/ingest/prometheus"
 	"github.com/tokentrace/tokentrace/ingest/serverlog"
 	"github.com/tokentrace/tokentrace/ingest/sglangbench"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
@@ -68,6 +69,7 @@ var importers = []struct {
 	{sglangbench.New, &sglangbench.Tool},
 	{guidellm.New, &guidellm.Tool},
 	{mlperf.New, &mlperf.Tool},
+	{prometheus.New, nil},
 	{func() ingest.Importer { return serverlog.New() }, nil},
 }
 

@@ -26,9 +26,11 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 	// a companion of its summary.json), 3 SGLang JSONL files and 3
 	// inference-perf runs (a summary_lifecycle_metrics.json each; stage and
 	// Prometheus files are its companions), 1 guidellm report (its YAML twin
-	// is a companion) and 5 MLPerf summary logs (detail logs are companions),
-	// and the 3 trial runs of the AIPerf multi-run tree (its aggregates
-	// across runs are not runs: skipped).
+	// is a companion), 5 MLPerf summary logs (detail logs are companions),
+	// the 3 trial runs of the AIPerf multi-run tree (its aggregates across
+	// runs are not runs: skipped), AIPerf's GPU telemetry sample, which has
+	// no profile_export.jsonl beside it, and the Prometheus documentation's
+	// range-query response.
 	// testdata/server-logs holds server logs (ingest/serverlog): counted
 	// apart, each read by the server-log importer.
 	benchJobs := 0
@@ -44,13 +46,15 @@ func TestResolveDirectoriesAndCompanions(t *testing.T) {
 		}
 		benchJobs++
 	}
-	if benchJobs != 33 {
+	if benchJobs != 35 {
 		t.Fatalf("%d jobs: %v", benchJobs, got)
 	}
 	for p, name := range map[string]string{
 		"../../testdata/server-logs/anud18-trace-samples/sample_trace.jsonl":                "server-log", // a logging proxy's request log
 		"../../testdata/genai-perf/openrouter-gpt4omini-c1-nonstream/profile_export.json":   "genai-perf",
 		"../../testdata/aiperf/qwen3vl30b-local-agent-c2/profile_export.jsonl":              "aiperf",
+		"../../testdata/aiperf/gpu-telemetry-qwen-c1/gpu_telemetry_export.jsonl":            "aiperf",
+		"../../testdata/prometheus/api-doc-range-query/query_range_up.json":                 "prometheus",
 		"../../testdata/llmperf/leaderboard-groq-70b/individual_responses.json":             "llmperf",
 		"../../testdata/vllm-bench/er0080-sweep-opt125m-c2/summary.json":                    "vllm",
 		"../../testdata/sglang-bench/dlora-oldformat-1req/sglang_1022_1_1024_128.jsonl":     "sglang",
