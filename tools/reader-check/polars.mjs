@@ -1,6 +1,6 @@
 // Independent reader check for tokentrace tables with nodejs-polars.
 //
-// Usage: node read.mjs PATTERN [PATTERN ...]
+// Usage: node polars.mjs PATTERN [PATTERN ...]
 //
 // Reads each PATTERN (a Parquet file or a glob such as
 // 'sweeps/*/requests/**/*.parquet', formats/SCHEMA.md) with
@@ -18,7 +18,7 @@ import pl from 'nodejs-polars';
 
 const patterns = process.argv.slice(2);
 if (patterns.length === 0) {
-  console.error('usage: node read.mjs PATTERN [PATTERN ...]');
+  console.error('usage: node polars.mjs PATTERN [PATTERN ...]');
   process.exit(2);
 }
 
@@ -36,7 +36,7 @@ for (const pattern of patterns) {
       run_ids: df.getColumn('run_id').unique().sort().toArray(),
     });
   } catch (err) {
-    console.error(`polars-check: ${pattern}: ${err.message ?? err}`);
+    console.error(`polars.mjs: ${pattern}: ${err.message ?? err}`);
     process.exit(1);
   }
 }
