@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/dlclark/regexp2/v2 v2.5.1
+	github.com/moby/buildkit v0.16.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
@@ -14,6 +15,12 @@ require (
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/protobuf v1.34.2
 	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/containerd/typeurl/v2 v2.2.0 // indirect
+	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
 )
 
 require (
