@@ -69,8 +69,12 @@ $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 $(READERS): tools/reader-check/package.json tools/reader-check/package-lock.json
 	npm ci --prefix tools/reader-check --no-audit --no-fund --loglevel=error
 
+# npm install, not npm ci: the registry here serves only the linux-x64 one
+# of chdb's four optional platform libraries, so the lock file cannot list
+# the others and npm ci refuses it; npm install takes the lock's versions
+# and skips the optional packages it cannot have.
 $(CHDB): tools/chdb-check/package.json tools/chdb-check/package-lock.json
-	npm ci --prefix tools/chdb-check --no-audit --no-fund --loglevel=error
+	npm install --prefix tools/chdb-check --no-audit --no-fund --loglevel=error
 
 $(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
 	npm ci --omit=dev --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error
