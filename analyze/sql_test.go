@@ -38,13 +38,19 @@ const duckdbCheck = "../tools/duckdb-check"
 //   - tokenizer: re-tokenized output counts need a tokenizer; the Go analyzer here has none, as the SQL has none (SQL uses stored 'tokenizer:' counts only).
 //   - goodput strict bounds: the SQL goodput macro takes <= bounds only.
 
+func haveNodeModule(dir, module string) bool {
+	_, errNode := exec.LookPath("node")
+	_, errMod := os.Stat(filepath.Join(dir, "node_modules", module, "package.json"))
+	return errNode == nil && errMod == nil
+}
+
+func haveDuckDB() bool { return haveNodeModule(duckdbCheck, "@duckdb/node-api") }
+
 // requireDuckDB skips when node or the DuckDB package is missing, unless
 // CI=true (where .ci/run installs them and their absence is a failure).
 func requireDuckDB(t *testing.T) {
 	t.Helper()
-	_, errNode := exec.LookPath("node")
-	_, errMod := os.Stat(filepath.Join(duckdbCheck, "node_modules/@duckdb/node-api/package.json"))
-	if errNode == nil && errMod == nil {
+	if haveDuckDB() {
 		return
 	}
 	msg := "node or tools/duckdb-check/node_modules missing (run: npm ci --prefix tools/duckdb-check)"
@@ -52,6 +58,28 @@ func requireDuckDB(t *testing.T) {
 		t.Fatal(msg + " on CI")
 	}
 	t.Skip(msg + "; skipping the SQL agreement check")
+}
+
+// chdbCheck is the chDB runner's folder: ClickHouse embedded, about 550 MB
+// installed, so `make test` installs it only under CI=true (`make chdb`
+// installs it here, once; the folder's node_modules may be a symlink to an
+// installation shared by several checkouts).
+const chdbCheck = "../tools/chdb-check"
+
+func haveChDB() bool { return haveNodeModule(chdbCheck, "chdb") }
+
+// requireChDB skips with a message when chDB is not installed, unless
+// CI=true, where `make test` installs it and its absence is a failure.
+func requireChDB(t *testing.T) {
+	t.Helper()
+	if haveChDB() {
+		return
+	}
+	msg := "node or tools/chdb-check/node_modules missing (about 550 MB: run make chdb)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + " on CI")
+	}
+	t.Skip(msg + "; skipping the ClickHouse SQL agreement check")
 }
 
 // prefixRuns prefixes run ids with the corpus tool directory ("aiperf/…"),
@@ -105,9 +133,10 @@ func (o onlyRuns) Run(r *formats.Run) error {
 }
 
 type sqlOutput struct {
-	Version string `json:"duckdb_version"`
-	Layout  string `json:"layout"`
-	Queries []struct {
+	Version           string `json:"duckdb_version"`
+	ClickHouseVersion string `json:"clickhouse_version"`
+	Layout            string `json:"layout"`
+	Queries           []struct {
 		Rows []map[string]any `json:"rows"`
 	} `json:"queries"`
 }
@@ -157,7 +186,9 @@ func (c *comparer) same(what string, got, want any, scale float64) {
 }
 
 func TestCanonicalSQLMatchesGo(t *testing.T) {
-	requireDuckDB(t)
+	if !haveDuckDB() && !haveChDB() && os.Getenv("CI") != "true" {
+		t.Skip("neither DuckDB nor chDB installed (tools/duckdb-check, tools/chdb-check); skipping the SQL agreement checks")
+	}
 	dirs, _ := filepath.Glob("../testdata/*/*")
 	out := t.TempDir()
 	pw, err := formats.NewParquetWriter(out, formats.WriteOptions{Layout: formats.LayoutHive})
@@ -226,27 +257,56 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	}
 	goRuns2 := reportRuns(t, rep2)
 
+	t.Run("duckdb", func(t *testing.T) {
+		requireDuckDB(t)
+		got := runSQL(t, filepath.Join(duckdbCheck, "run-sql.mjs"), out, "sql/canonical.sql",
+			"SELECT * FROM canonical_goodput(1000, NULL, NULL, 20000)",
+			"SELECT * FROM canonical_goodput(1000, NULL, 40, 20000)")
+		compareWithGo(t, "DuckDB "+got.Version, got, goRuns, goRuns2)
+	})
+	t.Run("clickhouse", func(t *testing.T) {
+		requireChDB(t)
+		got := runSQL(t, filepath.Join(chdbCheck, "run-sql.mjs"), out, "sql/canonical_clickhouse.sql",
+			"SELECT * FROM canonical_goodput(ttft_max_ms = 1000, ttfo_max_ms = NULL, tpot_max_ms = NULL, e2e_max_ms = 20000)",
+			"SELECT * FROM canonical_goodput(ttft_max_ms = 1000, ttfo_max_ms = NULL, tpot_max_ms = 40, e2e_max_ms = 20000)")
+		compareWithGo(t, "ClickHouse (chDB) "+got.ClickHouseVersion, got, goRuns, goRuns2)
+	})
+}
+
+// runSQL runs the canonical SQL file in an engine's runner (run-sql.mjs of
+// tools/duckdb-check or tools/chdb-check) over the hive dataset out, then
+// the statistics, counts, throughput and the two goodput queries.
+func runSQL(t *testing.T, runner, out, file, goodput, goodputTPOT string) sqlOutput {
+	t.Helper()
 	queries := []string{
 		"SELECT * FROM canonical_stats",
 		"SELECT * FROM canonical_counts",
 		"SELECT * FROM canonical_throughput",
-		"SELECT * FROM canonical_goodput(1000, NULL, NULL, 20000)",
-		"SELECT * FROM canonical_goodput(1000, NULL, 40, 20000)",
+		goodput,
+		goodputTPOT,
 	}
-	cmd := exec.Command("node", append([]string{filepath.Join(duckdbCheck, "run-sql.mjs"), out, "sql/canonical.sql", "--"}, queries...)...)
+	cmd := exec.Command("node", append([]string{runner, out, file, "--"}, queries...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	raw, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("run-sql.mjs: %v\n%s", err, stderr.String())
+		t.Fatalf("%s: %v\n%s", runner, err, stderr.String())
 	}
 	var got sqlOutput
 	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatalf("run-sql.mjs output: %v", err)
+		t.Fatalf("%s output: %v", runner, err)
 	}
 	if got.Layout != "hive" || len(got.Queries) != len(queries) {
-		t.Fatalf("run-sql.mjs: layout %q, %d results", got.Layout, len(got.Queries))
+		t.Fatalf("%s: layout %q, %d results", runner, got.Layout, len(got.Queries))
 	}
+	return got
+}
+
+// compareWithGo compares an engine's results (runSQL) with the Go
+// reports: rep (SLO ttft<=1s,e2e<=20s) and rep2 (the streaming runs, SLO
+// with tpot<=40ms too), value by value, and with the hand-computed values
+// of the rule cases.
+func compareWithGo(t *testing.T, engine string, got sqlOutput, goRuns, goRuns2 map[string]map[string]any) {
 	byRun := func(q int) map[string][]map[string]any {
 		m := map[string][]map[string]any{}
 		for _, r := range got.Queries[q].Rows {
@@ -359,8 +419,8 @@ func TestCanonicalSQLMatchesGo(t *testing.T) {
 	if len(goRuns2) < 10 {
 		t.Errorf("only %d streaming runs for the TPOT goodput check", len(goRuns2))
 	}
-	t.Logf("DuckDB %s: %d values of %d runs agree (%d streaming runs with TPOT goodput); excluded: %v",
-		got.Version, c.compared, len(ids), len(goRuns2), excluded)
+	t.Logf("%s: %d values of %d runs agree (%d streaming runs with TPOT goodput); excluded: %v",
+		engine, c.compared, len(ids), len(goRuns2), excluded)
 	if c.compared < 2000 {
 		t.Errorf("only %d values compared", c.compared)
 	}

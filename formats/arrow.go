@@ -1,10 +1,13 @@
 package formats
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -21,11 +24,14 @@ var arrowBatchRows = ArrowBatchRows // tests lower it
 
 // ArrowSchema returns the Arrow schema of a table row type (Run, Request or
 // Event), with the same column names, order and nullability as the Parquet
-// files: Go string → utf8, int64 → int64, int32 → int32, float64 → float64,
-// bool → bool, a pointer → the same type, nullable; a `list` slice → a
-// non-nullable list<element: T not null> (struct elements become structs).
-// Time columns are plain int64 nanoseconds, as in Parquet. It panics on a
-// field type outside that set (a programming error in types.go).
+// files: Go string → utf8 (nullable for a field tagged optional, whose ""
+// is null), int64 → int64, int32 → int32, float64 → float64, bool → bool, a
+// pointer → the same type, nullable; a `list` slice → a non-nullable
+// list<element: T not null> (struct elements become structs). Time columns
+// are plain int64 nanoseconds, as in Parquet. For the columns as the files
+// hold them — a Request's followed by the derived TIMESTAMP columns — use
+// TableArrowSchema. It panics on a field type outside that set (a
+// programming error in types.go).
 func ArrowSchema(row any) *arrow.Schema {
 	t := reflect.TypeOf(row)
 	for t.Kind() == reflect.Pointer {
@@ -34,15 +40,33 @@ func ArrowSchema(row any) *arrow.Schema {
 	return arrow.NewSchema(arrowFields(t), nil)
 }
 
+// TableArrowSchema returns the Arrow schema of a table's files ("events",
+// "requests" or "runs"): ArrowSchema of its row type, and for requests the
+// derived columns start_time and server_arrival_time,
+// timestamp[ns, tz=UTC]. It is what Parquet files carry as ARROW:schema
+// and what Arrow IPC exports are written with. Nil for an unknown table.
+func TableArrowSchema(table string) *arrow.Schema {
+	t, ok := tableRowTypes[table]
+	if !ok {
+		return nil
+	}
+	return arrow.NewSchema(arrowFields(t), nil)
+}
+
+// arrowTimestamp is the Arrow type of TIMESTAMP columns.
+var arrowTimestamp = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+
 func arrowFields(t reflect.Type) []arrow.Field {
 	var fs []arrow.Field
-	for i := 0; i < t.NumField(); i++ {
-		name := ColumnName(t.Field(i))
-		if name == "" {
-			continue
+	for _, f := range columnFields(t) {
+		dt, nullable := arrowType(f.Type)
+		switch {
+		case isTimestamp(f):
+			dt = arrowTimestamp
+		case nullableString(f):
+			nullable = true
 		}
-		dt, nullable := arrowType(t.Field(i).Type)
-		fs = append(fs, arrow.Field{Name: name, Type: dt, Nullable: nullable})
+		fs = append(fs, arrow.Field{Name: ColumnName(f), Type: dt, Nullable: nullable})
 	}
 	return fs
 }
@@ -69,6 +93,27 @@ func arrowType(t reflect.Type) (arrow.DataType, bool) {
 		return arrow.StructOf(arrowFields(t)...), false
 	}
 	panic(fmt.Sprintf("formats: no Arrow type for Go type %v", t))
+}
+
+// arrowSchemaMetas caches arrowSchemaMeta per row type.
+var arrowSchemaMetas sync.Map // reflect.Type → string
+
+// arrowSchemaMeta returns the value of MetaArrowSchema for row type t: its
+// Arrow schema (arrowFields) serialized as an Arrow IPC stream holding only
+// the schema message, base64-encoded (standard alphabet, padded), as
+// pyarrow's and Arrow Go's Parquet writers store it.
+func arrowSchemaMeta(t reflect.Type) string {
+	if v, ok := arrowSchemaMetas.Load(t); ok {
+		return v.(string)
+	}
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(arrow.NewSchema(arrowFields(t), nil)))
+	if err := w.Close(); err != nil {
+		panic(fmt.Sprintf("formats: serializing the Arrow schema of %v: %v", t, err)) // writes to memory only
+	}
+	s := base64.StdEncoding.EncodeToString(buf.Bytes())
+	arrowSchemaMetas.Store(t, s)
+	return s
 }
 
 // appender appends one Go value to an Arrow builder of the matching type.
@@ -111,25 +156,46 @@ func appenderOf(t reflect.Type) appender {
 			sb := b.(*array.StructBuilder)
 			sb.Append(true)
 			for i, f := range fields {
-				f.app(sb.FieldBuilder(i), v.Field(f.index))
+				f.app(sb.FieldBuilder(i), v.FieldByIndex(f.index))
 			}
 		}
 	}
 	panic(fmt.Sprintf("formats: no Arrow appender for Go type %v", t))
 }
 
+// fieldAppenderOf is appenderOf for a column field: a nullable string
+// appends "" as null, a TIMESTAMP column its nanoseconds.
+func fieldAppenderOf(f reflect.StructField) appender {
+	switch {
+	case isTimestamp(f):
+		return func(b array.Builder, v reflect.Value) {
+			if v.IsNil() {
+				b.AppendNull()
+			} else {
+				b.(*array.TimestampBuilder).Append(arrow.Timestamp(v.Elem().Int()))
+			}
+		}
+	case nullableString(f):
+		return func(b array.Builder, v reflect.Value) {
+			if s := v.String(); s == "" {
+				b.AppendNull()
+			} else {
+				b.(*array.StringBuilder).Append(s)
+			}
+		}
+	}
+	return appenderOf(f.Type)
+}
+
 type fieldAppender struct {
-	index int // struct field index
+	index []int // struct field index path
 	app   appender
 }
 
 func structAppenders(t reflect.Type) []fieldAppender {
 	var fs []fieldAppender
-	for i := 0; i < t.NumField(); i++ {
-		if ColumnName(t.Field(i)) == "" {
-			continue
-		}
-		fs = append(fs, fieldAppender{i, appenderOf(t.Field(i).Type)})
+	for _, f := range columnFields(t) {
+		fs = append(fs, fieldAppender{f.Index, fieldAppenderOf(f)})
 	}
 	return fs
 }
@@ -138,7 +204,7 @@ func structAppenders(t reflect.Type) []fieldAppender {
 // runs.arrow in one directory, in the Arrow IPC file format, uncompressed
 // (pyarrow.ipc.open_file, polars.read_ipc, arrow/go's ipc.NewFileReader).
 // Columns, their order, types and nullability are those of the Parquet
-// tables (see ArrowSchema); rows are in the same order as ParquetWriter
+// tables (see TableArrowSchema); rows are in the same order as ParquetWriter
 // writes them. Each file's schema metadata carries the same tokentrace.*
 // keys as the Parquet files.
 //
@@ -181,7 +247,7 @@ func NewArrowIPCWriterWithOptions(dir string, opt WriteOptions) (*ArrowIPCWriter
 	if err != nil {
 		return nil, err
 	}
-	rq, err := newArrowTable(dir, TableRequests, id, reflect.TypeFor[Request](), opt)
+	rq, err := newArrowTable(dir, TableRequests, id, reflect.TypeFor[requestRow](), opt)
 	if err != nil {
 		ev.abort()
 		return nil, err
@@ -194,7 +260,7 @@ func NewArrowIPCWriterWithOptions(dir string, opt WriteOptions) (*ArrowIPCWriter
 	}
 	w := &ArrowIPCWriter{}
 	w.noText, w.spool.dir = opt.NoText, dir
-	w.events, w.reqs, w.runs = arrowRows[Event]{ev}, arrowRows[Request]{rq}, arrowRows[Run]{rn}
+	w.events, w.reqs, w.runs = arrowRows[Event]{ev}, requestRows{arrowRows[requestRow]{rq}}, arrowRows[Run]{rn}
 	w.commit = func() error { return commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file}) }
 	return w, nil
 }
@@ -237,7 +303,7 @@ func (a *arrowTable) add(v reflect.Value, size int64) {
 		return
 	}
 	for i, f := range a.fields {
-		f.app(a.rb.Field(i), v.Field(f.index))
+		f.app(a.rb.Field(i), v.FieldByIndex(f.index))
 	}
 	a.rows++
 	a.size += size

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/parquet-go/parquet-go"
 )
 
 // readArrowTable reads an Arrow IPC file into a slice of T (a table row
@@ -40,8 +41,7 @@ func readArrowTable[T any](t *testing.T, path, table string) []T {
 			t.Errorf("%s: metadata %s missing or not %q (%v)", path, k, want, md)
 		}
 	}
-	var zero T
-	if want := ArrowSchema(zero); !r.Schema().Equal(want) {
+	if want := TableArrowSchema(table); !r.Schema().Equal(want) {
 		t.Errorf("%s: schema\n%v\nwant\n%v", path, r.Schema(), want)
 	}
 
@@ -58,24 +58,26 @@ func readArrowTable[T any](t *testing.T, path, table string) []T {
 		rows = append(rows, make([]T, rec.NumRows())...)
 		for c := 0; c < int(rec.NumCols()); c++ {
 			fi := fieldByColumn(reflect.TypeFor[T](), rec.ColumnName(c))
-			if fi < 0 {
+			if fi == nil {
 				t.Fatalf("%s: unknown column %q", path, rec.ColumnName(c))
 			}
 			for j := 0; j < int(rec.NumRows()); j++ {
-				setFromArrow(t, reflect.ValueOf(&rows[base+j]).Elem().Field(fi), rec.Column(c), j)
+				setFromArrow(t, reflect.ValueOf(&rows[base+j]).Elem().FieldByIndex(fi), rec.Column(c), j)
 			}
 		}
 	}
 	return rows
 }
 
-func fieldByColumn(t reflect.Type, name string) int {
-	for i := 0; i < t.NumField(); i++ {
-		if ColumnName(t.Field(i)) == name {
-			return i
+// fieldByColumn returns the index path of column name's field in t (nil
+// if none).
+func fieldByColumn(t reflect.Type, name string) []int {
+	for _, f := range columnFields(t) {
+		if ColumnName(f) == name {
+			return f.Index
 		}
 	}
-	return -1
+	return nil
 }
 
 // setFromArrow sets v from row i of arr.
@@ -87,6 +89,10 @@ func setFromArrow(t *testing.T, v reflect.Value, arr arrow.Array, i int) {
 		v.Set(reflect.New(v.Type().Elem()))
 		v = v.Elem()
 	} else if arr.IsNull(i) {
+		if v.Kind() == reflect.String { // a nullable string column: "" in Go
+			v.SetString("")
+			return
+		}
 		t.Fatalf("null in non-nullable %v column", arr.DataType())
 	}
 	switch a := arr.(type) {
@@ -94,6 +100,8 @@ func setFromArrow(t *testing.T, v reflect.Value, arr arrow.Array, i int) {
 		v.SetString(a.Value(i))
 	case *array.Int64:
 		v.SetInt(a.Value(i))
+	case *array.Timestamp:
+		v.SetInt(int64(a.Value(i)))
 	case *array.Int32:
 		v.SetInt(int64(a.Value(i)))
 	case *array.Float64:
@@ -114,7 +122,7 @@ func setFromArrow(t *testing.T, v reflect.Value, arr arrow.Array, i int) {
 		st := a.DataType().(*arrow.StructType)
 		for f := 0; f < a.NumField(); f++ {
 			fi := fieldByColumn(v.Type(), st.Field(f).Name)
-			setFromArrow(t, v.Field(fi), a.Field(f), i)
+			setFromArrow(t, v.FieldByIndex(fi), a.Field(f), i)
 		}
 	default:
 		t.Fatalf("unexpected Arrow array %T", arr)
@@ -143,10 +151,27 @@ func TestArrowIPCRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := collectSample(t, nb)
+	rows := readArrowTable[requestRow](t, filepath.Join(dir, "requests.arrow"), TableRequests)
 	got := &Collector{
-		Runs:     readArrowTable[Run](t, filepath.Join(dir, "runs.arrow"), TableRuns),
-		Requests: readArrowTable[Request](t, filepath.Join(dir, "requests.arrow"), TableRequests),
-		Events:   readArrowTable[Event](t, filepath.Join(dir, "events.arrow"), TableEvents),
+		Runs:   readArrowTable[Run](t, filepath.Join(dir, "runs.arrow"), TableRuns),
+		Events: readArrowTable[Event](t, filepath.Join(dir, "events.arrow"), TableEvents),
+	}
+	timed := 0
+	for i, r := range rows {
+		got.Requests = append(got.Requests, r.Request)
+		// the derived TIMESTAMP columns: the start and server arrival in
+		// the wall clock, null otherwise
+		w := &want.Requests[i]
+		if (r.StartTime != nil) != (w.StartNs != nil && w.ClockDomain == ClockUnix) || r.StartTime != nil && *r.StartTime != *w.StartNs ||
+			(r.ServerArrivalTime != nil) != (w.ServerArrivalNs != nil && w.ServerClockDomain == ClockUnix) {
+			t.Errorf("requests.arrow row %d: start_time %v server_arrival_time %v for start_ns %v (%q)", i, r.StartTime, r.ServerArrivalTime, w.StartNs, w.ClockDomain)
+		}
+		if r.StartTime != nil {
+			timed++
+		}
+	}
+	if timed == 0 || timed == len(rows) {
+		t.Errorf("start_time set on %d of %d rows; the sample has both clocks", timed, len(rows))
 	}
 	diffCollectors(t, want, got)
 	if files := dirFiles(t, dir); len(files) != 3 {
@@ -218,28 +243,40 @@ func TestArrowIPCAbortAndContract(t *testing.T) {
 
 // The Arrow and Parquet schemas agree on names, order and nullability.
 func TestArrowSchemaMatchesParquet(t *testing.T) {
-	for _, row := range []any{Run{}, Request{}, Event{}} {
-		as := ArrowSchema(row)
+	for table, rt := range tableRowTypes {
+		as := TableArrowSchema(table)
 		var names []string
 		for _, f := range as.Fields() {
 			names = append(names, f.Name)
 		}
+		pq := parquet.SchemaOf(reflect.New(rt).Elem().Interface())
 		var pnames []string
-		rt := reflect.TypeOf(row)
-		for i := 0; i < rt.NumField(); i++ {
-			if n := ColumnName(rt.Field(i)); n != "" {
-				pnames = append(pnames, n)
-			}
+		for _, f := range pq.Fields() {
+			pnames = append(pnames, f.Name())
 		}
 		if fmt.Sprint(names) != fmt.Sprint(pnames) {
-			t.Errorf("%T: Arrow columns %v, Parquet columns %v", row, names, pnames)
+			t.Errorf("%s: Arrow columns %v, Parquet columns %v", table, names, pnames)
 		}
-		for _, f := range as.Fields() {
-			sf := rt.Field(fieldByColumn(rt, f.Name))
-			if want := sf.Type.Kind() == reflect.Pointer; f.Nullable != want {
-				t.Errorf("%T.%s: Arrow nullable %v", row, f.Name, f.Nullable)
+		for i, f := range as.Fields() {
+			if want := pq.Fields()[i].Optional(); f.Nullable != want {
+				t.Errorf("%s.%s: Arrow nullable %v, Parquet optional %v", table, f.Name, f.Nullable, want)
 			}
 		}
+	}
+	// the nullable strings of the list elements too
+	rep := TableArrowSchema(TableRuns)
+	i := rep.FieldIndices("reported")[0]
+	elem := rep.Field(i).Type.(*arrow.ListType).ElemField().Type.(*arrow.StructType)
+	for _, name := range []string{"unit", "text"} {
+		if f, _ := elem.FieldByName(name); !f.Nullable {
+			t.Errorf("reported[].%s not nullable in Arrow", name)
+		}
+	}
+	if f, _ := elem.FieldByName("metric"); f.Nullable {
+		t.Error("reported[].metric nullable in Arrow")
+	}
+	if ts := TableArrowSchema(TableRequests); ts.Field(ts.FieldIndices("start_time")[0]).Type.String() != "timestamp[ns, tz=UTC]" {
+		t.Errorf("start_time: %v", ts.Field(ts.FieldIndices("start_time")[0]).Type)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"time"
 )
 
 // CSVWriter is a Sink that streams rows into events.csv, requests.csv and
@@ -22,8 +23,10 @@ import (
 // Values: strings as they are; integers in decimal; DOUBLE in the shortest
 // decimal that reads back to the same float64 (strconv 'g', -1), with
 // "inf", "-inf" and "nan" for the non-finite values; booleans "true" and
-// "false"; null as an empty field (so a nullable string column cannot tell
-// null from ""). The list columns of runs (source_files, notes, reported, load, series)
+// "false"; TIMESTAMP columns (requests.start_time) in RFC 3339, UTC, with up
+// to nine fraction digits; null as an empty field (so a nullable string
+// column cannot tell null from ""; in the JSON arrays a nullable string's ""
+// is null). The list columns of runs (source_files, notes, reported, load, series)
 // are one field each holding a JSON array — of strings, or of objects keyed
 // by the list's field names (source_files[].path, …), with null for a null
 // field and the strings "inf", "-inf", "nan" for non-finite numbers.
@@ -46,7 +49,7 @@ func NewCSVWriter(dir string, opt WriteOptions) (*CSVWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq, err := newCSVTable(dir, TableRequests, reflect.TypeFor[Request]())
+	rq, err := newCSVTable(dir, TableRequests, reflect.TypeFor[requestRow]())
 	if err != nil {
 		ev.abort()
 		return nil, err
@@ -59,7 +62,7 @@ func NewCSVWriter(dir string, opt WriteOptions) (*CSVWriter, error) {
 	}
 	w := &CSVWriter{}
 	w.noText, w.spool.dir = opt.NoText, dir
-	w.events, w.reqs, w.runs = csvRows[Event]{ev}, csvRows[Request]{rq}, csvRows[Run]{rn}
+	w.events, w.reqs, w.runs = csvRows[Event]{ev}, requestRows{csvRows[requestRow]{rq}}, csvRows[Run]{rn}
 	w.commit = func() error { return commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file}) }
 	return w, nil
 }
@@ -68,7 +71,7 @@ type csvTable struct {
 	file   tempFile
 	buf    *bufio.Writer
 	w      *csv.Writer
-	fields []int // struct field indexes of the columns
+	fields []csvColumn
 	record []string
 	rows   int64
 	err    error
@@ -77,11 +80,9 @@ type csvTable struct {
 func newCSVTable(dir, table string, t reflect.Type) (*csvTable, error) {
 	c := &csvTable{}
 	var header []string
-	for i := 0; i < t.NumField(); i++ {
-		if name := ColumnName(t.Field(i)); name != "" {
-			header = append(header, name)
-			c.fields = append(c.fields, i)
-		}
+	for _, f := range columnFields(t) {
+		header = append(header, ColumnName(f))
+		c.fields = append(c.fields, csvColumn{f.Index, isTimestamp(f)})
 	}
 	if err := c.file.create(dir, table+".csv"); err != nil {
 		return nil, err
@@ -96,12 +97,27 @@ func newCSVTable(dir, table string, t reflect.Type) (*csvTable, error) {
 	return c, nil
 }
 
+// csvColumn is where a column's value is in the row struct, and whether
+// it is a TIMESTAMP (written as RFC 3339 in UTC with nanoseconds).
+type csvColumn struct {
+	index     []int
+	timestamp bool
+}
+
 func (c *csvTable) add(v reflect.Value) {
 	if c.err != nil {
 		return
 	}
 	for i, f := range c.fields {
-		s, err := csvField(v.Field(f))
+		fv := v.FieldByIndex(f.index)
+		if f.timestamp {
+			c.record[i] = ""
+			if !fv.IsNil() {
+				c.record[i] = time.Unix(0, fv.Elem().Int()).UTC().Format(time.RFC3339Nano)
+			}
+			continue
+		}
+		s, err := csvField(fv)
 		if err != nil {
 			c.err = c.file.errorf("row %d: %w", c.rows, err)
 			return
@@ -185,10 +201,13 @@ func jsonValue(v reflect.Value) any {
 		return out
 	case reflect.Struct:
 		var obj orderedObject
-		for i := 0; i < v.NumField(); i++ {
-			if name := ColumnName(v.Type().Field(i)); name != "" {
-				obj = append(obj, kv{name, jsonValue(v.Field(i))})
+		for _, f := range columnFields(v.Type()) {
+			fv := v.FieldByIndex(f.Index)
+			if nullableString(f) && fv.String() == "" {
+				obj = append(obj, kv{ColumnName(f), nil})
+				continue
 			}
+			obj = append(obj, kv{ColumnName(f), jsonValue(fv)})
 		}
 		return obj
 	case reflect.Float64:

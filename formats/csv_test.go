@@ -3,6 +3,7 @@ package formats
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readCSV reads dir/table.csv with encoding/csv: header and records.
@@ -37,7 +39,11 @@ func parseCSVRow[T any](t *testing.T, header, rec []string) T {
 	var row T
 	v := reflect.ValueOf(&row).Elem()
 	for i, name := range header {
-		f := v.Field(fieldByColumn(v.Type(), name))
+		fi := fieldByColumn(v.Type(), name)
+		if fi == nil {
+			t.Fatalf("unknown column %q", name)
+		}
+		f := v.FieldByIndex(fi)
 		s := rec[i]
 		if f.Kind() == reflect.Pointer {
 			if s == "" {
@@ -52,7 +58,16 @@ func parseCSVRow[T any](t *testing.T, header, rec []string) T {
 			f.SetString(s)
 		case reflect.Int64, reflect.Int32:
 			var n int64
-			n, err = strconv.ParseInt(s, 10, 64)
+			if strings.HasSuffix(name, "_time") { // TIMESTAMP: RFC 3339 UTC
+				var ts time.Time
+				ts, err = time.Parse(time.RFC3339Nano, s)
+				if err == nil && !strings.HasSuffix(s, "Z") {
+					err = errors.New("not UTC")
+				}
+				n = ts.UnixNano()
+			} else {
+				n, err = strconv.ParseInt(s, 10, 64)
+			}
 			f.SetInt(n)
 		case reflect.Float64:
 			var x float64
@@ -119,8 +134,11 @@ func TestCSVWriter(t *testing.T) {
 		t.Fatalf("requests.csv: %d rows", len(recs))
 	}
 	for i, rec := range recs {
-		if got := parseCSVRow[Request](t, h, rec); !reflect.DeepEqual(got, want.Requests[i]) {
-			t.Fatalf("requests.csv row %d:\n got %+v\nwant %+v", i, got, want.Requests[i])
+		if got, w := parseCSVRow[requestRow](t, h, rec), newRequestRow(&want.Requests[i]); !reflect.DeepEqual(got, w) {
+			t.Fatalf("requests.csv row %d:\n got %+v\nwant %+v", i, got, w)
+		}
+		if st := rec[slices.Index(h, "start_time")]; (st != "") != (want.Requests[i].ClockDomain == ClockUnix && want.Requests[i].StartNs != nil) {
+			t.Errorf("requests.csv row %d: start_time %q for clock %q", i, st, want.Requests[i].ClockDomain)
 		}
 	}
 	h, recs = readCSV(t, dir, TableRuns)
@@ -140,8 +158,8 @@ func TestCSVWriter(t *testing.T) {
 	runA, runC := recs[0], recs[1]
 	for _, c := range []struct{ got, want string }{
 		{runA[col("notes")], `["truncated at byte 1234","","ünïcode note"]`},
-		{runA[col("reported")], `[{"metric":"time_to_first_token","stat":"avg","unit":"ms","value":20.5,"text":"","file":"profile_export_genai_perf.json"},` +
-			`{"metric":"request_goodput","stat":"value","unit":"","value":null,"text":"N/A","file":"profile_export_genai_perf.json"}]`},
+		{runA[col("reported")], `[{"metric":"time_to_first_token","stat":"avg","unit":"ms","value":20.5,"text":null,"file":"profile_export_genai_perf.json"},` +
+			`{"metric":"request_goodput","stat":"value","unit":null,"value":null,"text":"N/A","file":"profile_export_genai_perf.json"}]`},
 		{runA[col("streaming")], "true"},
 		{runA[col("concurrency")], "4"},
 		{runA[col("config_json")], `{"model":"Qwen/Qwen3-0.6B","headers":{"Authorization":"REDACTED"}}`},

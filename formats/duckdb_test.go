@@ -74,19 +74,30 @@ func exampleQuery(t *testing.T, name string) string {
 	return string(m[1])
 }
 
-// nullCounts counts, per column, the rows of rows whose pointer field is nil.
+// nullCounts counts, per column, the rows of rows whose pointer field is
+// nil or whose nullable string is "" (null in the files).
 func nullCounts[T any](rows []T) map[string]int64 {
 	n := map[string]int64{}
-	rt := reflect.TypeFor[T]()
+	fields := columnFields(reflect.TypeFor[T]())
 	for i := range rows {
 		v := reflect.ValueOf(&rows[i]).Elem()
-		for f := 0; f < rt.NumField(); f++ {
-			if name := ColumnName(rt.Field(f)); name != "" && v.Field(f).Kind() == reflect.Pointer && v.Field(f).IsNil() {
-				n[name]++
+		for _, f := range fields {
+			fv := v.FieldByIndex(f.Index)
+			if fv.Kind() == reflect.Pointer && fv.IsNil() || nullableString(f) && fv.String() == "" {
+				n[ColumnName(f)]++
 			}
 		}
 	}
 	return n
+}
+
+// asRequestRows returns the requests as the files hold them.
+func asRequestRows(rs []Request) []requestRow {
+	out := make([]requestRow, len(rs))
+	for i := range rs {
+		out[i] = newRequestRow(&rs[i])
+	}
+	return out
 }
 
 // duckTypeFor is the DuckDB type a Go field type must read as.
@@ -171,7 +182,7 @@ func TestDuckDBReadsTables(t *testing.T) {
 	doc := parseSchemaDoc(t)
 	wantRows := map[string]int{TableEvents: len(want.Events), TableRequests: len(want.Requests), TableRuns: len(want.Runs)}
 	wantNulls := map[string]map[string]int64{
-		TableEvents: nullCounts(want.Events), TableRequests: nullCounts(want.Requests), TableRuns: nullCounts(want.Runs),
+		TableEvents: nullCounts(want.Events), TableRequests: nullCounts(asRequestRows(want.Requests)), TableRuns: nullCounts(want.Runs),
 	}
 	for table, rt := range tableTypes {
 		dt, ok := got.Tables[table]
@@ -193,8 +204,12 @@ func TestDuckDBReadsTables(t *testing.T) {
 			t.Errorf("%s: DuckDB columns %v, want %v", table, names, tags)
 		}
 		for _, c := range dt.Columns {
-			f := rt.Field(fieldByColumn(rt, c.Name))
-			if w := duckTypeFor(f.Type); c.Type != w {
+			f := rt.FieldByIndex(fieldByColumn(rt, c.Name))
+			w := duckTypeFor(f.Type)
+			if isTimestamp(f) {
+				w = "TIMESTAMP WITH TIME ZONE"
+			}
+			if c.Type != w {
 				t.Errorf("%s.%s: DuckDB type %s, want %s", table, c.Name, c.Type, w)
 			}
 			if strings.HasSuffix(c.Name, "_ns") && c.Type != "BIGINT" {
@@ -206,7 +221,7 @@ func TestDuckDBReadsTables(t *testing.T) {
 			if c.Nulls != wantNulls[table][c.Name] {
 				t.Errorf("%s.%s: DuckDB sees %d nulls, want %d", table, c.Name, c.Nulls, wantNulls[table][c.Name])
 			}
-			if f.Type.Kind() == reflect.Pointer && c.Nulls == 0 {
+			if (f.Type.Kind() == reflect.Pointer || nullableString(f)) && c.Nulls == 0 {
 				t.Errorf("%s.%s: nullable column holds no NULL in the sample", table, c.Name)
 			}
 		}
@@ -285,7 +300,7 @@ func TestDuckDBReadsTables(t *testing.T) {
 				}
 				return *p
 			}
-			wantLoad = append(wantLoad, map[string]any{"run_id": run.RunID, "i": int64(i + 1), "time_ns": i64(l.TimeNs), "clock_domain": l.ClockDomain,
+			wantLoad = append(wantLoad, map[string]any{"run_id": run.RunID, "i": int64(i + 1), "time_ns": i64(l.TimeNs), "clock_domain": nullIfEmpty(l.ClockDomain),
 				"running": i64(l.Running), "waiting": i64(l.Waiting), "swapped": i64(l.Swapped), "gpu_kv_cache_pct": f64(l.GPUKVCachePct),
 				"cpu_kv_cache_pct": f64(l.CPUKVCachePct), "prefix_cache_hit_pct": f64(l.PrefixCacheHitPct),
 				"prompt_tokens_per_s": f64(l.PromptTokensPerS), "generation_tokens_per_s": f64(l.GenerationTokensPerS)})
@@ -310,6 +325,15 @@ func TestDuckDBReadsTables(t *testing.T) {
 			}
 		}
 	}
+}
+
+// nullIfEmpty is a nullable string column's value as DuckDB's JSON gives
+// it: "" is null.
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // jsonInt reads a count DuckDB's JSON conversion gives as a number or a
@@ -374,15 +398,14 @@ func TestPyarrowReadsTables(t *testing.T) {
 	}
 	wantRows := map[string]int{TableEvents: len(want.Events), TableRequests: len(want.Requests), TableRuns: len(want.Runs)}
 	wantNulls := map[string]map[string]int64{
-		TableEvents: nullCounts(want.Events), TableRequests: nullCounts(want.Requests), TableRuns: nullCounts(want.Runs),
+		TableEvents: nullCounts(want.Events), TableRequests: nullCounts(asRequestRows(want.Requests)), TableRuns: nullCounts(want.Runs),
 	}
 	for table, rt := range tableTypes {
 		g := got[table]
 		if g.Rows != wantRows[table] || g.TableMeta != table {
 			t.Errorf("%s: pyarrow rows %d meta %q, want %d %q", table, g.Rows, g.TableMeta, wantRows[table], table)
 		}
-		for i := 0; i < rt.NumField(); i++ {
-			f := rt.Field(i)
+		for _, f := range columnFields(rt) {
 			name := ColumnName(f)
 			ft := f.Type
 			if ft.Kind() == reflect.Pointer {
@@ -390,6 +413,9 @@ func TestPyarrowReadsTables(t *testing.T) {
 			}
 			w := map[reflect.Kind]string{reflect.String: "string", reflect.Int64: "int64", reflect.Int32: "int32",
 				reflect.Float64: "double", reflect.Bool: "bool", reflect.Slice: "list<"}[ft.Kind()]
+			if isTimestamp(f) {
+				w = "timestamp[ns, tz=UTC]"
+			}
 			if typ := g.Types[name]; !strings.HasPrefix(typ, w) || (ft.Kind() != reflect.Slice && typ != w) {
 				t.Errorf("%s.%s: pyarrow type %q, want %q", table, name, typ, w)
 			}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -37,6 +38,12 @@ const (
 	// write; ReadTables refuses a directory whose files carry different ids
 	// (tables from different imports mixed together).
 	MetaImportID = "tokentrace.import_id"
+	// MetaArrowSchema holds the table's Arrow schema (ArrowSchema) as an
+	// Arrow IPC schema message, base64-encoded: the key and encoding that
+	// pyarrow, arrow-rs and Arrow Go's pqarrow write and read, so that
+	// Arrow-based readers take the column types from it (TIMESTAMP with
+	// its UTC zone, non-nullable list elements). Parquet files only.
+	MetaArrowSchema = "ARROW:schema"
 )
 
 // Default row-group bounds of ParquetWriter (see WriteOptions).
@@ -175,7 +182,7 @@ func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq, err := newParquetTable[Request](dir, TableRequests, importID, codec, opt)
+	rq, err := newParquetTable[requestRow](dir, TableRequests, importID, codec, opt)
 	if err != nil {
 		ev.abort()
 		return nil, err
@@ -186,7 +193,7 @@ func NewParquetWriter(dir string, opt WriteOptions) (*ParquetWriter, error) {
 		rq.abort()
 		return nil, err
 	}
-	w.events, w.reqs, w.runs = ev, rq, rn
+	w.events, w.reqs, w.runs = ev, requestRows{rq}, rn
 	w.commit = func() error {
 		err := commit(dir, []*tempFile{&ev.file, &rq.file, &rn.file})
 		if err == nil {
@@ -308,6 +315,9 @@ func newParquetFile[T any](dir, name, table, importID string, codec compress.Cod
 		parquet.KeyValueMetadata(MetaVersion, Version),
 		parquet.KeyValueMetadata(MetaTable, table),
 		parquet.KeyValueMetadata(MetaImportID, importID),
+		// The Arrow schema, as pyarrow, arrow-rs and Arrow Go's pqarrow
+		// store it: Arrow-based readers take the column types from it.
+		parquet.KeyValueMetadata(MetaArrowSchema, arrowSchemaMeta(reflect.TypeFor[T]())),
 	}
 	// Free text gets no min/max page statistics: they cost time, bloat the
 	// page index with long values, and no query filters on them.

@@ -537,12 +537,14 @@ func checkLeafType(e *format.SchemaElement) error {
 	return nil
 }
 
-// checkShape checks the file's columns that the Go row type reads (want:
-// parquet.SchemaOf of Run, Request or Event) against it: a value where a
-// value is expected (not a group, not repeated), a list or structure where
-// one is expected, and a physical type the reader converts. Extra columns
-// are not checked beyond buildSchema; missing ones are checkColumns'
-// business.
+// checkShape checks the file's columns that the Go row type holds (want:
+// parquet.SchemaOf of the table's row type as written, tableRowTypes:
+// Run, requestRow or Event) against it: a value where a value is expected
+// (not a group, not repeated), a list or structure where one is expected,
+// and a physical type the reader converts — for a TIMESTAMP column
+// (start_time), INT64 annotated TIMESTAMP (any unit) or not annotated.
+// Extra columns are not checked beyond buildSchema; missing ones are
+// checkColumns' business.
 func checkShape(want parquet.Node, have *schemaNode, pos tableError) error {
 	for _, wf := range want.Fields() {
 		h := have.child(wf.Name())
@@ -571,6 +573,21 @@ func checkNode(want parquet.Node, have *schemaNode, pos tableError) error {
 		e := have.elem
 		if _, null := e.LogicalType.Value.(*format.NullType); null {
 			return nil
+		}
+		if lt := want.Type().LogicalType(); lt != nil {
+			if _, ts := lt.Value.(*format.TimestampType); ts {
+				// a TIMESTAMP column tokentrace writes (requests.start_time):
+				// INT64, a TIMESTAMP of any unit or no annotation
+				if e.Type.V != format.Int64 {
+					return pos.errorf("schema: column %s is %s; tokentrace writes a TIMESTAMP (INT64) there", have.name, e.Type.V)
+				}
+				if v := e.LogicalType.Value; v != nil {
+					if _, ok := v.(*format.TimestampType); !ok {
+						return pos.errorf("schema: column %s is annotated %s; tokentrace writes a TIMESTAMP there", have.name, v.String())
+					}
+				}
+				return nil
+			}
 		}
 		var ok []format.Type
 		switch want.Type().Kind() {

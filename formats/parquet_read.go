@@ -315,6 +315,7 @@ type parquetReader[T any] struct {
 	base     int64 // file row index of buf[0]
 	err      error // sticky read error (io.EOF at the end)
 	importID string
+	missing  [][]int // row reader: fields of columns the file lacks, set to zero
 }
 
 func openParquetTable[T any](dir, table string) (*parquetReader[T], error) {
@@ -337,8 +338,14 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 	var zero T
 	want := parquet.SchemaOf(zero)
 	// Tables are untrusted input: every length parquet-go would allocate
-	// from is checked first (checkTableFile), the metadata too.
-	if _, err := checkTableFile(f, st.Size(), path, table, want); err != nil {
+	// from is checked first (checkTableFile), the metadata too, and the
+	// columns against the table's row type as written (tableRowTypes: a
+	// requests file's derived columns too, which are not read back).
+	check := want
+	if rt, ok := tableRowTypes[table]; ok && rt != reflect.TypeFor[T]() {
+		check = parquet.SchemaOf(reflect.New(rt).Elem().Interface())
+	}
+	if _, err := checkTableFile(f, st.Size(), path, table, check); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -370,6 +377,19 @@ func openParquetFile[T any](path, table string, partition bool) (*parquetReader[
 		t.buf = make([]T, readBatchRows) // the pipe brings its own
 	}
 	if t.cols == nil && t.flat == nil {
+		// Columns the file lacks: parquet-go's conversion gives a missing
+		// list of structs whose fields are all nullable one element of
+		// nulls; they read as their zero value (checkColumns: nullable or
+		// zeroIfMissing).
+		have := map[string]bool{}
+		for _, f := range pf.Schema().Fields() {
+			have[f.Name()] = true
+		}
+		for _, f := range columnFields(reflect.TypeFor[T]()) {
+			if !have[ColumnName(f)] {
+				t.missing = append(t.missing, f.Index)
+			}
+		}
 		// parquet-go's reader panics on columns it cannot convert
 		if err := protect(func() error { _, err := parquet.Convert(want, pf.Schema()); return err }); err != nil {
 			f.Close()
@@ -480,6 +500,11 @@ func (t *parquetReader[T]) peek() (*T, int64, error) {
 		if err != nil && err != io.EOF {
 			// the row reader does not say which column failed
 			err = fmt.Errorf("row group %d: %w", t.rowGroupAt(t.base+int64(n)), err)
+		}
+		for i := range n {
+			for _, idx := range t.missing {
+				reflect.ValueOf(&t.buf[i]).Elem().FieldByIndex(idx).SetZero()
+			}
 		}
 	}
 	t.n = n

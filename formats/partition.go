@@ -101,7 +101,7 @@ func isHex(c byte) bool {
 // dir holds both layouts.
 func DetectLayout(dir string) (string, error) {
 	_, errFlat := os.Stat(filepath.Join(dir, TableRuns+".parquet"))
-	hive := isDataset(filepath.Join(dir, TableRuns))
+	hive := isDataset(filepath.Join(dir, TableRuns)) || emptyHiveWrite(dir)
 	switch {
 	case errFlat == nil && hive:
 		return "", fmt.Errorf("formats: %s holds both %s.parquet and a %s/ dataset (two layouts); remove one", dir, TableRuns, TableRuns)
@@ -118,6 +118,17 @@ func IsTableDir(dir string) bool {
 		return true
 	}
 	return isDataset(filepath.Join(dir, TableRuns))
+}
+
+// emptyHiveWrite reports whether dir holds what a LayoutHive write without
+// runs leaves: three empty table directories.
+func emptyHiveWrite(dir string) bool {
+	for _, t := range []string{TableEvents, TableRequests, TableRuns} {
+		if !isEmptyDir(filepath.Join(dir, t)) {
+			return false
+		}
+	}
+	return true
 }
 
 // isDataset reports whether path is a directory that looks like a table
@@ -166,6 +177,7 @@ type hiveLayout struct {
 	dir, staging string
 	groupSeq     map[string]int // run → position of its requests
 	runSeq       map[string]int // run → position of its Run row
+	first        string         // run of the first Run row
 	tables       []interface{ abort() }
 }
 
@@ -183,11 +195,12 @@ func (w *ParquetWriter) openHive(importID string, codec compress.Codec) error {
 	h := &hiveLayout{dir: w.dir, staging: staging, groupSeq: map[string]int{}, runSeq: map[string]int{}}
 	groupSeq := func(id string) int { return h.groupSeq[id] }
 	ev := newHiveTable(staging, TableEvents, importID, codec, w.opt, func(e *Event) string { return e.RunID }, groupSeq)
-	rq := newHiveTable(staging, TableRequests, importID, codec, w.opt, func(r *Request) string { return r.RunID }, groupSeq)
+	rq := newHiveTable(staging, TableRequests, importID, codec, w.opt, func(r *requestRow) string { return r.RunID }, groupSeq)
 	rn := newHiveTable(staging, TableRuns, importID, codec, w.opt, func(r *Run) string { return r.RunID },
 		func(id string) int { return h.runSeq[id] })
+	ev.firstRun, rq.firstRun, rn.firstRun = h.firstRun, h.firstRun, h.firstRun
 	h.tables = []interface{ abort() }{ev, rq, rn}
-	w.events, w.reqs, w.runs, w.hive = ev, rq, rn, h
+	w.events, w.reqs, w.runs, w.hive = ev, requestRows{rq}, rn, h
 	w.onRequest, w.onRun, w.commit, w.cleanup = h.startGroup, h.startRun, h.commit, h.abort
 	return nil
 }
@@ -205,7 +218,15 @@ func (h *hiveLayout) startGroup(runID string) {
 }
 
 // startRun notes a Run row (its partition position in runs/).
-func (h *hiveLayout) startRun(runID string) { h.runSeq[runID] = len(h.runSeq) }
+func (h *hiveLayout) startRun(runID string) {
+	if len(h.runSeq) == 0 {
+		h.first = runID
+	}
+	h.runSeq[runID] = len(h.runSeq)
+}
+
+// firstRun is the run of the write's first Run row; "" before any.
+func (h *hiveLayout) firstRun() string { return h.first }
 
 // commit moves the finished datasets into place, replacing previous ones
 // (and flat tables of an earlier write), and removes the staging directory.
@@ -271,6 +292,7 @@ type hiveTable[T any] struct {
 	fileRows         int64
 	files            int
 	partitionsClosed map[string]bool
+	firstRun         func() string // the write's first run ("" if none), for finish
 	err              error
 }
 
@@ -364,21 +386,33 @@ func (h *hiveTable[T]) endPartition() {
 
 func (h *hiveTable[T]) failed() error { return h.err }
 
-// finish ends the last partition. A table without rows gets one empty
-// part file at its root, so that readers still find its schema.
+// finish ends the last partition. A table without rows (the events of an
+// LLMPerf run, the requests of a summary-only run) gets one empty part file
+// in the partition of the write's first run (firstRun), so that readers
+// still find its schema and every file of the dataset is in a run_id
+// partition: a glob over the datasets of several writes then reads them as
+// one table (a file at the dataset's root has no run_id partition, and
+// DuckDB and polars refuse to mix it with partitioned files). A write
+// without runs leaves the table's directory empty.
 func (h *hiveTable[T]) finish() error {
 	h.endPartition()
+	firstRun := ""
+	if h.firstRun != nil {
+		firstRun = h.firstRun()
+	}
 	if h.err != nil {
 		return h.err
 	}
-	if h.files == 0 {
-		if err := os.MkdirAll(h.root, 0o777); err != nil {
-			h.err = fmt.Errorf("formats: %w", err)
-			return h.err
-		}
-		h.partDir = h.root
+	if err := os.MkdirAll(h.root, 0o777); err != nil {
+		h.err = fmt.Errorf("formats: %w", err)
+		return h.err
+	}
+	if h.files == 0 && firstRun != "" {
+		h.curKey = firstRun
+		h.partDir = filepath.Join(h.root, partitionKey+"="+EscapePartitionValue(firstRun))
 		h.open()
 		h.endFile()
+		syncDir(h.partDir)
 	}
 	syncDir(h.root)
 	return h.err

@@ -222,12 +222,38 @@ func TestHiveEmptyTables(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// The empty tables' schema files are in the run's partition, not at
+	// the dataset's root: a glob over several writes' datasets then finds
+	// only run_id partitions.
 	files := datasetFiles(t, dir)
-	if w := []string{"events/part-00000.parquet", "requests/part-00000.parquet", "runs/run_id=only/part-00000.parquet"}; !slices.Equal(files, w) {
+	if w := []string{"events/run_id=only/part-00000.parquet", "requests/run_id=only/part-00000.parquet", "runs/run_id=only/part-00000.parquet"}; !slices.Equal(files, w) {
 		t.Fatalf("files %q, want %q", files, w)
+	}
+	for _, f := range files[:2] {
+		pf := openPF(t, filepath.Join(dir, f))
+		if pf.NumRows() != 0 || len(pf.Schema().Fields()) < 10 {
+			t.Errorf("%s: %d rows, %d columns; want an empty file with the table's schema", f, pf.NumRows(), len(pf.Schema().Fields()))
+		}
 	}
 	got := readAll(t, dir)
 	if len(got.Runs) != 1 || got.Runs[0].RunID != "only" || len(got.Requests) != 0 {
+		t.Fatalf("read back %+v", got)
+	}
+
+	// A write without runs leaves three empty dataset directories, read
+	// back as no rows.
+	dir2 := t.TempDir()
+	w2, err := NewParquetWriter(dir2, WriteOptions{Layout: LayoutHive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := datasetFiles(t, dir2); len(files) != 0 {
+		t.Fatalf("a write without runs left %q", files)
+	}
+	if got := readAll(t, dir2); len(got.Runs)+len(got.Requests)+len(got.Events) != 0 {
 		t.Fatalf("read back %+v", got)
 	}
 }

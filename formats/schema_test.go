@@ -133,13 +133,10 @@ func writtenColumns(t testing.TB, path string) (map[string]codeColumn, []string)
 // naming as writtenColumns.
 func tagColumns(t reflect.Type) []string {
 	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		name := ColumnName(t.Field(i))
-		if name == "" {
-			continue
-		}
+	for _, f := range columnFields(t) {
+		name := ColumnName(f)
 		names = append(names, name)
-		if ft := t.Field(i).Type; ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
+		if ft := f.Type; ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
 			for _, sub := range tagColumns(ft.Elem()) {
 				names = append(names, name+"[]."+sub)
 			}
@@ -148,11 +145,8 @@ func tagColumns(t reflect.Type) []string {
 	return names
 }
 
-var tableTypes = map[string]reflect.Type{
-	TableEvents:   reflect.TypeFor[Event](),
-	TableRequests: reflect.TypeFor[Request](),
-	TableRuns:     reflect.TypeFor[Run](),
-}
+// tableTypes are the tables' row types as the files hold them.
+var tableTypes = tableRowTypes
 
 // TestSchemaDocumented keeps SCHEMA.md in step with the code: every column
 // of every table (from the struct tags, as parquet-go writes it) is
@@ -209,20 +203,26 @@ func TestSchemaDocumented(t *testing.T) {
 	}
 }
 
-// TestSchemaTypes pins the column types notebooks rely on: times are plain
-// INT64 (no timestamp logical type), strings are UTF-8 STRING, lists are
-// LIST, and exactly the pointer fields are nullable.
+// TestSchemaTypes pins the column types notebooks rely on: *_ns times are
+// plain INT64 (no timestamp logical type), the derived *_time columns
+// TIMESTAMP (UTC, ns), strings are UTF-8 STRING, lists are LIST, and
+// exactly the pointer fields and the optional strings are nullable.
 func TestSchemaTypes(t *testing.T) {
 	dir := t.TempDir()
 	writeSample(t, dir, 3, WriteOptions{})
 	for table, rt := range tableTypes {
 		cols, _ := writtenColumns(t, filepath.Join(dir, table+".parquet"))
-		for i := 0; i < rt.NumField(); i++ {
-			f := rt.Field(i)
+		for _, f := range columnFields(rt) {
 			name := ColumnName(f)
 			c := cols[name]
-			if c.Nullable != (f.Type.Kind() == reflect.Pointer) {
+			if c.Nullable != (f.Type.Kind() == reflect.Pointer || nullableString(f)) {
 				t.Errorf("%s.%s: nullable=%v for Go type %v", table, name, c.Nullable, f.Type)
+			}
+			if isTimestamp(f) {
+				if want := "INT64 (TIMESTAMP(isAdjustedToUTC=true,unit=NANOS))"; c.ParquetType != want || !strings.HasSuffix(name, "_time") {
+					t.Errorf("%s.%s: %s, want %s named *_time", table, name, c.ParquetType, want)
+				}
+				continue
 			}
 			ft := f.Type
 			if ft.Kind() == reflect.Pointer {

@@ -221,7 +221,9 @@ func (w *tableSink) fail(err error) error {
 // a batch of 1,024 request rows kept alive ~130 MB of them on the 250 MB
 // benchmark run. Arrow IPC and CSV tables copy (or write) each row in add.
 func release[T any](t rowTable[T]) {
-	switch t := t.(type) {
+	switch t := any(t).(type) {
+	case requestRows:
+		release(t.rowTable)
 	case *parquetTable[T]:
 		t.writeBatch()
 	case *hiveTable[T]:
@@ -245,3 +247,12 @@ type csvRows[T any] struct{ *csvTable }
 
 func (c csvRows[T]) add(row *T, _ int64) { c.csvTable.add(reflect.ValueOf(row).Elem()) }
 func (c csvRows[T]) failed() error       { return c.err }
+
+// requestRows writes Request rows as requestRow, the derived columns
+// filled (newRequestRow).
+type requestRows struct{ rowTable[requestRow] }
+
+func (t requestRows) add(r *Request, size int64) {
+	row := newRequestRow(r)
+	t.rowTable.add(&row, size)
+}

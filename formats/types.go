@@ -13,6 +13,12 @@
 // for a tool's own floating-point values, _ms (milliseconds, DOUBLE).
 // Offsets (…_offset_ns) are measured from the request's start in the same
 // clock as the start; they are meaningful even when the start itself is null.
+// The files also hold, beside a wall-clock start, the same instant as a
+// TIMESTAMP (requests.start_time; see requestRow).
+//
+// Strings: a Go string field tagged `parquet:",optional"` is one whose value
+// may be unknown or absent; it is "" in Go and null in the files (a null
+// read back is ""). The other string fields always hold a value.
 //
 // SCHEMA.md in this directory documents every column; TestSchemaDocumented
 // keeps it in step with these types.
@@ -24,7 +30,14 @@ import "strings"
 // key-value metadata ("tokentrace.schema_version") and to the runs table.
 // It changes when a column is removed, renamed or changes meaning; adding a
 // nullable column does not change it.
-const SchemaVersion = 1
+//
+// Version 2: a string column whose value is unknown or absent (a field
+// tagged `parquet:",optional"` on a Go string, "" in Go) is null in the
+// files, where version 1 wrote ""; requests gained the TIMESTAMP columns
+// start_time and server_arrival_time (requestRow); every Parquet file
+// carries its Arrow schema (ARROW:schema). Tables of version 1 are read as
+// before (formats/SCHEMA.md "Schema version").
+const SchemaVersion = 2
 
 // Request status values (Request.Status).
 const (
@@ -142,17 +155,17 @@ type Run struct {
 	// ToolVersion is the tool's version as recorded in its files
 	// (perf_analyzer "version", aiperf_version, LLMPerf summary "version");
 	// empty when the files do not say.
-	ToolVersion string `parquet:"tool_version" json:"tool_version"`
+	ToolVersion string `parquet:"tool_version,optional" json:"tool_version"`
 	// Model is the served model name as the tool recorded it; empty if unknown.
-	Model string `parquet:"model" json:"model"`
+	Model string `parquet:"model,optional" json:"model"`
 	// Endpoint is the API path or URL the tool called ("v1/chat/completions");
 	// empty if unknown.
-	Endpoint string `parquet:"endpoint" json:"endpoint"`
+	Endpoint string `parquet:"endpoint,optional" json:"endpoint"`
 	// Streaming is true for streamed (SSE) responses, false for whole
 	// responses, null when the source does not say.
 	Streaming *bool `parquet:"streaming,optional" json:"streaming"`
 	// LoadMode is "concurrency", "request_rate" or "" (unknown).
-	LoadMode string `parquet:"load_mode" json:"load_mode"`
+	LoadMode string `parquet:"load_mode,optional" json:"load_mode"`
 	// Concurrency is the configured number of concurrent requests; null if
 	// not configured or unknown.
 	Concurrency *float64 `parquet:"concurrency,optional" json:"concurrency"`
@@ -161,11 +174,11 @@ type Run struct {
 	RequestRateRPS *float64 `parquet:"request_rate_rps,optional" json:"request_rate_rps"`
 	// ClockDomain is the clock of Request.StartNs for this run: "unix",
 	// "monotonic", or "" when the source has no start times.
-	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	ClockDomain string `parquet:"clock_domain,optional" json:"clock_domain"`
 	// Tokenizer is the tokenizer the tool used to count tokens, as recorded
 	// in its config (GenAI-Perf input_config.tokenizer, AIPerf
 	// tokenizer.name); empty if not recorded.
-	Tokenizer string `parquet:"tokenizer" json:"tokenizer"`
+	Tokenizer string `parquet:"tokenizer,optional" json:"tokenizer"`
 	// Convention names the metric convention the tool applied, as detected
 	// by the importer ("genai-perf", "aiperf", "llmperf@2023-12", …); see
 	// analyze/CONVENTIONS.md.
@@ -188,7 +201,7 @@ type Run struct {
 	// ConfigJSON is the tool's configuration echo (GenAI-Perf/AIPerf
 	// input_config, LLMPerf metadata), as compact JSON with secrets
 	// (Authorization headers, API keys) replaced by "REDACTED"; "" if none.
-	ConfigJSON string `parquet:"config_json" json:"config_json"`
+	ConfigJSON string `parquet:"config_json,optional" json:"config_json"`
 	// Reported holds the tool's own summary statistics, under the tool's own
 	// metric names, in the tool's own units. Empty when no summary was read.
 	Reported []ReportedStat `parquet:"reported,list" json:"reported"`
@@ -242,7 +255,7 @@ type LoadSample struct {
 	TimeNs *int64 `parquet:"time_ns,optional" json:"time_ns"`
 	// ClockDomain is the clock of TimeNs ("local", …); "" when TimeNs is
 	// null.
-	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	ClockDomain string `parquet:"clock_domain,optional" json:"clock_domain"`
 	// Running is the number of requests being processed ("Running: N reqs").
 	Running *int64 `parquet:"running,optional" json:"running"`
 	// Waiting is the number of queued requests (V1 "Waiting", V0
@@ -312,12 +325,12 @@ type ReportedStat struct {
 	// writes flat results_* scalars (stat "value").
 	Stat string `parquet:"stat" json:"stat"`
 	// Unit is the tool's unit string ("ms", "s", "tokens/sec"); "" if none.
-	Unit string `parquet:"unit" json:"unit"`
+	Unit string `parquet:"unit,optional" json:"unit"`
 	// Value is the number; null when the tool wrote a non-numeric value
 	// (then Text holds it).
 	Value *float64 `parquet:"value,optional" json:"value"`
 	// Text holds a non-numeric reported value verbatim ("" otherwise).
-	Text string `parquet:"text" json:"text,omitempty"`
+	Text string `parquet:"text,optional" json:"text,omitempty"`
 	// File is the base name of the summary file the value came from.
 	File string `parquet:"file" json:"file"`
 }
@@ -333,30 +346,30 @@ type Request struct {
 	RequestKey int64 `parquet:"request_key" json:"request_key"`
 	// SourceID is the id the source gives the record (AIPerf
 	// conversation_id/turn, GenAI-Perf sequence_id); "" if none.
-	SourceID string `parquet:"source_id" json:"source_id"`
+	SourceID string `parquet:"source_id,optional" json:"source_id"`
 	// XRequestID is the X-Request-Id header the client sent; "" if unknown.
-	XRequestID string `parquet:"x_request_id" json:"x_request_id"`
+	XRequestID string `parquet:"x_request_id,optional" json:"x_request_id"`
 	// ResponseID is the response's or SSE chunks' "id" ("chatcmpl-…");
 	// "" if unknown.
-	ResponseID string `parquet:"response_id" json:"response_id"`
+	ResponseID string `parquet:"response_id,optional" json:"response_id"`
 	// TraceID is a distributed-trace id (W3C traceparent trace-id or the
 	// tool's correlation id); "" if unknown.
-	TraceID string `parquet:"trace_id" json:"trace_id"`
+	TraceID string `parquet:"trace_id,optional" json:"trace_id"`
 	// Status is "ok", "empty", "error" or "cancelled" (Status* constants).
 	Status string `parquet:"status" json:"status"`
 	// ErrorCode is the HTTP status or API error code of a failed request;
 	// null if none.
 	ErrorCode *int64 `parquet:"error_code,optional" json:"error_code"`
 	// ErrorType is the error's class ("TimeoutError", "http"); "" if none.
-	ErrorType string `parquet:"error_type" json:"error_type"`
+	ErrorType string `parquet:"error_type,optional" json:"error_type"`
 	// ErrorText is the error message as the source gave it; "" if none.
-	ErrorText string `parquet:"error_text" json:"error_text"`
+	ErrorText string `parquet:"error_text,optional" json:"error_text"`
 	// StartNs is when the client sent the request, in ClockDomain; null when
 	// the source has no start time (LLMPerf).
 	StartNs *int64 `parquet:"start_ns,optional" json:"start_ns"`
 	// ClockDomain is the clock of StartNs ("unix", "monotonic"); "" when
 	// StartNs is null.
-	ClockDomain string `parquet:"clock_domain" json:"clock_domain"`
+	ClockDomain string `parquet:"clock_domain,optional" json:"clock_domain"`
 	// FirstTokenOffsetNs: first message carrying generated tokens (content
 	// or reasoning).
 	FirstTokenOffsetNs *int64 `parquet:"first_token_offset_ns,optional" json:"first_token_offset_ns"`
@@ -373,13 +386,13 @@ type Request struct {
 	// InputTokens is the prompt length (ISL) in tokens; null if unknown.
 	InputTokens *int64 `parquet:"input_tokens,optional" json:"input_tokens"`
 	// InputTokensSource says where InputTokens came from (Source* values).
-	InputTokensSource string `parquet:"input_tokens_source" json:"input_tokens_source"`
+	InputTokensSource string `parquet:"input_tokens_source,optional" json:"input_tokens_source"`
 	// OutputTokens is the generated length (OSL) in tokens, reasoning
 	// included, per the canonical source order (server usage, tool count
 	// without BOS, tokenizer, message count); null if unknown.
 	OutputTokens *int64 `parquet:"output_tokens,optional" json:"output_tokens"`
 	// OutputTokensSource says where OutputTokens came from (Source* values).
-	OutputTokensSource string `parquet:"output_tokens_source" json:"output_tokens_source"`
+	OutputTokensSource string `parquet:"output_tokens_source,optional" json:"output_tokens_source"`
 	// ReasoningTokens is the reasoning part of OutputTokens when known.
 	ReasoningTokens *int64 `parquet:"reasoning_tokens,optional" json:"reasoning_tokens"`
 	// MessageCount is the number of messages received (all event kinds).
@@ -413,18 +426,18 @@ type Request struct {
 	// ServerKind is the kind of server record ("vllm.otlp_span",
 	// "tgi.success", "sglang.finish", "triton.trace", …); "" on a client
 	// row that is not joined.
-	ServerKind string `parquet:"server_kind" json:"server_kind"`
+	ServerKind string `parquet:"server_kind,optional" json:"server_kind"`
 	// ServerSource locates the server record: "<file name>:<line N>" or
 	// "<file name>:record N".
-	ServerSource string `parquet:"server_source" json:"server_source"`
+	ServerSource string `parquet:"server_source,optional" json:"server_source"`
 	// ServerRequestID is the server's id for the request (vLLM
 	// gen_ai.request.id / request-log id, SGLang rid, Triton request_id);
 	// "" when the server logs none (TGI, llama.cpp, Ollama).
-	ServerRequestID string `parquet:"server_request_id" json:"server_request_id"`
+	ServerRequestID string `parquet:"server_request_id,optional" json:"server_request_id"`
 	// ServerClockDomain is the clock of ServerArrivalNs: "unix", "monotonic",
 	// "elapsed" (since the server process started) or "local" (wall clock of
 	// an unknown zone, encoded as if UTC); "" when ServerArrivalNs is null.
-	ServerClockDomain string `parquet:"server_clock_domain" json:"server_clock_domain"`
+	ServerClockDomain string `parquet:"server_clock_domain,optional" json:"server_clock_domain"`
 	// ServerArrivalNs is when the server received the request, in
 	// ServerClockDomain (derived as end − total where the server logs only
 	// its end; see ServerKind's definition).
@@ -452,12 +465,12 @@ type Request struct {
 	// id / rid), "time_tokens" (time window and equal token counts),
 	// "time" (time window only); "" when not joined. Server rows carry the
 	// quality of their match too.
-	MatchQuality string `parquet:"match_quality" json:"match_quality"`
+	MatchQuality string `parquet:"match_quality,optional" json:"match_quality"`
 	// ServerFinishReason is the server's finish reason for the request as
 	// it wrote it ("stop", "length", "abort", …: vLLM span
 	// gen_ai.response.finish_reasons, SGLang meta_info.finish_reason type,
 	// Ollama done_reason, llama.cpp stop type); "" when the record has none.
-	ServerFinishReason string `parquet:"server_finish_reason" json:"server_finish_reason"`
+	ServerFinishReason string `parquet:"server_finish_reason,optional" json:"server_finish_reason"`
 	// Corrections lists, comma-separated, the codes of the data checks
 	// (Run.Checks; analyze/TRAPS.md) whose correction applies to this
 	// request: the analysis corrects its canonical metrics accordingly
@@ -465,7 +478,7 @@ type Request struct {
 	// keep — the messages as the tool recorded them, and the file's own
 	// counts in reported_* (corrected counts in output_tokens). "" when
 	// none applies.
-	Corrections string `parquet:"corrections" json:"corrections"`
+	Corrections string `parquet:"corrections,optional" json:"corrections"`
 	// InFlightAtStart is the number of the run's requests in flight just
 	// after this one was sent, itself included (InFlight: requests without
 	// a recorded end count until the bound EndBoundRule names); null when
@@ -478,7 +491,7 @@ type Request struct {
 	EndBoundOffsetNs *int64 `parquet:"end_bound_offset_ns,optional" json:"end_bound_offset_ns"`
 	// EndBoundRule names that bound (EndSlotReused, EndTimeout,
 	// EndLongestRequest, EndRunEnd); "" when the end is recorded.
-	EndBoundRule string `parquet:"end_bound_rule" json:"end_bound_rule"`
+	EndBoundRule string `parquet:"end_bound_rule,optional" json:"end_bound_rule"`
 }
 
 // HasCorrection reports whether the request's Corrections name code.
@@ -559,7 +572,7 @@ type Event struct {
 	// null when dropped or absent.
 	ReasoningText *string `parquet:"reasoning_text,optional" json:"reasoning_text"`
 	// FinishReason is the choice's finish_reason when the message had one.
-	FinishReason string `parquet:"finish_reason" json:"finish_reason"`
+	FinishReason string `parquet:"finish_reason,optional" json:"finish_reason"`
 }
 
 // IsServerRow reports whether r is a server row, imported from a server

@@ -58,12 +58,17 @@ func TestCIGateRecipe(t *testing.T) {
 	installs := 0
 	var cmds []string
 	inBlock := ""
+	blockInstalls := 0
 	for _, line := range strings.Split(text, "\n") {
 		switch {
 		case strings.HasPrefix(line, "```"):
 			if inBlock == "" {
 				inBlock = strings.TrimPrefix(line, "```")
+				blockInstalls = 0
 			} else {
+				if blockInstalls > 1 {
+					t.Errorf("a CI job of the recipe installs tokentrace %d times", blockInstalls)
+				}
 				inBlock = ""
 			}
 		case inBlock == "sh":
@@ -72,15 +77,17 @@ func TestCIGateRecipe(t *testing.T) {
 			}
 		case inBlock == "yaml" && strings.Contains(line, "run: tokentrace "):
 			cmds = append(cmds, strings.TrimSpace(strings.SplitN(line, "run: ", 2)[1]))
-		case inBlock == "yaml" && strings.Contains(line, "go install "):
+		case (inBlock == "yaml" || inBlock == "groovy") && strings.Contains(line, "go install "):
 			installs++
+			blockInstalls++
 			if !strings.Contains(line, "go install "+module+"/cmd/tokentrace@") {
 				t.Errorf("the recipe installs %q, not this module (%s)", strings.TrimSpace(line), module)
 			}
 		}
 	}
-	if installs != 1 {
-		t.Errorf("the recipe's CI job should install tokentrace once with go install; found %d", installs)
+	// one go install per CI job (GitHub Actions, GitLab CI, Jenkins)
+	if installs != 3 {
+		t.Errorf("the recipe's three CI jobs should install tokentrace once each with go install; found %d", installs)
 	}
 	if len(cmds) < 10 {
 		t.Fatalf("found %d commands in the recipe", len(cmds))
