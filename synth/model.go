@@ -1,9 +1,14 @@
 // Package synth generates synthetic benchmark runs in peer tools' file
-// formats (GenAI-Perf raw export, AIPerf profile_export.jsonl, LLMPerf
-// individual_responses.json) from a seeded model of an inference server's
-// latency distributions, together with a file of the true per-request
-// values (truth.csv), so that an importer's and analyzer's output can be
-// checked against what was generated.
+// formats — GenAI-Perf raw export (WriteGenAIPerf, and
+// WriteGenAIPerfVaried with chunks as real servers vary them), AIPerf
+// profile_export.jsonl, LLMPerf individual_responses.json, vLLM bench serve
+// --save-detailed results, SGLang bench_serving --output-details lines,
+// guidellm benchmarks.json (v0.4+) and inference-perf
+// per_request_lifecycle_metrics.json (v0.6+) — from a seeded model of an
+// inference server's latency distributions, together with a file of the
+// true per-request values (truth.csv), so that an importer's and analyzer's
+// output can be checked against what was generated. Every format draws the
+// same requests from the same Model.
 //
 // # Model
 //

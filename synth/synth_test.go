@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
@@ -13,7 +14,11 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
 	"github.com/tokentrace/tokentrace/ingest/genaiperf"
+	"github.com/tokentrace/tokentrace/ingest/guidellm"
+	"github.com/tokentrace/tokentrace/ingest/inferenceperf"
 	"github.com/tokentrace/tokentrace/ingest/llmperf"
+	"github.com/tokentrace/tokentrace/ingest/sglangbench"
+	"github.com/tokentrace/tokentrace/ingest/vllmbench"
 	"github.com/tokentrace/tokentrace/synth"
 )
 
@@ -113,19 +118,62 @@ func importSynthIn(t *testing.T, dir string, write writer, name string, imp inge
 // token's time (0: exact); hasStart says the format keeps start times.
 func checkTruth(t *testing.T, col *formats.Collector, want []synth.Truth, hasStart bool, tolNs int64) {
 	t.Helper()
+	start := startUnix
+	if !hasStart {
+		start = startNone
+	}
+	check(t, col, want, expect{start: start, lastTolNs: tolNs, streamEnd: true})
+}
+
+// How a format keeps request starts.
+const (
+	startUnix     = iota // Unix ns, equal to truth's
+	startRelative        // another clock (perf_counter): equal offsets from the first request
+	startNone            // not kept
+)
+
+// expect says what a format keeps.
+type expect struct {
+	start      int
+	lastTolNs  int64 // error allowed on the last token's time (0: exact)
+	ttftTolNs  int64 // error allowed on the first token's time (0: exact)
+	startTolNs int64 // error allowed on the start (startUnix)
+	streamEnd  bool  // stream_end_offset_ns is the truth's (within ttftTolNs)
+}
+
+func check(t *testing.T, col *formats.Collector, want []synth.Truth, x expect) {
+	t.Helper()
 	if len(col.Requests) != len(want) {
 		t.Fatalf("%d requests imported, %d generated", len(col.Requests), len(want))
 	}
 	var failed, oneToken int
 	ev := col.Events
+	var start0 int64
+	within := func(got, want, tol int64) bool { return got >= want-tol && got <= want+tol }
 	for i := range col.Requests {
 		r := &col.Requests[i]
 		events := ev[:r.MessageCount]
 		ev = ev[r.MessageCount:]
 		w := want[i]
 		m, _ := analyze.ComputeRequest(analyze.Canonical, r, events, nil, nil)
-		if r.RequestKey != int64(w.Key) || hasStart && (r.StartNs == nil || *r.StartNs != w.StartNs) {
-			t.Fatalf("request %d: key %d start %v, want %d %d", i, r.RequestKey, r.StartNs, w.Key, w.StartNs)
+		if r.RequestKey != int64(w.Key) {
+			t.Fatalf("request %d: key %d, want %d", i, r.RequestKey, w.Key)
+		}
+		switch x.start {
+		case startUnix:
+			if r.StartNs == nil || *r.StartNs < w.StartNs-x.startTolNs || *r.StartNs > w.StartNs+x.startTolNs {
+				t.Fatalf("request %d: start %v, want %d ± %d", i, r.StartNs, w.StartNs, x.startTolNs)
+			}
+		case startRelative:
+			if r.StartNs == nil {
+				t.Fatalf("request %d: no start", i)
+			}
+			if i == 0 {
+				start0 = *r.StartNs
+			}
+			if got, wantOff := *r.StartNs-start0, w.StartNs-want[0].StartNs; got != wantOff {
+				t.Fatalf("request %d: start %d ns after the first, want %d", i, got, wantOff)
+			}
 		}
 		if w.Status != synth.StatusOK {
 			failed++
@@ -138,21 +186,24 @@ func checkTruth(t *testing.T, col *formats.Collector, want []synth.Truth, hasSta
 			t.Errorf("request %d: status %s, want ok", i, r.Status)
 			continue
 		}
-		if got := *r.FirstTokenOffsetNs; got != w.TTFTNs {
-			t.Errorf("request %d: first_token_offset_ns %d, want %d", i, got, w.TTFTNs)
+		if got := *r.FirstTokenOffsetNs; !within(got, w.TTFTNs, x.ttftTolNs) {
+			t.Errorf("request %d: first_token_offset_ns %d, want %d ± %d", i, got, w.TTFTNs, x.ttftTolNs)
 		}
-		if got := *r.LastTokenOffsetNs; got < w.E2ENs-tolNs || got > w.E2ENs+tolNs {
-			t.Errorf("request %d: last_token_offset_ns %d, want %d ± %d", i, got, w.E2ENs, tolNs)
+		if got := *r.LastTokenOffsetNs; !within(got, w.E2ENs, x.lastTolNs) {
+			t.Errorf("request %d: last_token_offset_ns %d, want %d ± %d", i, got, w.E2ENs, x.lastTolNs)
 		}
-		if got := *r.StreamEndOffsetNs; got != w.StreamEndNs {
-			t.Errorf("request %d: stream_end_offset_ns %d, want %d", i, got, w.StreamEndNs)
+		if x.streamEnd {
+			if r.StreamEndOffsetNs == nil || !within(*r.StreamEndOffsetNs, w.StreamEndNs, x.ttftTolNs) {
+				t.Errorf("request %d: stream_end_offset_ns %v, want %d ± %d", i, r.StreamEndOffsetNs, w.StreamEndNs, x.ttftTolNs)
+			}
 		}
-		if m.TTFTMs != float64(w.TTFTNs)/1e6 || m.OutputTokens != float64(w.N) || tolNs == 0 && m.E2EMs != float64(w.E2ENs)/1e6 {
+		if !within(int64(math.Round(m.TTFTMs*1e6)), w.TTFTNs, x.ttftTolNs) || m.OutputTokens != float64(w.N) ||
+			x.lastTolNs == 0 && x.ttftTolNs == 0 && m.E2EMs != float64(w.E2ENs)/1e6 {
 			t.Errorf("request %d: TTFT %v E2E %v N %v ms, want %d %d ns, N %d", i, m.TTFTMs, m.E2EMs, m.OutputTokens, w.TTFTNs, w.E2ENs, w.N)
 		}
 		tpotTol := 0.0
 		if w.N > 1 {
-			tpotTol = float64(tolNs) / float64(w.N-1) / 1e6
+			tpotTol = float64(x.lastTolNs+x.ttftTolNs) / float64(w.N-1) / 1e6
 		}
 		if w.HasTPOT != !math.IsNaN(m.TPOTMs) || w.HasTPOT && math.Abs(m.TPOTMs-w.TPOTNs/1e6) > tpotTol {
 			t.Errorf("request %d: TPOT %v ms, want %v ns (defined %v)", i, m.TPOTMs, w.TPOTNs, w.HasTPOT)
@@ -164,6 +215,41 @@ func checkTruth(t *testing.T, col *formats.Collector, want []synth.Truth, hasSta
 	// The model must exercise what the test claims to check.
 	if failed == 0 || oneToken == 0 {
 		t.Errorf("sample lacks cases: %d failed, %d with N = 1", failed, oneToken)
+	}
+}
+
+// checkTokenTimes compares the imported token-carrying events of each
+// completed request with the generator's token times (the pooled ITL's
+// samples), exactly.
+func checkTokenTimes(t *testing.T, col *formats.Collector, m synth.Model) {
+	t.Helper()
+	g, err := synth.NewGenerator(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := col.Events
+	gaps := 0
+	for i := range col.Requests {
+		r := &col.Requests[i]
+		events := ev[:r.MessageCount]
+		ev = ev[r.MessageCount:]
+		req, _ := g.Next()
+		if req.Status != synth.StatusOK {
+			continue
+		}
+		var got []int64
+		for j := range events {
+			if events[j].CarriesTokens() {
+				got = append(got, events[j].OffsetNs)
+			}
+		}
+		if !slices.Equal(got, req.TokenNs) {
+			t.Fatalf("request %d: token messages at %v, want %v", i, got, req.TokenNs)
+		}
+		gaps += len(got) - 1
+	}
+	if gaps == 0 {
+		t.Error("no gaps checked")
 	}
 }
 
@@ -226,4 +312,62 @@ func TestRateMode(t *testing.T) {
 			t.Fatalf("request %d starts before request %d", i, i-1)
 		}
 	}
+}
+
+// TestGenAIPerfVariedRecoversTruth: the varied-chunk export (four server
+// styles, reasoning, tool calls, escaped and non-ASCII text) recovers the
+// same truth as the ideal one, and every token message at its true time.
+func TestGenAIPerfVariedRecoversTruth(t *testing.T) {
+	col, want := importSynth(t, synth.WriteGenAIPerfVaried, "profile_export.json", genaiperf.New())
+	checkTruth(t, col, want, true, 0)
+	checkTokenTimes(t, col, small())
+}
+
+// TestVLLMRecoversTruth: vLLM's --save-detailed arrays (float seconds,
+// ttft + itls rebuilt into messages) give back every token time to the
+// ns; start_times are perf_counter readings (another clock), and the
+// stream's end is not kept.
+func TestVLLMRecoversTruth(t *testing.T) {
+	col, want := importSynth(t, synth.WriteVLLM, synth.VLLMFileName(small()), vllmbench.New())
+	check(t, col, want, expect{start: startRelative})
+	checkTokenTimes(t, col, small())
+}
+
+// TestSGLangRecoversTruth: SGLang's --output-details arrays likewise, with
+// no start times at all.
+func TestSGLangRecoversTruth(t *testing.T) {
+	col, want := importSynth(t, synth.WriteSGLang, synth.SGLangFileName(small()), sglangbench.New())
+	check(t, col, want, expect{start: startNone})
+	checkTokenTimes(t, col, small())
+}
+
+// TestGuideLLMRecoversTruth: guidellm's v0.4+ records (completed requests
+// first, then errored ones, in float epoch seconds) give back the start,
+// first and last token and the stream's end within the seconds'
+// resolution; N from output_tokens.
+func TestGuideLLMRecoversTruth(t *testing.T) {
+	col, want := importSynthIn(t, t.TempDir(), synth.WriteGuideLLM, "benchmarks.json", guidellm.New())
+	// The file lists successful requests first; keys follow the file.
+	var ordered []synth.Truth
+	for _, ok := range []bool{true, false} {
+		for _, w := range want {
+			if (w.Status == synth.StatusOK) == ok {
+				ordered = append(ordered, w)
+			}
+		}
+	}
+	for i := range ordered {
+		ordered[i].Key = i
+	}
+	const tol = 500 // ns: two roundings of epoch seconds (2^-22 s ≈ 238 ns apart)
+	check(t, col, ordered, expect{start: startUnix, startTolNs: tol, ttftTolNs: tol, lastTolNs: tol, streamEnd: true})
+}
+
+// TestInferencePerfRecoversTruth: inference-perf's v0.6+ records (chunk
+// times in perf_counter seconds) give back every token time to the ns, the
+// stream's end (end_time) and N from the server's usage.
+func TestInferencePerfRecoversTruth(t *testing.T) {
+	col, want := importSynth(t, synth.WriteInferencePerf, "per_request_lifecycle_metrics.json", inferenceperf.New())
+	check(t, col, want, expect{start: startRelative, streamEnd: true})
+	checkTokenTimes(t, col, small())
 }
