@@ -23,40 +23,15 @@ import (
 // 429 before any token, 502 mid-stream); AIPerf keeps no partial timings
 // for it.
 func WriteAIPerf(out, truth io.Writer, m Model) error {
-	g, err := NewGenerator(m)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(out, 1<<20)
-	var tw *truthWriter
-	if truth != nil {
-		tw = newTruthWriter(truth)
-	}
 	// Ids come from their own stream so that every format draws the same
 	// requests from the same seed.
 	ids := rand.New(rand.NewPCG(m.Seed, 0xa1))
 	var b []byte
-	for {
-		r, ok := g.Next()
-		if !ok {
-			break
-		}
+	return streamRun(out, truth, m, nil, func(w *bufio.Writer, r *Request) error {
 		b = aiperfRecord(b[:0], r, m.ISL, ids)
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		if tw != nil {
-			if err := tw.write(r); err != nil {
-				return err
-			}
-		}
-	}
-	if tw != nil {
-		if err := tw.flush(); err != nil {
-			return err
-		}
-	}
-	return w.Flush()
+		_, err := w.Write(b)
+		return err
+	}, nil)
 }
 
 // pyMs formats ns as milliseconds the way Python prints a float.

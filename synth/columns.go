@@ -211,3 +211,22 @@ func msOf(ns []int64) []float64 {
 	}
 	return out
 }
+
+// requestColumns writes the per-request arrays vLLM's and SGLang's result
+// files share, in their order: input_lens, output_lens (0 for a failed
+// request), ttfts (seconds) and itls (seconds, one list per request).
+func (c *columns) requestColumns(w *bufio.Writer, m Model) {
+	pyKey(w, "input_lens", false)
+	pyList(w, c.n, func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(m.ISL), 10) })
+	pyKey(w, "output_lens", false)
+	pyList(w, c.n, func(b []byte, i int) []byte {
+		if c.fail[i] != failNone {
+			return append(b, '0')
+		}
+		return strconv.AppendInt(b, int64(c.tokens[i]), 10)
+	})
+	pyKey(w, "ttfts", false)
+	pyList(w, c.n, func(b []byte, i int) []byte { return pySec(b, c.ttftNs[i]) })
+	pyKey(w, "itls", false)
+	c.itlsColumn(w, m)
+}

@@ -25,30 +25,25 @@ import (
 // body ({"error":{"message":…,"code":429}}); one failing mid-stream ends
 // with "data: {\"error\":…}" after its tokens.
 func WriteGenAIPerf(out, truth io.Writer, m Model) error {
-	g, err := NewGenerator(m)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(out, 1<<20)
-	var tw *truthWriter
-	if truth != nil {
-		tw = newTruthWriter(truth)
-	}
-	mode, value := "concurrency", strconv.Itoa(m.Concurrency)
-	if m.RateRPS > 0 {
-		mode, value = "request_rate", strconv.FormatFloat(m.RateRPS, 'g', -1, 64)
-	}
-	w.WriteString(`{"experiments":[{"experiment":{"mode":"` + mode + `","value":` + value + `},"requests":[`)
 	var b genaiBuf
 	b.model = jsonString(nil, m.ModelName)
 	b.payloadHead = payloadHead(m)
 	b.isl = m.ISL
+	return writeGenAIPerfExport(out, truth, m, b.request)
+}
+
+// writeGenAIPerfExport writes the export's frame — one experiment of m's
+// load mode, the requests (each from request), window_boundaries from the
+// first start to the last end, perf_analyzer's version fields — streaming.
+func writeGenAIPerfExport(out, truth io.Writer, m Model, request func(r *Request) []byte) error {
 	first, last := int64(-1), int64(0)
-	for {
-		r, ok := g.Next()
-		if !ok {
-			break
+	return streamRun(out, truth, m, func(w *bufio.Writer) {
+		mode, value := "concurrency", strconv.Itoa(m.Concurrency)
+		if m.RateRPS > 0 {
+			mode, value = "request_rate", strconv.FormatFloat(m.RateRPS, 'g', -1, 64)
 		}
+		w.WriteString(`{"experiments":[{"experiment":{"mode":"` + mode + `","value":` + value + `},"requests":[`)
+	}, func(w *bufio.Writer, r *Request) error {
 		if r.Key > 0 {
 			w.WriteByte(',')
 		}
@@ -56,26 +51,15 @@ func WriteGenAIPerf(out, truth io.Writer, m Model) error {
 			first = r.StartNs
 		}
 		last = max(last, r.StartNs+r.EndNs)
-		if _, err := w.Write(b.request(r)); err != nil {
-			return err
+		_, err := w.Write(request(r))
+		return err
+	}, func(w *bufio.Writer) {
+		w.WriteString(`],"window_boundaries":[`)
+		if first >= 0 {
+			w.WriteString(strconv.FormatInt(first, 10) + "," + strconv.FormatInt(last, 10))
 		}
-		if tw != nil {
-			if err := tw.write(r); err != nil {
-				return err
-			}
-		}
-	}
-	w.WriteString(`],"window_boundaries":[`)
-	if first >= 0 {
-		w.WriteString(strconv.FormatInt(first, 10) + "," + strconv.FormatInt(last, 10))
-	}
-	w.WriteString(`]}],"version":"2.54.0","service_kind":"openai","endpoint":"v1/chat/completions"}`)
-	if tw != nil {
-		if err := tw.flush(); err != nil {
-			return err
-		}
-	}
-	return w.Flush()
+		w.WriteString(`]}],"version":"2.54.0","service_kind":"openai","endpoint":"v1/chat/completions"}`)
+	})
 }
 
 // genaiBuf builds one request's JSON, reusing its buffers.

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 )
@@ -25,15 +24,6 @@ import (
 // "HTTP Error 429" with the error body (no token), or ClientPayloadError
 // (stream broken; inference-perf keeps no partial times).
 func WriteInferencePerf(out, truth io.Writer, m Model) error {
-	g, err := NewGenerator(m)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(out, 1<<20)
-	var tw *truthWriter
-	if truth != nil {
-		tw = newTruthWriter(truth)
-	}
 	// The request body, as Python json.dumps writes it.
 	var body []byte
 	body = append(body, `{"model": `...)
@@ -46,15 +36,7 @@ func WriteInferencePerf(out, truth io.Writer, m Model) error {
 	bodyTail := `, "ignore_eos": true, "stream": true, "stream_options": {"include_usage": true}}`
 	model := jsonString(nil, m.ModelName)
 	var b, raw, chunk []byte
-	w.WriteString("[")
-	for {
-		r, ok := g.Next()
-		if !ok {
-			break
-		}
-		if r.Key > 0 {
-			w.WriteString(",")
-		}
+	return streamJSONArray(out, truth, m, func(r *Request) []byte {
 		base := vllmEpochNs + r.StartNs - m.StartNs
 		id := "cmpl-" + r.ID[len("chatcmpl-"):]
 		created := strconv.FormatInt(r.StartNs/1_000_000_000, 10)
@@ -158,23 +140,6 @@ func WriteInferencePerf(out, truth io.Writer, m Model) error {
 			b = append(b, "null"...)
 		}
 		b = append(b, "\n  }"...)
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		if tw != nil {
-			if err := tw.write(r); err != nil {
-				return err
-			}
-		}
-	}
-	if m.Requests > 0 {
-		w.WriteString("\n")
-	}
-	w.WriteString("]")
-	if tw != nil {
-		if err := tw.flush(); err != nil {
-			return err
-		}
-	}
-	return w.Flush()
+		return b
+	})
 }

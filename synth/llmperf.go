@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 )
@@ -26,45 +25,11 @@ import (
 // token: all durations 0) or 502 (mid-stream: TTFT kept when a token
 // arrived).
 func WriteLLMPerf(out, truth io.Writer, m Model) error {
-	g, err := NewGenerator(m)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(out, 1<<20)
-	var tw *truthWriter
-	if truth != nil {
-		tw = newTruthWriter(truth)
-	}
-	w.WriteString("[")
 	var b []byte
-	for {
-		r, ok := g.Next()
-		if !ok {
-			break
-		}
-		if r.Key > 0 {
-			w.WriteString(",")
-		}
+	return streamJSONArray(out, truth, m, func(r *Request) []byte {
 		b = llmperfRow(b[:0], r, m.ISL)
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		if tw != nil {
-			if err := tw.write(r); err != nil {
-				return err
-			}
-		}
-	}
-	if m.Requests > 0 {
-		w.WriteString("\n")
-	}
-	w.WriteString("]")
-	if tw != nil {
-		if err := tw.flush(); err != nil {
-			return err
-		}
-	}
-	return w.Flush()
+		return b
+	})
 }
 
 func pySec(b []byte, ns int64) []byte { return pyFloat(b, float64(ns)/1e9) }

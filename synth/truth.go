@@ -131,3 +131,67 @@ func ReadTruth(r io.Reader) ([]Truth, error) {
 	}
 	return out, nil
 }
+
+// streamRun is the loop the streaming writers share: it draws m's
+// requests in start order, writes head (nil: nothing), each request's
+// bytes from rec, then tail (nil: nothing) to out through a 1 MiB buffer,
+// and each request's truth to truth (nil: not written). Memory does not
+// grow with the number of requests. rec's error (the writer's) ends the
+// run.
+func streamRun(out, truth io.Writer, m Model, head func(w *bufio.Writer), rec func(w *bufio.Writer, r *Request) error, tail func(w *bufio.Writer)) error {
+	g, err := NewGenerator(m)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	var tw *truthWriter
+	if truth != nil {
+		tw = newTruthWriter(truth)
+	}
+	if head != nil {
+		head(w)
+	}
+	for {
+		r, ok := g.Next()
+		if !ok {
+			break
+		}
+		if err := rec(w, r); err != nil {
+			return err
+		}
+		if tw != nil {
+			if err := tw.write(r); err != nil {
+				return err
+			}
+		}
+	}
+	if tail != nil {
+		tail(w)
+	}
+	if tw != nil {
+		if err := tw.flush(); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// streamJSONArray writes m's requests as a JSON array of rec's values, the
+// way Python's json.dump(…, indent=…) frames a list: "[", values separated
+// by ",", a newline before the closing "]" when the list is not empty.
+// truth as in streamRun.
+func streamJSONArray(out, truth io.Writer, m Model, rec func(r *Request) []byte) error {
+	return streamRun(out, truth, m, func(w *bufio.Writer) { w.WriteByte('[') },
+		func(w *bufio.Writer, r *Request) error {
+			if r.Key > 0 {
+				w.WriteByte(',')
+			}
+			_, err := w.Write(rec(r))
+			return err
+		}, func(w *bufio.Writer) {
+			if m.Requests > 0 {
+				w.WriteByte('\n')
+			}
+			w.WriteByte(']')
+		})
+}

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bufio"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -43,57 +42,12 @@ import (
 // holds unchanged: TTFT and E2E at the first and last token message. The variations are drawn from their
 // own random stream: the requests are those of WriteGenAIPerf.
 func WriteGenAIPerfVaried(out, truth io.Writer, m Model) error {
-	g, err := NewGenerator(m)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(out, 1<<20)
-	var tw *truthWriter
-	if truth != nil {
-		tw = newTruthWriter(truth)
-	}
-	mode, value := "concurrency", strconv.Itoa(m.Concurrency)
-	if m.RateRPS > 0 {
-		mode, value = "request_rate", strconv.FormatFloat(m.RateRPS, 'g', -1, 64)
-	}
-	w.WriteString(`{"experiments":[{"experiment":{"mode":"` + mode + `","value":` + value + `},"requests":[`)
-	b := variedBuf{rng: rand.New(rand.NewPCG(m.Seed, 0x7a71ed))}
+	var b variedBuf
+	b.rng = rand.New(rand.NewPCG(m.Seed, 0x7a71ed))
 	b.model = jsonString(nil, m.ModelName)
 	b.payloadHead = payloadHead(m)
 	b.isl = m.ISL
-	first, last := int64(-1), int64(0)
-	for {
-		r, ok := g.Next()
-		if !ok {
-			break
-		}
-		if r.Key > 0 {
-			w.WriteByte(',')
-		}
-		if first < 0 {
-			first = r.StartNs
-		}
-		last = max(last, r.StartNs+r.EndNs)
-		if _, err := w.Write(b.request(r)); err != nil {
-			return err
-		}
-		if tw != nil {
-			if err := tw.write(r); err != nil {
-				return err
-			}
-		}
-	}
-	w.WriteString(`],"window_boundaries":[`)
-	if first >= 0 {
-		w.WriteString(strconv.FormatInt(first, 10) + "," + strconv.FormatInt(last, 10))
-	}
-	w.WriteString(`]}],"version":"2.54.0","service_kind":"openai","endpoint":"v1/chat/completions"}`)
-	if tw != nil {
-		if err := tw.flush(); err != nil {
-			return err
-		}
-	}
-	return w.Flush()
+	return writeGenAIPerfExport(out, truth, m, b.request)
 }
 
 // Server styles of WriteGenAIPerfVaried.

@@ -95,19 +95,7 @@ func WriteVLLM(out, truth io.Writer, m Model) error {
 	b = pyFloat(b, float64(inTok+c.outTokens)/durS)
 	w.Write(b)
 
-	pyKey(w, "input_lens", false)
-	pyList(w, c.n, func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(m.ISL), 10) })
-	pyKey(w, "output_lens", false)
-	pyList(w, c.n, func(b []byte, i int) []byte {
-		if c.fail[i] != failNone {
-			return append(b, '0')
-		}
-		return strconv.AppendInt(b, int64(c.tokens[i]), 10)
-	})
-	pyKey(w, "ttfts", false)
-	pyList(w, c.n, func(b []byte, i int) []byte { return pySec(b, c.ttftNs[i]) })
-	pyKey(w, "itls", false)
-	c.itlsColumn(w, m)
+	c.requestColumns(w, m)
 	pyKey(w, "latencies", false)
 	pyList(w, c.n, func(b []byte, i int) []byte {
 		if c.fail[i] != failNone {

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,10 +24,7 @@ func TestForensicsWalkthrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "tokentrace"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t, work)
 	must(t, os.Symlink(filepath.Join(repo, "testdata"), filepath.Join(work, "testdata")))
 
 	type block struct {
@@ -51,7 +44,6 @@ func TestForensicsWalkthrough(t *testing.T) {
 			cur.lines = append(cur.lines, line)
 		}
 	}
-	exitRe := regexp.MustCompile(`#\s*exit (\d+)\s*$`)
 	commands, checked := 0, 0
 	for i, b := range blocks {
 		if b.lang != "sh" {
@@ -63,25 +55,7 @@ func TestForensicsWalkthrough(t *testing.T) {
 				continue
 			}
 			commands++
-			want := 0
-			if m := exitRe.FindStringSubmatch(c); m != nil {
-				want, _ = strconv.Atoi(m[1])
-			}
-			sh := exec.Command("bash", "-c", c)
-			sh.Dir = work
-			sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "RUN=testdata/aiperf/llama31-8b-cloudflare-agent-c2-524errors")
-			out, err := sh.CombinedOutput()
-			got := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				got = ee.ExitCode()
-			} else if err != nil {
-				t.Fatalf("%s: %v", c, err)
-			}
-			if got != want {
-				t.Errorf("%s\nexit %d, want %d\n%s", c, got, want, out)
-			}
-			last = string(out)
+			last = runDocCommand(t, "docs/forensics.md", work, bin, c, "RUN=testdata/aiperf/llama31-8b-cloudflare-agent-c2-524errors")
 		}
 		if i+1 >= len(blocks) || blocks[i+1].lang != "text" {
 			continue

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,11 +23,7 @@ func TestCIGateRecipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "tokentrace"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t, work)
 	for _, d := range []string{"testdata", "docs"} {
 		if err := os.Symlink(filepath.Join(repo, d), filepath.Join(work, d)); err != nil {
 			t.Fatal(err)
@@ -92,29 +84,11 @@ func TestCIGateRecipe(t *testing.T) {
 	if len(cmds) < 10 {
 		t.Fatalf("found %d commands in the recipe", len(cmds))
 	}
-	exitRe := regexp.MustCompile(`#\s*exit (\d+)\s*$`)
 	summary := filepath.Join(work, "summary.md")
 	for _, c := range cmds {
-		want := 0
-		if m := exitRe.FindStringSubmatch(c); m != nil {
-			want, _ = strconv.Atoi(m[1])
-		}
-		sh := exec.Command("bash", "-c", c)
-		sh.Dir = work
-		sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"),
+		runDocCommand(t, "docs/ci-goodput-gate.md", work, bin, c,
 			"RESULTS=testdata/llmperf/leaderboard-groq-70b", "BASELINE=testdata/llmperf/leaderboard-anyscale-70b",
 			"GITHUB_STEP_SUMMARY="+summary)
-		out, err := sh.CombinedOutput()
-		got := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			got = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("%s: %v", c, err)
-		}
-		if got != want {
-			t.Errorf("%s\nexit %d, want %d\n%s", c, got, want, out)
-		}
 	}
 	// the README's gate tour runs too (its commands start bin/tokentrace)
 	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
@@ -134,22 +108,7 @@ func TestCIGateRecipe(t *testing.T) {
 				continue
 			}
 			n++
-			want := 0
-			if m := exitRe.FindStringSubmatch(c); m != nil {
-				want, _ = strconv.Atoi(m[1])
-			}
-			sh := exec.Command("bash", "-c", strings.Replace(c, "bin/tokentrace", "tokentrace", 1))
-			sh.Dir = work
-			sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
-			out, err := sh.CombinedOutput()
-			got := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				got = ee.ExitCode()
-			}
-			if got != want {
-				t.Errorf("README: %s\nexit %d, want %d\n%s", c, got, want, out)
-			}
+			runDocCommand(t, "README", work, bin, strings.Replace(c, "bin/tokentrace", "tokentrace", 1))
 		}
 		if n != 3 {
 			t.Errorf("README gate tour: %d commands, want 3", n)
