@@ -108,6 +108,10 @@ type runAcc struct {
 	// skip marks the conventions this run is not computed under (nil:
 	// every one; ComputeOwnToolOnly)
 	skip []bool
+	// part is true when the requests are a selection of the run's
+	// (--since/--until/--trim): the tool's reported whole-run values do
+	// not stand in for what the selection lacks.
+	part bool
 }
 
 type convAcc struct {
@@ -601,6 +605,11 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	switch {
 	case hasStarts && c.Duration != convention.DurationNotRecorded:
 		rr.Throughput = ComputeThroughput(c, reqs, dur)
+	case acc.part:
+		rr.Throughput = reportedThroughput(run, nil)
+		if rr.Requests.Total > 0 {
+			rr.Warnings = append(rr.Warnings, Warning{Code: "throughput_unavailable", Message: "throughput cannot be recomputed for the selected requests, and the tool's reported value covers the whole run"})
+		}
 	default:
 		rr.Throughput = reportedThroughput(run, opt.Tools.Tool(run.Tool))
 		switch {
@@ -1032,7 +1041,9 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 	if run.Truncated {
 		w = append(w, Warning{Code: "truncated_input", Message: "an input file was cut short; every complete request was imported (see the run's notes)"})
 	}
-	if rr.Requests.Total == 0 && len(run.Reported) > 0 {
+	if rr.Requests.Total == 0 && acc.part {
+		w = append(w, Warning{Code: "selection_empty", Message: "the selection (--since, --until, --trim) keeps none of the run's requests: every statistic is empty, and the tool's reported values, which cover the whole run, do not stand in"})
+	} else if rr.Requests.Total == 0 && len(run.Reported) > 0 {
 		w = append(w, Warning{Code: "summary_only", Message: "the source holds the tool's summary only: nothing to recompute; its statistics are under reported"})
 	}
 	if rr.Requests.Total > 0 && rr.Requests.Completed == 0 {

@@ -299,3 +299,43 @@ func TestEngineState(t *testing.T) {
 		t.Error("no engine metric: not nil")
 	}
 }
+
+// TestSelectionBounds: bounds past what a Unix ns holds are refused or
+// held at the end of the range, never wrapped around; --since not before
+// --until is an error; a selection that keeps nothing says so.
+func TestSelectionBounds(t *testing.T) {
+	for _, bad := range []string{"9999-12-31T23:59:59Z", "1677-09-21T00:12:43Z", "2262-04-12T00:00:00Z"} {
+		if _, err := ParseTimeRef(bad); err == nil || !strings.Contains(err.Error(), "outside the times") {
+			t.Errorf("ParseTimeRef(%q): %v", bad, err)
+		}
+	}
+	far, err := ParseTimeRef("+2562047h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// since far in the future: nothing kept (a wrapped sum kept all 6)
+	rr := forensicRun(t, Options{Select: Selection{Since: far}})
+	if rr.Selection.Kept != 0 || rr.Requests.Total != 0 || !hasWarning(rr, "selection_empty") || !math.IsNaN(float64(rr.Throughput.RequestsPerS)) || rr.Throughput.Reported {
+		t.Errorf("since far: kept %d, total %d, throughput %+v, warnings %+v", rr.Selection.Kept, rr.Requests.Total, rr.Throughput, rr.Warnings)
+	}
+	// until far in the future: everything kept (a wrapped sum kept none)
+	rr = forensicRun(t, Options{Select: Selection{Until: far}})
+	if rr.Selection.Kept != 6 || hasWarning(rr, "selection_empty") {
+		t.Errorf("until far: kept %d", rr.Selection.Kept)
+	}
+	// a trim longer than the run keeps nothing and says so
+	trim, _ := ParseTrim("0s,2562047h")
+	rr = forensicRun(t, Options{Select: Selection{Trim: trim}})
+	if rr.Selection.Kept != 0 || !hasWarning(rr, "selection_empty") {
+		t.Errorf("long trim: kept %d", rr.Selection.Kept)
+	}
+	a := NewAnalyzer(Canonical)
+	r, ev := reqtest.Request(0, t0, []reqtest.Event{{Off: 100 * reqtest.MS, Kind: formats.KindContent}}, nil)
+	a.Request(&r, ev)
+	a.Run(&formats.Run{RunID: "r", ClockDomain: formats.ClockUnix})
+	since, _ := ParseTimeRef("+10m")
+	until, _ := ParseTimeRef("+5m")
+	if _, err := a.Report(Options{Select: Selection{Since: since, Until: until}}); err == nil || !strings.Contains(err.Error(), "is not before --until") {
+		t.Errorf("since after until: %v", err)
+	}
+}

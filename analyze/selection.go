@@ -46,6 +46,9 @@ func ParseTimeRef(s string) (TimeRef, error) {
 	if err != nil {
 		return TimeRef{}, fmt.Errorf("%q: want an RFC 3339 time (2026-07-29T22:44:00Z) or +DURATION from the run's first request (+300s)", s)
 	}
+	if t.Before(time.Unix(0, math.MinInt64)) || t.After(time.Unix(0, math.MaxInt64)) {
+		return TimeRef{}, fmt.Errorf("%q: outside the times tokentrace can hold (Unix nanoseconds: 1677-09-21T00:12:44Z to 2262-04-11T23:47:16Z)", s)
+	}
 	return TimeRef{Set: true, Wall: true, UnixNs: t.UnixNano(), Text: s}, nil
 }
 
@@ -53,7 +56,7 @@ func ParseTimeRef(s string) (TimeRef, error) {
 // its clock domain.
 func (r TimeRef) resolve(t0 int64, clock, runID, flag string) (int64, error) {
 	if !r.Wall {
-		return t0 + r.OffsetNs, nil
+		return addSat(t0, r.OffsetNs), nil
 	}
 	if clock != formats.ClockUnix {
 		return 0, fmt.Errorf("%s %s: run %q has no wall clock (its start times are on a %q clock): give an offset from its first request, e.g. +300s", flag, r.Text, runID, clock)
@@ -357,6 +360,9 @@ func selectRequests(run *formats.Run, reqs []RequestMetrics, rt *runTimes, sel S
 		}
 		to = v
 	}
+	if sel.Since.Set && sel.Until.Set && from >= to {
+		return nil, nil, fmt.Errorf("run %q: --since %s is not before --until %s: no request can be selected", run.RunID, sel.Since.Text, sel.Until.Text)
+	}
 	if t := sel.Trim; t.Set {
 		tr := &TrimReport{}
 		var ws, we int64
@@ -369,7 +375,7 @@ func selectRequests(run *formats.Run, reqs []RequestMetrics, rt *runTimes, sel S
 			tr.Mode, tr.Ratio, tr.PeakInFlight, tr.Threshold = "auto", F(t.Ratio), peak, thr
 			tr.Rule = fmt.Sprintf("the longest interval with at least max(1, ⌈%g × peak⌉) = %d of the peak %d requests in flight (every status; unrecorded ends bounded), as SGLang's steady-state mode (sgl-project/sglang PR #30918) finds it; requests whose %s falls in it are kept", t.Ratio, thr, peak, by)
 		} else {
-			ws, we = rt.t0+t.HeadNs, rt.tLast-t.TailNs
+			ws, we = addSat(rt.t0, t.HeadNs), addSat(rt.tLast, -t.TailNs)
 			tr.Mode = "manual"
 			tr.Rule = fmt.Sprintf("%s from the first request's start and %s before the run's last recorded time are left out; requests whose %s falls between are kept",
 				time.Duration(t.HeadNs), time.Duration(t.TailNs), by)
@@ -473,6 +479,20 @@ func mustResolve(r TimeRef, rt *runTimes) int64 {
 
 func i64ptr(v int64) *int64 { return &v }
 
+// addSat is a + d, held at the int64 range instead of wrapping around (an
+// offset of +2562047h from a 2026 start is past the last time a Unix ns
+// holds: every request is before it).
+func addSat(a, d int64) int64 {
+	s := a + d
+	switch {
+	case d > 0 && s < a:
+		return math.MaxInt64
+	case d < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
+}
+
 // rfc3339 writes a Unix ns time as RFC 3339 UTC with milliseconds.
 func rfc3339(ns int64) string {
 	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -483,7 +503,7 @@ func rfc3339(ns int64) string {
 // aligned), with their pooled ITL samples. The copy shares nothing it
 // could modify.
 func filterAcc(acc *runAcc, keep []bool) *runAcc {
-	out := &runAcc{id: acc.id, run: acc.run, tok: acc.tok, tokErr: acc.tokErr, per: make([]convAcc, len(acc.per))}
+	out := &runAcc{id: acc.id, run: acc.run, tok: acc.tok, tokErr: acc.tokErr, per: make([]convAcc, len(acc.per)), skip: acc.skip, part: true}
 	for ci := range acc.per {
 		p := &acc.per[ci]
 		itl := p.gaps()

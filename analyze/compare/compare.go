@@ -565,7 +565,7 @@ func cellOf(x *analyze.Metric, st Stat, s *sample, alpha float64) Cell {
 		c.N = len(s.sorted)
 		c.Value = analyze.F(statOf(s.sorted, st, s.method))
 		if need := stats.MinSamplesForCI(st.P, 1-2*alpha); st.Name == "p" && c.N > 0 && c.N < need {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s of fewer than %d samples: order statistics cannot bound it, the seeded bootstrap does, within the sample's extremes", st, need))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s of fewer than %d samples: neither order statistics nor resampling bound its upper side, so a difference that needs that bound is not established", st, need))
 		}
 		if math.IsNaN(float64(c.Value)) {
 			c.Why = s.why

@@ -169,8 +169,13 @@ func cmpValue(v float64, unit string) string {
 // cmpSigned writes a difference with its sign (fractions in percentage
 // points).
 func cmpSigned(v float64, unit string) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	switch {
+	case math.IsNaN(v):
 		return "–"
+	case math.IsInf(v, 1):
+		return "+∞"
+	case math.IsInf(v, -1):
+		return "-∞"
 	}
 	s := ""
 	if unit == "fraction" {
@@ -252,7 +257,7 @@ func testNote(test string) string {
 	case strings.HasPrefix(test, "order-statistic bounds"):
 		return test + ": each side's distribution-free bound of the percentile (binomial order statistics); Δ from the candidate's lower bound minus the base's upper, and the candidate's upper minus the base's lower"
 	case strings.Contains(test, "bootstrap"):
-		return test + ": each side's bound of the percentile, from order statistics where the sample gives one, else the percentile bootstrap (seeded: the same bounds on every run); Δ as for order-statistic bounds"
+		return test + ": each side's bound of the percentile, from order statistics where the sample gives one, else the percentile bootstrap (seeded: the same bounds on every run), ±∞ where resampling reaches the sample's extreme (too few values to bound that tail); Δ as for order-statistic bounds"
 	case test == "welch t":
 		return "welch t: Welch's unequal-variance t test of the means; Δ = difference ∓ t·se"
 	case test == "welch t over runs":

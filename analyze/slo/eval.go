@@ -331,6 +331,9 @@ func measureOf(g Gate, s *subject) measure {
 		}
 		if math.IsNaN(m.value) {
 			m.why = v.Why
+			if s.rr != nil && s.rr.Selection != nil && s.rr.Requests.Total == 0 {
+				m.why = "undefined: the selection keeps none of the run's requests"
+			}
 		}
 		return m
 	}
@@ -386,6 +389,8 @@ func measureOf(g Gate, s *subject) measure {
 		switch {
 		case g.Metric.WithReasoning && len(s.reqs) > 0:
 			m.why += " (no request produced reasoning: TTFO is TTFT, gate ttft)"
+		case len(s.reqs) == 0 && s.rr != nil && s.rr.Selection != nil:
+			m.why += " (the selection keeps none of the run's requests)"
 		case len(s.reqs) == 0:
 			m.why += " (the run has no per-request data)"
 		case g.Metric.Streaming && !s.streaming:
@@ -418,6 +423,9 @@ func measureOf(g Gate, s *subject) measure {
 func reportedStat(g Gate, s *subject) (float64, bool) {
 	if s.run == nil || len(s.run.Reported) == 0 {
 		return 0, false
+	}
+	if s.rr != nil && s.rr.Selection != nil {
+		return 0, false // the tool's values cover the whole run, not the selection
 	}
 	if s.tools == nil {
 		return 0, false
@@ -547,6 +555,10 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 	}
 	r.Status = "pass"
 	r.Reason = fmt.Sprintf("within noise: %s is not %s %s (baseline %s), but the difference is not significant at α=%s (%s)", g.fmtValue(cur.value), g.Op, g.fmtValue(bound), g.fmtValue(bm.value), fmtNum(alpha), test)
+	if need := stats.MinSamplesForCI(g.P, 1-2*alpha); g.Stat == "p" && need > 0 && (cur.n < need || bm.n < need) {
+		r.Reason += fmt.Sprintf("; a distribution-free bound of P%s needs ≥ %d values on each side (here %d and %d): gate a lower percentile or run more requests",
+			strconv.FormatFloat(100*g.P, 'f', -1, 64), need, cur.n, bm.n)
+	}
 	return r
 }
 

@@ -40,10 +40,14 @@ var bootSeed = [2]uint64{0x746f6b656e, 0x7472616365}
 // it; otherwise (boot true) the percentile bootstrap's: the alpha or
 // 1 − alpha quantile (Linear) of the p-quantile (by method m) over
 // BootReplicates resamples with replacement, drawn from a PCG generator
-// with a fixed seed so that the bound is the same on every run. For a
-// small sample and a tail quantile the bootstrap bound is close to the
-// sample's extreme (it cannot see beyond it). An empty sample gives NaN
-// (boot true).
+// with a fixed seed so that the bound is the same on every run, widened
+// to the sample's own p-quantile where it falls short of it (a bound
+// never excludes the estimate). Resampling cannot see past the sample's
+// extremes: where the bootstrap bound reaches the sample's max (an upper
+// bound) or min (a lower one) — always for one value, and for a tail
+// quantile of a small sample — the data cannot bound that side, and the
+// bound is +Inf or −Inf (unbounded; no difference is significant on it).
+// An empty sample gives NaN (boot true).
 func PercentileBound(sorted []float64, p float64, m Method, alpha float64, upper bool) (bound float64, boot bool) {
 	lo, hi := QuantileCI(sorted, p, 1-2*alpha)
 	if upper && !math.IsNaN(hi) {
@@ -71,7 +75,17 @@ func PercentileBound(sorted []float64, p float64, m Method, alpha float64, upper
 	if upper {
 		q = 1 - alpha
 	}
-	return Percentile(reps, q, Linear), true
+	b, est := Percentile(reps, q, Linear), Percentile(sorted, p, m)
+	if upper {
+		if b >= sorted[n-1] {
+			return math.Inf(1), true // resampling cannot see past the sample's max
+		}
+		return math.Max(b, est), true
+	}
+	if b <= sorted[0] {
+		return math.Inf(-1), true
+	}
+	return math.Min(b, est), true
 }
 
 // PercentileTestName names the percentile test by how its bounds were
@@ -208,7 +222,8 @@ func Welch(cand, base []float64, alpha, k, d float64) Diff {
 // failures", The American Statistician 54(4), 2000): each proportion is
 // p̃ = (x + 1)/(n + 2), se = √(p̃c(1−p̃c)/(nc+2) + K²·p̃b(1−p̃b)/(nb+2)),
 // z = (p̃c − (K·p̃b + D))/se; PUp = 1 − Φ(z), PDown = Φ(z), and the bounds
-// are p̃c − (K·p̃b + D) ∓ z₁₋α·se. A side without trials is Untested.
+// are p̃c − (K·p̃b + D) ∓ z₁₋α·se, held within [−1, 1] when K = 1 and D = 0
+// (a difference of proportions). A side without trials is Untested.
 func AgrestiCaffo(xc, nc, xb, nb int, alpha, k, d float64) Diff {
 	if nc == 0 || nb == 0 {
 		return Untested(math.NaN(), "no requests to test")
@@ -220,6 +235,11 @@ func AgrestiCaffo(xc, nc, xb, nb int, alpha, k, d float64) Diff {
 	z := diff / se
 	n := distuv.UnitNormal
 	q := n.Quantile(1 - alpha)
-	return Diff{Test: "agresti-caffo", Alpha: alpha, Estimate: diff, Lo: diff - q*se, Hi: diff + q*se,
+	// a difference of two proportions lies in [−1, 1] (K = 1, D = 0)
+	lo, hi := diff-q*se, diff+q*se
+	if k == 1 && d == 0 {
+		lo, hi = math.Max(lo, -1), math.Min(hi, 1)
+	}
+	return Diff{Test: "agresti-caffo", Alpha: alpha, Estimate: diff, Lo: lo, Hi: hi,
 		PUp: 1 - n.CDF(z), PDown: n.CDF(z)}
 }

@@ -29,13 +29,27 @@ func TestPercentileBound(t *testing.T) {
 	if hi, boot := PercentileBound(xs, 0.5, Linear, 0.025, true); hi != 61 || boot {
 		t.Errorf("upper bound %v (boot %v), want 61", hi, boot)
 	}
+	// P99 of ten values: the order statistics give a lower bound (x(9):
+	// P(B ≤ 8) = 0.0043 ≤ 0.05 < P(B ≤ 9) = 0.096 for B ~ Bin(10, 0.99))
+	// but no upper one (0.99¹⁰ > 0.05); the bootstrap reaches the max there
+	// (it cannot see past it), so the side is unbounded, not the max
 	ten := seq(1, 10)
-	hi, boot := PercentileBound(ten, 0.99, Linear, 0.05, true)
-	if !boot || hi < 9 || hi > 10 {
-		t.Errorf("P99 of 10 values: upper bound %v (boot %v), want a bootstrap bound in [9, 10]", hi, boot)
+	if lo, boot := PercentileBound(ten, 0.99, Linear, 0.05, false); lo != 9 || boot {
+		t.Errorf("P99 of 10 values: lower bound %v (boot %v), want 9", lo, boot)
 	}
-	if again, _ := PercentileBound(ten, 0.99, Linear, 0.05, true); again != hi {
-		t.Errorf("the bootstrap is seeded: %v then %v", hi, again)
+	if hi, boot := PercentileBound(ten, 0.99, Linear, 0.05, true); !boot || !math.IsInf(hi, 1) {
+		t.Errorf("P99 of 10 values: upper bound %v (boot %v), want +Inf", hi, boot)
+	}
+	// one value bounds nothing on either side
+	if lo, _ := PercentileBound([]float64{5}, 0.5, Linear, 0.05, false); !math.IsInf(lo, -1) {
+		t.Errorf("one value: lower bound %v, want -Inf", lo)
+	}
+	if hi, _ := PercentileBound([]float64{5}, 0.5, Linear, 0.05, true); !math.IsInf(hi, 1) {
+		t.Errorf("one value: upper bound %v, want +Inf", hi)
+	}
+	// so two samples of one value each differ by nothing significant
+	if d := PercentileDiff([]float64{7}, []float64{5}, 0.5, Linear, Linear, 0.05, 1, 0); d.Up() || d.Down() {
+		t.Errorf("n=1 against n=1: %+v", d)
 	}
 	if b, boot := PercentileBound(nil, 0.5, Linear, 0.05, true); !math.IsNaN(b) || !boot {
 		t.Errorf("empty sample: %v %v", b, boot)
