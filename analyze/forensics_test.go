@@ -70,11 +70,13 @@ func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.
 // TestWindowsHandMade: 10 s windows aligned on the Unix clock. Window 0
 // [0, 10): r0, r1; TTFT [200, 500] → P50 350 (linear), P90 and P99 null
 // (fewer than 10 and 100), max 500; ITL gaps 100, 100, 100 (P99 null);
-// output tokens 3 + 2 over 10 s = 0.5 tok/s; in flight 1 on [1, 1.4) and
-// [2, 2.6): mean 0.1, max 1. Window 1 [10, 20): r2, r3, r4 → 1 completed,
+// the run starts at 1 s, so the window covers 9 s of it: output tokens
+// 3 + 2 over 9 s = 0.556 tok/s; in flight 1 on [1, 1.4) and [2, 2.6):
+// mean 1/9, max 1. Window 1 [10, 20): r2, r3, r4 → 1 completed,
 // 2 failed; TTFT [100] → P50 null; in flight 1 on [12,13) [13.1,14)
 // [14.1,15.1), 2 on [13,13.1) [14,14.1) → (1 + 0.9 + 1 + 0.2 + 0.2)/10 =
-// 0.33, max 2; goodput under ttft<=250ms: r2 good, 1 of 3. Window 2: r5.
+// 0.33, max 2; goodput under ttft<=250ms: r2 good, 1 of 3. Window 2: r5,
+// the last end at 25.4 s: it covers 5.4 s.
 func TestWindowsHandMade(t *testing.T) {
 	slo := SLO{Text: "ttft<=250ms", Constraints: []Constraint{{Metric: TTFT, Limit: 250, Text: "ttft<=250ms"}}}
 	rr := forensicRun(t, Options{WindowNs: 10 * sec, SLO: slo})
@@ -89,7 +91,7 @@ func TestWindowsHandMade(t *testing.T) {
 	if w0.Started != 2 || w0.Completed != 2 || w0.TTFT.N != 2 || w0.TTFT.P50 != 350 || !math.IsNaN(float64(w0.TTFT.P90)) || w0.TTFT.Max != 500 || !w0.Few {
 		t.Errorf("window 0 %+v", w0)
 	}
-	if w0.ITLN != 3 || !math.IsNaN(float64(w0.ITLP99Ms)) || !closeTo(float64(w0.OutputTokensPerS), 0.5) || !closeTo(float64(w0.InFlightMean), 0.1) || w0.InFlightMax != 1 {
+	if w0.ITLN != 3 || !math.IsNaN(float64(w0.ITLP99Ms)) || w0.CoveredS != 9 || !closeTo(float64(w0.OutputTokensPerS), 5.0/9) || !closeTo(float64(w0.InFlightMean), 1.0/9) || w0.InFlightMax != 1 {
 		t.Errorf("window 0 itl %d %v, tok/s %v, in flight %v/%d", w0.ITLN, w0.ITLP99Ms, w0.OutputTokensPerS, w0.InFlightMean, w0.InFlightMax)
 	}
 	if w1.Started != 3 || w1.Completed != 1 || w1.Failed != 2 || w1.TTFT.N != 1 || !math.IsNaN(float64(w1.TTFT.P50)) || w1.TTFT.Max != 100 ||
@@ -99,7 +101,7 @@ func TestWindowsHandMade(t *testing.T) {
 	if w1.Goodput == nil || w1.Goodput.Good != 1 || !closeTo(float64(w1.Goodput.Fraction), 1.0/3) || !closeTo(float64(w1.Goodput.RateS), 0.1) {
 		t.Errorf("window 1 goodput %+v", w1.Goodput)
 	}
-	if w2.Started != 1 || w2.TTFT.Max != 300 {
+	if w2.Started != 1 || w2.TTFT.Max != 300 || !closeTo(float64(w2.CoveredS), 5.4) || w1.CoveredS != 10 {
 		t.Errorf("window 2 %+v", w2)
 	}
 	// by end: r0 ends 1.4, r1 2.6, r2 13.1, r3 14.1 (bound), r4 15.1, r5 25.4
@@ -337,5 +339,20 @@ func TestSelectionBounds(t *testing.T) {
 	until, _ := ParseTimeRef("+5m")
 	if _, err := a.Report(Options{Select: Selection{Since: since, Until: until}}); err == nil || !strings.Contains(err.Error(), "is not before --until") {
 		t.Errorf("since after until: %v", err)
+	}
+}
+
+// TestWindowWiderThanTheRun: a width that does not divide a day starts at
+// the first request (not at the epoch, 1970), a window wider than the run
+// is one window over the run's span (1 s → 25.4 s: 24.4 s; 9 tokens), and
+// a width near the int64 limit does not wrap around.
+func TestWindowWiderThanTheRun(t *testing.T) {
+	for _, w := range []int64{int64(7 * 24 * 3600 * sec), int64(2562047) * 3600 * sec} {
+		rr := forensicRun(t, Options{WindowNs: w})
+		ws := rr.Windows
+		if len(ws.Items) != 1 || ws.Items[0].StartNs != t0+1*sec || ws.Items[0].Started != 6 ||
+			!closeTo(float64(ws.Items[0].CoveredS), 24.4) || !closeTo(float64(ws.Items[0].OutputTokensPerS), 9/24.4) {
+			t.Errorf("width %d: %+v", w, ws.Items)
+		}
 	}
 }

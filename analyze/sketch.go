@@ -178,12 +178,13 @@ func formatBytes(n int64) string {
 // 400 bytes per request and convention, and to the readers). Once the
 // gaps of every run and convention together would pass it, each run's
 // pooled ITL moves to a DDSketch (itlSketch) and its report says so
-// (warning itl_sketch). 0 or less: no bound (every gap kept).
+// (warning itl_sketch). 0 or less: no bound (every gap kept); a positive
+// budget too small for one gap still bounds them (one gap).
 func (a *Analyzer) SetMemoryBudget(budget int64) {
 	a.budget = budget
 	a.gapLimit = 0
 	if budget > 0 {
-		a.gapLimit = budget / 2 / itlBytesPerGap
+		a.gapLimit = max(1, budget/2/itlBytesPerGap)
 	}
 }
 

@@ -133,3 +133,26 @@ func TestITLSketchOverBudget(t *testing.T) {
 		t.Errorf("1 GiB budget: sketched %v, %d gaps", rd.ITLSketched, len(rd.ITL))
 	}
 }
+
+// TestTinyMemoryBudget: a budget below one gap's share (1 to 31 bytes)
+// still bounds the exact ITL (it used to round to no bound at all).
+func TestTinyMemoryBudget(t *testing.T) {
+	for _, b := range []int64{1, 31, 32} {
+		exact, sk := NewAnalyzer(Canonical), NewAnalyzer(Canonical)
+		sk.SetMemoryBudget(b)
+		sketchRuns(t, exact, sk)
+		rs, err := sk.Report(Options{Tools: tools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rr := range rs.Runs {
+			found := false
+			for _, w := range rr.Warnings {
+				found = found || w.Code == "itl_sketch"
+			}
+			if !found {
+				t.Errorf("budget %d B, run %s: the exact ITL was kept", b, rr.RunID)
+			}
+		}
+	}
+}

@@ -21,10 +21,13 @@ const MaxWindows = 100_000
 // Attribution: a request belongs to the window holding its start (By
 // "start"), or its end (By "end": its recorded end, or for a request
 // without one the bound of its in_flight columns). Windows are aligned on
-// the clock: on a Unix clock their edges are multiples of the width since
-// the Unix epoch (a 10m window starts at 22:40:00 UTC), on another clock
-// multiples of the width from the first request's start. The first and
-// last windows may be partly before the first start or after the last end.
+// the clock: on a Unix clock, for a width that divides a day (1s, 10s, 5m,
+// 1h, 24h …), their edges are multiples of the width since the Unix epoch
+// (a 10m window starts at 22:40:00 UTC); for other widths, and on another
+// clock, multiples of the width from the first request's start. They run
+// from the first attributed request to the last end of one (tokens still
+// arriving count in the windows they arrive in), so the first and last
+// windows may be partly before the first start or after the last end.
 // Windows without requests are kept, so the time axis has no holes.
 //
 // A percentile p of a window is given only over at least ⌈1/(1−p)⌉
@@ -67,17 +70,21 @@ type Window struct {
 	// counted requests (ITLN gaps; null under 100).
 	ITLP99Ms F   `json:"itl_p99_ms"`
 	ITLN     int `json:"itl_n"`
+	// CoveredS is the part of the window within the run (from the first
+	// attributed request to the last end of one): the width, except for
+	// a first or last window that reaches past the run.
+	CoveredS F `json:"covered_s"`
 	// OutputTokensPerS is the output tokens that arrived within the window
-	// over its width: each counted request's N spread evenly over its
+	// over CoveredS: each counted request's N spread evenly over its
 	// responses' arrival times (first token, then each pooled gap), as
 	// SGLang's steady-state mode counts tokens in a window.
 	OutputTokensPerS F `json:"output_tokens_per_s"`
 	// Goodput is the SLO's good requests among those attributed (null
-	// without --slo): their share and their rate over the width.
+	// without --slo): their share and their rate over CoveredS.
 	Goodput *WindowGoodput `json:"goodput"`
 	// InFlightMean is the time-weighted mean of requests in flight over the
-	// window (every request of the run; unrecorded ends bounded), and
-	// InFlightMax the largest count.
+	// window's covered part (every request of the run; unrecorded ends
+	// bounded), and InFlightMax the largest count.
 	InFlightMean F   `json:"in_flight_mean"`
 	InFlightMax  int `json:"in_flight_max"`
 	// Few is true when a percentile of the window rests on too few values
@@ -166,7 +173,7 @@ func windows(c convention.Convention, reqs []RequestMetrics, itl []float64, keep
 		gapOff = nil // per-request gaps unknown: no window ITL
 	}
 	// attribution
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	first, last, lastEnd := int64(math.MaxInt64), int64(math.MinInt64), int64(math.MinInt64)
 	type att struct {
 		w int64
 		i int
@@ -181,17 +188,21 @@ func windows(c convention.Convention, reqs []RequestMetrics, itl []float64, keep
 			continue
 		}
 		first, last = min(first, t), max(last, t)
+		if e, ok := rt.at(i, true); ok {
+			lastEnd = max(lastEnd, e) // the windows run on while its tokens arrive
+		}
 		atts = append(atts, att{0, i})
 	}
 	if len(atts) == 0 {
 		return rep, nil
 	}
 	origin := rt.t0
-	if rt.clock == formats.ClockUnix {
+	if rt.clock == formats.ClockUnix && dayNs%widthNs == 0 {
 		origin = 0
 	}
 	idx := func(t int64) int64 { return floorDiv(t-origin, widthNs) }
-	w0, w1 := idx(first), idx(last)
+	spanEnd := max(last, lastEnd) + 1 // the last instant inside
+	w0, w1 := idx(first), idx(spanEnd-1)
 	if w1-w0+1 > MaxWindows {
 		return nil, fmt.Errorf("--window %s cuts the run into %d windows (at most %d): give a wider window", fmtDurNs(widthNs), w1-w0+1, MaxWindows)
 	}
@@ -266,12 +277,18 @@ func windows(c convention.Convention, reqs []RequestMetrics, itl []float64, keep
 			}
 		}
 		win.Few = few[0] || few[1] || few[2] || few[3]
-		win.OutputTokensPerS = F(tokens[w-w0] / (float64(widthNs) / 1e9))
+		covFrom, covTo := max(start, first), min(addSat(start, widthNs), spanEnd)
+		covS := math.NaN()
+		if covTo > covFrom {
+			covS = float64(covTo-covFrom) / 1e9
+		}
+		win.CoveredS = F(covS)
+		win.OutputTokensPerS = F(tokens[w-w0] / covS)
 		if slo.Constraints != nil {
 			good, _ := countGood(slo, group)
-			win.Goodput = &WindowGoodput{Good: good, Fraction: F(div(float64(good), float64(win.Started))), RateS: F(float64(good) / (float64(widthNs) / 1e9))}
+			win.Goodput = &WindowGoodput{Good: good, Fraction: F(div(float64(good), float64(win.Started))), RateS: F(float64(good) / covS)}
 		}
-		win.InFlightMean, win.InFlightMax = inFlightOver(rt.steps, start, start+widthNs)
+		win.InFlightMean, win.InFlightMax = inFlightOver(rt.steps, covFrom, covTo)
 		rep.Items = append(rep.Items, win)
 	}
 	return rep, nil
@@ -331,6 +348,9 @@ func inFlightOver(steps []formats.Step, from, to int64) (F, int) {
 	area += float64(cur) * float64(to-t)
 	return F(area / float64(to-from)), mx
 }
+
+// dayNs is a day in ns: widths that divide it align on the epoch.
+const dayNs = int64(24 * 3600 * 1e9)
 
 func floorDiv(a, b int64) int64 {
 	q := a / b

@@ -121,8 +121,10 @@ func BuildTimeline(rd *analyze.RunData, ws *analyze.WindowsReport, timeoutNs int
 	if ws != nil {
 		tl.WindowWidthS = ws.WidthS
 		for _, w := range ws.Items {
-			x0 := x(w.StartNs)
-			x1 := x0 + ws.WidthS
+			x0, x1 := x(w.StartNs), x(w.StartNs)+ws.WidthS
+			if from, to, ok := rd.Span(); ok && ws.WidthS*1e9 > float64(to-from) {
+				x0, x1 = x(max(w.StartNs, from)), x(to) // one window wider than the run
+			}
 			for _, s := range []struct {
 				st  analyze.WindowStat
 				dst *[]WindowSegment
@@ -221,6 +223,9 @@ func (c clockTicks) Ticks(min, max float64) []plot.Tick {
 			step = s
 			break
 		}
+	}
+	if (max-min)/step > 8 { // beyond 8 days: whole days, at most 8 ticks
+		step = math.Ceil((max-min)/8/86400) * 86400
 	}
 	_, off := time.Unix(int64(min), 0).In(c.loc).Zone()
 	first := math.Ceil((min+float64(off))/step)*step - float64(off)
@@ -547,6 +552,27 @@ func (set *Set) windowsFigure(in Input, slug string) error {
 		}
 		return float64(ns-t0) / 1e9
 	}
+	// each window is drawn over its part within the run (a first or last
+	// window, or one wider than the run, reaches past it)
+	from, to, _ := in.Data.Span()
+	widthNs := int64(math.Round(ws.WidthS * 1e9))
+	end := func(w analyze.Window) int64 { // the window's end, held at the int64 range
+		if e := w.StartNs + widthNs; e >= w.StartNs {
+			return e
+		}
+		return math.MaxInt64
+	}
+	xc := func(w analyze.Window) float64 {
+		a, b := max(w.StartNs, from), min(end(w), to)
+		if b <= a {
+			return x(w.StartNs) + ws.WidthS/2
+		}
+		return (x(a) + x(b)) / 2
+	}
+	barS := min(ws.WidthS, float64(to-from)/1e9)
+	if barS <= 0 {
+		barS = ws.WidthS
+	}
 	width := niceDuration(ws.WidthS)
 	lat := newPlot(fmt.Sprintf("Windows of %s by %s: %s", width, ws.By, in.label()), "", "latency (ms)")
 	cnt := newPlot("", "", "requests")
@@ -592,9 +618,9 @@ func (set *Set) windowsFigure(in Input, slug string) error {
 			if !finite(v) || v <= 0 {
 				continue
 			}
-			pts = append(pts, XY{x(w.StartNs) + ws.WidthS/2, v})
+			pts = append(pts, XY{xc(w), v})
 			if f {
-				few = append(few, XY{x(w.StartNs) + ws.WidthS/2, v})
+				few = append(few, XY{xc(w), v})
 			}
 		}
 		if len(pts) == 0 {
@@ -629,7 +655,7 @@ func (set *Set) windowsFigure(in Input, slug string) error {
 	}
 	var okBars, failBars, tokPts, loadMean, loadMax []XY
 	for _, w := range ws.Items {
-		xc := x(w.StartNs) + ws.WidthS/2
+		xc := xc(w)
 		okBars = append(okBars, XY{xc, float64(w.Completed)})
 		failBars = append(failBars, XY{xc, float64(w.Failed + w.Cancelled + w.Empty)})
 		if finite(float64(w.OutputTokensPerS)) {
@@ -642,11 +668,11 @@ func (set *Set) windowsFigure(in Input, slug string) error {
 		fmt.Fprintf(&d, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\n", g(x(w.StartNs)), g(float64(w.TTFT.P50)), g(float64(w.TTFT.P99)), g(float64(w.E2E.P99)),
 			w.Started, w.Completed, w.Failed+w.Cancelled+w.Empty, g(float64(w.OutputTokensPerS)), g(float64(w.InFlightMean)), w.InFlightMax)
 	}
-	okB, err := windowBars(okBars, nil, ws.WidthS, seriesColor(2))
+	okB, err := windowBars(okBars, nil, barS, seriesColor(2))
 	if err != nil {
 		return err
 	}
-	failB, err := windowBars(failBars, okBars, ws.WidthS, red)
+	failB, err := windowBars(failBars, okBars, barS, red)
 	if err != nil {
 		return err
 	}
@@ -677,8 +703,11 @@ func (set *Set) windowsFigure(in Input, slug string) error {
 		leg.Add("in flight, max", mx)
 	}
 	load.Y.Min = 0
-	x0 := x(ws.Items[0].StartNs)
-	x1 := x(ws.Items[len(ws.Items)-1].StartNs) + ws.WidthS
+	x0 := x(max(ws.Items[0].StartNs, from))
+	x1 := x(min(end(ws.Items[len(ws.Items)-1]), to))
+	if x1 <= x0 {
+		x0, x1 = x(ws.Items[0].StartNs), x(ws.Items[len(ws.Items)-1].StartNs)+ws.WidthS
+	}
 	for i, p := range []*plot.Plot{lat, cnt, tok, load} {
 		timeAxis(p, wall, loc, x0, x1, i == 3)
 	}

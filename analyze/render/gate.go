@@ -231,6 +231,13 @@ func writeCapacity(w io.Writer, c *slo.Capacity, md bool) {
 			fmt.Fprintf(w, "  %-40s %12s (%s)  attainment %s  %s\n", clean(p.RunID, false), fmtVal(p.RateRPS, "req/s"), p.RateSource, fmtVal(p.Attainment, "fraction"), fmtVal(p.OutputTokensPerS, "tok/s"))
 		}
 	}
+	for _, l := range c.LeftOut {
+		if md {
+			fmt.Fprintf(w, "| %s | left out: %s | | | |\n", clean(l.RunID, true), clean(l.Why, true))
+		} else {
+			fmt.Fprintf(w, "  %-40s left out (%d requests): %s\n", clean(l.RunID, false), l.Requests, l.Why)
+		}
+	}
 	if md {
 		fmt.Fprintln(w)
 	}

@@ -660,18 +660,35 @@ type Capacity struct {
 	PerGPURateRPS analyze.F       `json:"per_gpu_rate_rps,omitempty"`
 	Note          string          `json:"note,omitempty"`
 	Points        []CapacityPoint `json:"points"`
+	// LeftOut are the runs that could not be placed on the curve (no
+	// request rate, or no attainment), each with why: listed, never
+	// dropped silently.
+	LeftOut []LeftOutPoint `json:"left_out,omitempty"`
+}
+
+// LeftOutPoint is a run of a sweep the capacity could not use.
+type LeftOutPoint struct {
+	RunID    string `json:"run_id"`
+	Requests int    `json:"requests"`
+	Why      string `json:"why"`
 }
 
 // ComputeCapacity finds the capacity of a sweep (see Capacity).
 func ComputeCapacity(points []CapacityPoint, target float64) Capacity {
 	pts := make([]CapacityPoint, 0, len(points))
+	var left []LeftOutPoint
 	for _, p := range points {
-		if !math.IsNaN(float64(p.RateRPS)) && !math.IsNaN(float64(p.Attainment)) {
+		switch {
+		case math.IsNaN(float64(p.RateRPS)):
+			left = append(left, LeftOutPoint{RunID: p.RunID, Requests: p.Requests, Why: "no request rate: none configured in its files, and no completed requests to measure one (a run where every request failed)"})
+		case math.IsNaN(float64(p.Attainment)):
+			left = append(left, LeftOutPoint{RunID: p.RunID, Requests: p.Requests, Why: "no SLO attainment: no requests, or no goodput under --slo"})
+		default:
 			pts = append(pts, p)
 		}
 	}
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].RateRPS < pts[j].RateRPS })
-	c := Capacity{Target: analyze.F(target), RateRPS: analyze.F(math.NaN()), OutputTokensPerS: analyze.F(math.NaN()), Points: pts}
+	c := Capacity{Target: analyze.F(target), RateRPS: analyze.F(math.NaN()), OutputTokensPerS: analyze.F(math.NaN()), Points: pts, LeftOut: left}
 	if len(pts) == 0 {
 		c.Note = "no run has both a request rate and an attainment"
 		return c
@@ -688,6 +705,9 @@ func ComputeCapacity(points []CapacityPoint, target float64) Capacity {
 	case last == len(pts)-1:
 		c.RateRPS, c.OutputTokensPerS, c.AtLeast = pts[last].RateRPS, pts[last].OutputTokensPerS, true
 		c.Note = "the highest measured rate still meets the target: the capacity is at least this; sweep higher rates to find it"
+		if len(left) > 0 {
+			c.Note = fmt.Sprintf("at least this: the highest placed rate meets the target; %d run(s) left out (below) may be higher rates", len(left))
+		}
 	default:
 		a, b := pts[last], pts[last+1]
 		t := (float64(a.Attainment) - target) / (float64(a.Attainment) - float64(b.Attainment))
@@ -726,6 +746,9 @@ func capacityGate(g Gate, rep *analyze.Report) (GateResult, *Capacity) {
 	}
 	if c.AtLeast {
 		r.Warnings = append(r.Warnings, analyze.Warning{Code: "capacity_lower_bound", Message: c.Note})
+	}
+	for _, l := range c.LeftOut {
+		r.Warnings = append(r.Warnings, analyze.Warning{Code: "capacity_run_left_out", Message: fmt.Sprintf("run %s (%d requests) is not on the curve: %s", formats.SafeText(l.RunID), l.Requests, l.Why)})
 	}
 	switch {
 	case math.IsNaN(float64(c.RateRPS)):

@@ -315,6 +315,25 @@ func TestComputeCapacityHandMadeSweep(t *testing.T) {
 	}
 }
 
+// TestCapacityLeftOut: a run that cannot be placed on the curve (every
+// request failed, so no rate can be measured, and none is configured) is
+// listed with why, and the lower bound says it may be a higher rate.
+func TestCapacityLeftOut(t *testing.T) {
+	pts := []CapacityPoint{
+		{RunID: "rate2", RateRPS: 2, Attainment: 1, OutputTokensPerS: 20, Requests: 30},
+		{RunID: "rate8", RateRPS: analyze.F(math.NaN()), Attainment: 0, OutputTokensPerS: analyze.F(math.NaN()), Requests: 30},
+		{RunID: "empty", RateRPS: 1, Attainment: analyze.F(math.NaN()), Requests: 0},
+	}
+	c := ComputeCapacity(pts, 0.9)
+	if len(c.Points) != 1 || len(c.LeftOut) != 2 || c.LeftOut[0].RunID != "rate8" || !strings.HasPrefix(c.LeftOut[0].Why, "no request rate") ||
+		c.LeftOut[1].RunID != "empty" || !strings.HasPrefix(c.LeftOut[1].Why, "no SLO attainment") {
+		t.Fatalf("points %+v, left out %+v", c.Points, c.LeftOut)
+	}
+	if !c.AtLeast || c.RateRPS != 2 || !strings.Contains(c.Note, "2 run(s) left out (below) may be higher rates") {
+		t.Errorf("capacity %v at least %v: %q", c.RateRPS, c.AtLeast, c.Note)
+	}
+}
+
 func close(a, b float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return math.IsNaN(a) && math.IsNaN(b)

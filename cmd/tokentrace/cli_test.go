@@ -85,6 +85,14 @@ func TestDidYouMean(t *testing.T) {
 			t.Errorf("%v: %v (exit %d), want %q", c.args, err, exitCode(err), c.want)
 		}
 	}
+	// a misspelt command: cobra's suggestion, indented, as printed
+	_, _, err := runBoth(t, "reprot", in)
+	if err == nil || exitCode(err) != 2 {
+		t.Fatalf("reprot: %v", err)
+	}
+	if got := warnText("%v", err); !strings.Contains(got, "Did you mean this?\n    report\n") {
+		t.Errorf("reprot: printed %q", got)
+	}
 }
 
 // complete asks cobra's completion command for the candidates of the

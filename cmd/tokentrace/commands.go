@@ -384,7 +384,13 @@ func (f inputFlags) importOptions() (ingest.Options, error) {
 // through formats.SafeLines: file names and messages from the inputs
 // cannot move the cursor, clear the screen or reverse the text.
 func warnf(format string, args ...any) {
-	fmt.Fprintln(os.Stderr, "tokentrace: "+formats.SafeLines(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(os.Stderr, warnText(format, args...))
+}
+
+// warnText is warnf's line: tabs (cobra indents its suggestions with one)
+// become four spaces rather than SafeLines' replacement character.
+func warnText(format string, args ...any) string {
+	return "tokentrace: " + formats.SafeLines(strings.ReplaceAll(fmt.Sprintf(format, args...), "\t", "    "))
 }
 
 // importInputs resolves inputs and streams them into sink. Directories
