@@ -172,6 +172,18 @@ func (importer) Companions(path string) []string {
 func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
 	path := in.Path
 	label := opt.LabelFor(path)
+	if streamable(in) {
+		err := importStream(in, label, opt, sink)
+		if !pybench.IsUnsure(err) {
+			return err
+		}
+		// Read again the general way, which positions any damage.
+		in, err = ingest.Open(path, opt)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+	}
 	src, data, err := in.ReadFile(path, "summary", opt)
 	if err != nil {
 		return err
