@@ -501,3 +501,57 @@ func (r *ColumnReader) Text() (string, error) {
 
 // Close closes the file.
 func (r *ColumnReader) Close() error { return r.f.Close() }
+
+// Rows reads a streamed result's lists (itls) and texts
+// (generated_texts) again, request by request, in step.
+type Rows struct {
+	itls, texts *ColumnReader
+}
+
+// OpenRows opens the columns itls and texts (either may be nil: not in
+// the file, or not wanted) of the file at path (shift: see OpenColumn).
+func OpenRows(path string, shift, max int64, itls, texts *Stream) (*Rows, error) {
+	r := &Rows{}
+	var err error
+	if itls != nil {
+		if r.itls, err = OpenColumn(path, shift, "itls", itls, max); err != nil {
+			return nil, err
+		}
+	}
+	if texts != nil {
+		if r.texts, err = OpenColumn(path, shift, "generated_texts", texts, max); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Next reads the next request's gaps (ColumnReader.List with vals, at and
+// maxV; nil without itls; reused by the next call) and text (nil without
+// texts; its own string, which events may keep).
+func (r *Rows) Next(vals *ingest.Values, at string, maxV float64) (gaps []float64, text *string, err error) {
+	if r.itls != nil {
+		if gaps, err = r.itls.List(vals, at, maxV); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.texts != nil {
+		t, err := r.texts.Text()
+		if err != nil {
+			return nil, nil, err
+		}
+		text = &t
+	}
+	return gaps, text, nil
+}
+
+// Close closes the files.
+func (r *Rows) Close() {
+	if r.itls != nil {
+		r.itls.Close()
+	}
+	if r.texts != nil {
+		r.texts.Close()
+	}
+}

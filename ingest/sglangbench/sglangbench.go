@@ -160,6 +160,18 @@ func (importer) Companions(string) []string { return nil }
 func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
 	path := in.Path
 	label := opt.LabelFor(path)
+	if in.Regular() && in.Compression == "" && path != ingest.StdinPath {
+		err := importStream(in, label, opt, sink)
+		if !pybench.IsUnsure(err) {
+			return err
+		}
+		// Read again the general way, which positions any damage.
+		in, err = ingest.Open(path, opt)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+	}
 	src, data, err := in.ReadFile(path, "summary", opt)
 	if err != nil {
 		return err

@@ -153,42 +153,13 @@ func (d *details) rows(noText bool, vals *ingest.Values, at string) (next func(i
 		}, func() {}, nil
 	}
 	s := d.stream
-	var itls, texts *pybench.ColumnReader
-	done = func() {
-		if itls != nil {
-			itls.Close()
-		}
-		if texts != nil {
-			texts.Close()
-		}
+	texts := s.texts
+	if noText {
+		texts = nil
 	}
-	if s.itls != nil {
-		if itls, err = pybench.OpenColumn(s.path, s.shift, "itls", s.itls, s.max); err != nil {
-			return nil, nil, err
-		}
+	rs, err := pybench.OpenRows(s.path, s.shift, s.max, s.itls, texts)
+	if err != nil {
+		return nil, nil, err
 	}
-	if s.texts != nil && !noText {
-		if texts, err = pybench.OpenColumn(s.path, s.shift, "generated_texts", s.texts, s.max); err != nil {
-			done()
-			return nil, nil, err
-		}
-	}
-	next = func(int) ([]float64, *string, error) {
-		var gaps []float64
-		var tp *string
-		if itls != nil {
-			if gaps, err = itls.List(vals, at, arrayMax["itls"]); err != nil {
-				return nil, nil, err
-			}
-		}
-		if texts != nil {
-			text, err := texts.Text()
-			if err != nil {
-				return nil, nil, err
-			}
-			tp = &text // its own: the events keep it
-		}
-		return gaps, tp, nil
-	}
-	return next, done, nil
+	return func(int) ([]float64, *string, error) { return rs.Next(vals, at, arrayMax["itls"]) }, rs.Close, nil
 }
