@@ -89,11 +89,7 @@ func summarize(gaps []float64, scratch *[]float64) itlSum {
 	}
 	if len(gaps) >= roleChunkMinGaps+1 {
 		rest := append((*scratch)[:0], gaps[1:]...)
-		slices.Sort(rest)
-		s.med = rest[len(rest)/2]
-		if len(rest)%2 == 0 {
-			s.med = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
-		}
+		s.med = median(rest)
 		*scratch = rest
 	}
 	return s
@@ -166,4 +162,58 @@ func (d *details) findTraps(endpoint string) trapFinds {
 		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkTTFT, Field: "ttfts", Requests: int64(len(hits)), Corrected: true, Detail: detail})
 	}
 	return out
+}
+
+// median is the median of xs (the mean of the two middle values for an
+// even count), as sorting xs would give it; xs is reordered. Without NaN
+// it selects in linear time (quickselect), else it sorts.
+func median(xs []float64) float64 {
+	h := len(xs) / 2
+	for _, x := range xs {
+		if x != x {
+			slices.Sort(xs)
+			if len(xs)%2 == 0 {
+				return (xs[h-1] + xs[h]) / 2
+			}
+			return xs[h]
+		}
+	}
+	m := selectKth(xs, h)
+	if len(xs)%2 == 0 {
+		return (slices.Max(xs[:h]) + m) / 2
+	}
+	return m
+}
+
+// selectKth reorders xs (no NaN) so that xs[k] is the value sorting would
+// put there, every value before it ≤ it and every one after ≥ it, and
+// returns it.
+func selectKth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		p := xs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
+				i++
+			}
+			for xs[j] > p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
 }
