@@ -503,13 +503,44 @@ func (r *ColumnReader) Text() (string, error) {
 func (r *ColumnReader) Close() error { return r.f.Close() }
 
 // Rows reads a streamed result's lists (itls) and texts
-// (generated_texts) again, request by request, in step.
+// (generated_texts) again, request by request, in step. A goroutine reads
+// ahead in batches, so that decoding runs beside the caller's work on the
+// previous requests (the second core).
 type Rows struct {
 	itls, texts *ColumnReader
+	n           int // requests
+	batches     chan *rowBatch
+	free        chan *rowBatch
+	quit        chan struct{}
+	finished    chan struct{}
+	cur         *rowBatch
+	k           int // next request in cur
+	started     bool
+	vals        *ingest.Values
+	at          string
+	maxV        float64
 }
 
+// rowBatch is a run of requests read ahead: their gaps back to back
+// (request k's are gaps[offs[k]:offs[k+1]]; nils[k] for a null list),
+// their texts, or the error that stopped the reading.
+type rowBatch struct {
+	gaps  []float64
+	offs  []int
+	nils  []bool
+	texts []string
+	err   error
+}
+
+// rowBatchRequests and rowBatchGaps bound a batch: whichever comes first.
+const (
+	rowBatchRequests = 512
+	rowBatchGaps     = 1 << 16
+)
+
 // OpenRows opens the columns itls and texts (either may be nil: not in
-// the file, or not wanted) of the file at path (shift: see OpenColumn).
+// the file, or not wanted) of the file at path (shift: see OpenColumn),
+// for n requests.
 func OpenRows(path string, shift, max int64, itls, texts *Stream) (*Rows, error) {
 	r := &Rows{}
 	var err error
@@ -517,37 +548,117 @@ func OpenRows(path string, shift, max int64, itls, texts *Stream) (*Rows, error)
 		if r.itls, err = OpenColumn(path, shift, "itls", itls, max); err != nil {
 			return nil, err
 		}
+		r.n = itls.N
 	}
 	if texts != nil {
 		if r.texts, err = OpenColumn(path, shift, "generated_texts", texts, max); err != nil {
 			r.Close()
 			return nil, err
 		}
+		r.n = texts.N
 	}
 	return r, nil
 }
 
 // Next reads the next request's gaps (ColumnReader.List with vals, at and
-// maxV; nil without itls; reused by the next call) and text (nil without
+// maxV, the same for every call: the shared value checks are recorded in
+// vals by the reading goroutine, complete once the last request is read;
+// nil without itls; valid until the next call) and text (nil without
 // texts; its own string, which events may keep).
 func (r *Rows) Next(vals *ingest.Values, at string, maxV float64) (gaps []float64, text *string, err error) {
-	if r.itls != nil {
-		if gaps, err = r.itls.List(vals, at, maxV); err != nil {
-			return nil, nil, err
+	if r.itls == nil && r.texts == nil {
+		return nil, nil, nil
+	}
+	if !r.started {
+		r.started = true
+		r.vals, r.at, r.maxV = vals, at, maxV
+		r.batches = make(chan *rowBatch, 2)
+		r.free = make(chan *rowBatch, 4)
+		r.quit = make(chan struct{})
+		r.finished = make(chan struct{})
+		for range 4 {
+			r.free <- &rowBatch{}
 		}
+		go r.read()
+	}
+	if r.cur == nil || r.k >= len(r.cur.offs)-1 {
+		if r.cur != nil {
+			r.free <- r.cur
+		}
+		b, ok := <-r.batches
+		if !ok {
+			return nil, nil, fmt.Errorf("generated_texts/itls: more requests asked than read")
+		}
+		if b.err != nil {
+			return nil, nil, b.err
+		}
+		r.cur, r.k = b, 0
+	}
+	b, k := r.cur, r.k
+	r.k++
+	if r.itls != nil && !b.nils[k] {
+		gaps = b.gaps[b.offs[k]:b.offs[k+1]:b.offs[k+1]]
 	}
 	if r.texts != nil {
-		t, err := r.texts.Text()
-		if err != nil {
-			return nil, nil, err
-		}
+		t := b.texts[k]
 		text = &t
 	}
 	return gaps, text, nil
 }
 
-// Close closes the files.
+// read is the reading goroutine: every request's list and text, in
+// batches.
+func (r *Rows) read() {
+	defer close(r.finished)
+	defer close(r.batches)
+	i := 0
+	for i < r.n {
+		var b *rowBatch
+		select {
+		case b = <-r.free:
+		case <-r.quit:
+			return
+		}
+		b.gaps, b.offs, b.nils, b.texts, b.err = b.gaps[:0], append(b.offs[:0], 0), b.nils[:0], b.texts[:0], nil
+		for ; i < r.n && len(b.nils) < rowBatchRequests && len(b.gaps) < rowBatchGaps; i++ {
+			isNil := false
+			if r.itls != nil {
+				l, err := r.itls.List(r.vals, r.at, r.maxV)
+				if err != nil {
+					b.err = err
+					break
+				}
+				isNil = l == nil
+				b.gaps = append(b.gaps, l...)
+			}
+			if r.texts != nil {
+				t, err := r.texts.Text()
+				if err != nil {
+					b.err = err
+					break
+				}
+				b.texts = append(b.texts, t)
+			}
+			b.nils = append(b.nils, isNil)
+			b.offs = append(b.offs, len(b.gaps))
+		}
+		select {
+		case r.batches <- b:
+		case <-r.quit:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// Close stops the reading and closes the files.
 func (r *Rows) Close() {
+	if r.started {
+		close(r.quit)
+		<-r.finished
+	}
 	if r.itls != nil {
 		r.itls.Close()
 	}
