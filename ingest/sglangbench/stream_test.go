@@ -84,4 +84,3 @@ func TestStreamAsGeneral(t *testing.T) {
 		}
 	}
 }
-
