@@ -115,3 +115,14 @@ func TestStreamBeyondFileCap(t *testing.T) {
 		t.Errorf("held past an 8 KiB cap: %v", err)
 	}
 }
+
+// TestStreamBOM: a file that starts with a byte-order mark is read again
+// at the right offsets.
+func TestStreamBOM(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bom.json")
+	os.WriteFile(p, []byte("\xef\xbb\xbf"+`{"backend": "vllm", "model_id": "m", "duration": 2, "ttfts": [0.5, 0.25], "itls": [[0.01, 0.02], [0.03]], "output_lens": [3, 2], "generated_texts": ["ab", "c"]}`), 0o644)
+	s, g, errS, errG := importBoth(t, p, ingest.Options{Label: "x"})
+	if errS != nil || errG != nil || !reflect.DeepEqual(s.Events, g.Events) || len(s.Events) != 5 || *s.Events[2].Text != "ab" {
+		t.Errorf("%v %v: %+v", errS, errG, s.Events)
+	}
+}
