@@ -278,6 +278,10 @@ func (l *lex) str(scratch *[]byte, max int64) (raw []byte, plain bool, capped, o
 	for {
 		for i < l.n {
 			c := l.buf[i]
+			if strPlain[c] {
+				i++
+				continue
+			}
 			switch {
 			case c == '"':
 				i++
@@ -334,6 +338,15 @@ func (l *lex) str(scratch *[]byte, max int64) (raw []byte, plain bool, capped, o
 		start = l.i
 	}
 }
+
+// strPlain are the bytes a JSON string holds as themselves: printable
+// ASCII but the quote and the backslash.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // decodeString returns the text of a raw string token as encoding/json
 // decodes it (invalid UTF-8 becomes U+FFFD).
