@@ -114,6 +114,9 @@ type Value struct {
 	// Entries are the object's members in file order, values with NonFinite
 	// applied.
 	Entries []ingest.Entry
+	// Arrays are the per-request arrays Scan read as columns (their
+	// Entries hold "[]"); nil from ReadValues.
+	Arrays map[string]*Stream
 }
 
 // Layout is how a file holds its values.

@@ -55,6 +55,7 @@ type result struct {
 	unknownNum []string
 	unknownCfg []string
 	keySet     string
+	stream     *streamSrc // streamed: where itls and texts are read again
 }
 
 // serverInfo is what a run learns from server_info.
@@ -276,7 +277,13 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	run.ConfigJSON = cfg
 
 	vals := &ingest.Values{}
-	d, err := parseDetails(r.arrays, vals, r.v.Where)
+	var d *details
+	var err error
+	if r.stream != nil {
+		d, err = streamDetails(r.v.Arrays, r.stream, vals, r.v.Where)
+	} else {
+		d, err = parseDetails(r.arrays, vals, r.v.Where)
+	}
 	if err != nil {
 		return ingest.Wrap(f.path, r.v.Where, err)
 	}
@@ -317,9 +324,18 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 		st := &rowStats{}
 		var events []formats.Event
+		next, done, err := d.rows(f.opt.NoText, vals, r.v.Where)
+		if err != nil {
+			return err
+		}
+		defer done()
 		for i := 0; i < d.n; i++ {
+			gaps, text, err := next(i)
+			if err != nil {
+				return err
+			}
 			var req formats.Request
-			req, events = d.request(runID, i, native, f.opt.NoText, st, events)
+			req, events = d.request(runID, i, gaps, text, native, st, events)
 			if stuck.byRequest[i] {
 				req.AddCorrection(TrapOutputLenStuck)
 			}

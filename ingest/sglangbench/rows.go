@@ -19,6 +19,10 @@ type details struct {
 	itls                   [][]float64
 	errs, texts            []string
 	names                  []string
+	// itlLens are the itls' lengths (set with itls, and alone when the
+	// itls are streamed: stream then reads them again).
+	itlLens []int32
+	stream  *streamSrc
 }
 
 // rowArrays are the arrays that make rows: they say when or whether each
@@ -75,6 +79,10 @@ func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at str
 			return nil, err
 		}
 		d.itls, lengths["itls"] = v, len(v)
+		d.itlLens = make([]int32, len(v))
+		for i, l := range v {
+			d.itlLens[i] = int32(len(l))
+		}
 	}
 	var err error
 	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
@@ -94,7 +102,9 @@ type rowStats struct {
 }
 
 // request builds request i and its events (appended to events[:0]).
-func (d *details) request(runID string, i int, native, noText bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
+// gaps are its itls (nil without them), text its generated text (nil when
+// absent or not wanted).
+func (d *details) request(runID string, i int, gaps []float64, text *string, native bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
 	req := formats.Request{RunID: runID, RequestKey: int64(i)}
 	events = events[:0]
 	ttft, out := pybench.At(d.ttfts, i), pybench.At(d.outLens, i)
@@ -115,10 +125,6 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 		}
 		st.errTypes[pybench.ErrorLabel(&req)]++
 	}
-	var gaps []float64
-	if d.itls != nil {
-		gaps = d.itls[i]
-	}
 	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 && !pybench.GapsKnown(gaps) {
 		// A gap is unknown (an offending value, in the run's checks): no
 		// message after it can be placed, so none is rebuilt. SGLang saves
@@ -137,10 +143,6 @@ func (d *details) request(runID string, i int, native, noText bool, st *rowStats
 			req.Status = formats.StatusOK
 		}
 	} else if ok && ttft > 0 {
-		var text *string
-		if d.texts != nil && !noText {
-			text = &d.texts[i]
-		}
 		first := int64(0)
 		if native {
 			if n, ok := pybench.Count(out); ok && n > int64(len(gaps)) {

@@ -87,7 +87,7 @@ func summaryStuck(native bool, reported []formats.ReportedStat) *formats.DataChe
 // run's summary values.
 func (d *details) findStuck(native bool, reported []formats.ReportedStat) stuckFinds {
 	out := stuckFinds{byRequest: map[int]bool{}}
-	if native || d.outLens == nil || d.itls == nil || d.ttfts == nil {
+	if native || d.outLens == nil || d.itls == nil && d.itlLens == nil || d.ttfts == nil {
 		return out
 	}
 	value := func(metric string) (float64, bool) { return reportedValue(reported, metric) }
@@ -106,7 +106,7 @@ func (d *details) findStuck(native bool, reported []formats.ReportedStat) stuckF
 		if !ok {
 			continue
 		}
-		msgs := int64(len(d.itls[i]) + 1)
+		msgs := int64(d.itlLen(i)) + 1
 		judged++
 		if float64(n) >= stuckFactor*accept*float64(msgs) {
 			hits++
@@ -134,4 +134,12 @@ func (d *details) findStuck(native bool, reported []formats.ReportedStat) stuckF
 	}
 	out.check = &formats.DataCheck{Code: TrapOutputLenStuck, Field: "output_lens", Requests: int64(len(over)), Corrected: true, Detail: detail}
 	return out
+}
+
+// itlLen is the number of gaps of request i.
+func (d *details) itlLen(i int) int {
+	if d.itlLens != nil {
+		return int(d.itlLens[i])
+	}
+	return len(d.itls[i])
 }

@@ -73,6 +73,8 @@ type result struct {
 	notes      []string // extra notes (companion checks)
 	extraSrc   []formats.SourceFile
 	ownSrc     *formats.SourceFile // the run file a sweep run came from, when its summary lacks it
+	sums       []itlSum            // streamed: the itls' summaries (importStream)
+	stream     *streamSrc          // streamed: where itls and texts are read again
 }
 
 // parseResult classifies the members of one result object.
@@ -294,7 +296,13 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		at = r.v.Where
 	}
 	vals := &ingest.Values{}
-	d, err := parseDetails(r.arrays, vals, at)
+	var d *details
+	var err error
+	if r.stream != nil {
+		d, err = streamDetails(r.v.Arrays, r.sums, r.stream, vals, at)
+	} else {
+		d, err = parseDetails(r.arrays, vals, at)
+	}
 	if err != nil {
 		return ingest.Wrap(f.path, r.v.Where, err)
 	}
@@ -330,9 +338,18 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		finds := d.findTraps(run.Endpoint)
 		run.Checks = finds.checks
 		var events []formats.Event
+		next, done, err := d.rows(f.opt.NoText, vals, at)
+		if err != nil {
+			return err
+		}
+		defer done()
 		for i := 0; i < d.n; i++ {
+			gaps, text, err := next(i)
+			if err != nil {
+				return err
+			}
 			var req formats.Request
-			req, events = d.request(runID, i, f.opt.NoText, st, events)
+			req, events = d.request(runID, i, gaps, text, st, events)
 			for _, code := range finds.byRequest[i] {
 				req.AddCorrection(code)
 			}

@@ -19,6 +19,12 @@ type details struct {
 	itls                                         [][]float64
 	errs, texts                                  []string
 	names                                        []string // the arrays present, sorted
+	// sums are the itls' summaries for the traps (nil without itls).
+	sums []itlSum
+	// stream, when set, is where the itls and generated_texts are read
+	// again, request by request (pybench.Scan read the file; itls and
+	// texts are then nil).
+	stream *streamSrc
 }
 
 // rowArrays are the arrays that make rows: they say when or whether each
@@ -97,6 +103,11 @@ func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at str
 			return nil, err
 		}
 		d.itls, lengths["itls"] = v, len(v)
+		d.sums = make([]itlSum, len(v))
+		var scratch []float64
+		for i, l := range v {
+			d.sums[i] = summarize(l, &scratch)
+		}
 	}
 	var err error
 	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
@@ -141,7 +152,10 @@ func latencySlackNs(gaps int) int64 { return int64(gaps/2) + 2 }
 // 0 with no output marks one too (vLLM leaves latency 0.0 on failures).
 // Otherwise the events decide (ok), or, without events, "ok" when the
 // request has output or a latency, else "empty".
-func (d *details) request(runID string, i int, noText bool, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
+//
+// gaps are the request's itls (nil without them) and text its generated
+// text (nil when absent or not wanted).
+func (d *details) request(runID string, i int, gaps []float64, text *string, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
 	req := formats.Request{RunID: runID, RequestKey: int64(i)}
 	events = events[:0]
 	ttft, out, lat := pybench.At(d.ttfts, i), pybench.At(d.outLens, i), pybench.At(d.lats, i)
@@ -172,10 +186,6 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 			st.badStarts++
 		}
 	}
-	var gaps []float64
-	if d.itls != nil {
-		gaps = d.itls[i]
-	}
 	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 && !pybench.GapsKnown(gaps) {
 		// A gap is unknown (an offending value, in the run's checks): no
 		// message after it can be placed, so none is rebuilt; the offsets
@@ -194,10 +204,6 @@ func (d *details) request(runID string, i int, noText bool, st *rowStats, events
 			req.Status = formats.StatusOK
 		}
 	} else if ok && ttft > 0 {
-		var text *string
-		if d.texts != nil && !noText {
-			text = &d.texts[i]
-		}
 		events = pybench.RebuildEvents(events, runID, int64(i), ttftNs, gaps, text, false, 0, &st.rebuilt)
 		formats.FillFromEvents(&req, events)
 		if latNs, ok := pybench.SecondsNs(lat); ok && lat > 0 {

@@ -73,12 +73,34 @@ type trapFinds struct {
 	checks    []formats.DataCheck
 }
 
+// itlSum is what the traps read of one request's itls (offending values
+// NaN): the number of gaps, the first and the median of the others (NaN
+// for fewer than roleChunkMinGaps+1 gaps, which cannot be judged).
+type itlSum struct {
+	n       int32
+	g0, med float64
+}
+
+// summarize is the itlSum of one list.
+func summarize(gaps []float64, scratch *[]float64) itlSum {
+	s := itlSum{n: int32(len(gaps)), g0: math.NaN(), med: math.NaN()}
+	if len(gaps) > 0 {
+		s.g0 = gaps[0]
+	}
+	if len(gaps) >= roleChunkMinGaps+1 {
+		rest := append((*scratch)[:0], gaps[1:]...)
+		s.med = median(rest)
+		*scratch = rest
+	}
+	return s
+}
+
 // findTraps looks for vLLM's traps in the arrays of a run whose endpoint
-// is endpoint ("" when unknown). Only completed requests with a TTFT are
-// judged.
+// is endpoint ("" when unknown), from the itls summaries d.sums. Only
+// completed requests with a TTFT are judged.
 func (d *details) findTraps(endpoint string) trapFinds {
 	out := trapFinds{byRequest: map[int][]string{}}
-	if d.itls == nil || d.ttfts == nil {
+	if d.sums == nil || d.ttfts == nil {
 		return out
 	}
 	ok := func(i int) bool {
@@ -88,14 +110,14 @@ func (d *details) findTraps(endpoint string) trapFinds {
 	var n int
 	first := ""
 	for i := 0; i < d.n; i++ {
-		if !ok(i) || d.outLens == nil || len(d.itls[i]) == 0 {
+		if !ok(i) || d.outLens == nil || d.sums[i].n == 0 {
 			continue
 		}
-		ttft, g0 := d.ttfts[i], d.itls[i][0]
-		if float64(len(d.itls[i])) == d.outLens[i] && math.Abs(g0-ttft) <= max(ttftRepeatTolerance*ttft, 1e-3) {
+		ttft, g0 := d.ttfts[i], d.sums[i].g0
+		if float64(d.sums[i].n) == d.outLens[i] && math.Abs(g0-ttft) <= max(ttftRepeatTolerance*ttft, 1e-3) {
 			out.byRequest[i] = append(out.byRequest[i], TrapTTFTInITLs)
 			if n == 0 {
-				first = fmt.Sprintf("request %d: ttft %.4g s, itls[0] %.4g s, %d gaps for %g output tokens", i, ttft, g0, len(d.itls[i]), d.outLens[i])
+				first = fmt.Sprintf("request %d: ttft %.4g s, itls[0] %.4g s, %d gaps for %g output tokens", i, ttft, g0, d.sums[i].n, d.outLens[i])
 			}
 			n++
 		}
@@ -116,18 +138,13 @@ func (d *details) findTraps(endpoint string) trapFinds {
 		if !ok(i) || len(out.byRequest[i]) > 0 {
 			continue
 		}
-		if len(d.itls[i]) < roleChunkMinGaps+1 {
+		if d.sums[i].n < roleChunkMinGaps+1 {
 			unjudged++
 			continue
 		}
 		judged = append(judged, i)
-		rest := slices.Clone(d.itls[i][1:])
-		slices.Sort(rest)
-		med := rest[len(rest)/2]
-		if len(rest)%2 == 0 {
-			med = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
-		}
-		if g0 := d.itls[i][0]; med > 0 && g0 > roleChunkFactor*med {
+		med := d.sums[i].med
+		if g0 := d.sums[i].g0; med > 0 && g0 > roleChunkFactor*med {
 			hits = append(hits, i)
 			if first == "" {
 				first = fmt.Sprintf("request %d: ttft %.4g s, first gap %.4g s, median of its other gaps %.4g s", i, d.ttfts[i], g0, med)
@@ -145,4 +162,58 @@ func (d *details) findTraps(endpoint string) trapFinds {
 		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkTTFT, Field: "ttfts", Requests: int64(len(hits)), Corrected: true, Detail: detail})
 	}
 	return out
+}
+
+// median is the median of xs (the mean of the two middle values for an
+// even count), as sorting xs would give it; xs is reordered. Without NaN
+// it selects in linear time (quickselect), else it sorts.
+func median(xs []float64) float64 {
+	h := len(xs) / 2
+	for _, x := range xs {
+		if x != x {
+			slices.Sort(xs)
+			if len(xs)%2 == 0 {
+				return (xs[h-1] + xs[h]) / 2
+			}
+			return xs[h]
+		}
+	}
+	m := selectKth(xs, h)
+	if len(xs)%2 == 0 {
+		return (slices.Max(xs[:h]) + m) / 2
+	}
+	return m
+}
+
+// selectKth reorders xs (no NaN) so that xs[k] is the value sorting would
+// put there, every value before it ≤ it and every one after ≥ it, and
+// returns it.
+func selectKth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		p := xs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
+				i++
+			}
+			for xs[j] > p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
 }

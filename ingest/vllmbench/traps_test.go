@@ -3,6 +3,7 @@ package vllmbench
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +158,32 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 			if len(r.Checks) > 0 {
 				t.Errorf("%s: checks %+v", p, r.Checks)
 			}
+		}
+	}
+}
+
+// TestMedianAsSorted: median (quickselect) gives what sorting gives, on
+// lists with repeated values, odd and even counts, and NaN.
+func TestMedianAsSorted(t *testing.T) {
+	seed := uint64(7)
+	rnd := func() float64 { seed = seed*6364136223846793005 + 1442695040888963407; return float64(seed>>60) / 4 }
+	for n := 1; n < 60; n++ {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = rnd()
+		}
+		if n%7 == 0 {
+			xs[n/2] = math.NaN()
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		want := sorted[n/2]
+		if n%2 == 0 {
+			want = (sorted[n/2-1] + sorted[n/2]) / 2
+		}
+		got := median(slices.Clone(xs))
+		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("n %d: median %v, sorted %v (%v)", n, got, want, xs)
 		}
 	}
 }
