@@ -25,7 +25,14 @@ import (
 // BenchmarkDecodeRecord, a record of 400 inter-chunk values: 156 µs with
 // encoding/json and floatList, 45 µs here (2-core machine under load).
 func fastDecodeRecord(line []byte) (*record, bool) {
-	s := scanner{b: line}
+	return fastDecodeInto(line, nil)
+}
+
+// fastDecodeInto is fastDecodeRecord reading the record's first list of
+// numbers into spare (its capacity reused; nil: a new slice), so a reader
+// can hand the previous record's list back once it is done with it.
+func fastDecodeInto(line []byte, spare []float64) (*record, bool) {
+	s := scanner{b: line, spare: spare}
 	var rec record
 	s.ws()
 	if s.peek() != '{' {
@@ -169,32 +176,23 @@ func (s *scanner) members(member func(key string) bool) bool {
 	}
 }
 
-// numbers reads a list of plain JSON numbers; ok is false (s.i anywhere)
+// numbers reads a list of plain JSON numbers into s.spare (reused, when
+// the caller gave one; a new slice otherwise); ok is false (s.i anywhere)
 // when an element is anything else.
 func (s *scanner) numbers() ([]float64, bool) {
 	s.i++ // '['
 	s.ws()
-	out := make([]float64, 0, 64)
+	out := s.spare[:0]
+	s.spare = nil // one list per buffer: a second list gets its own
+	if out == nil {
+		out = make([]float64, 0, 64)
+	}
 	if s.eat(']') {
 		return out, true
 	}
 	for {
-		start := s.i
-		for s.i < len(s.b) {
-			c := s.b[s.i]
-			if c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' {
-				s.i++
-				continue
-			}
-			break
-		}
-		tok := s.b[start:s.i]
-		if len(tok) == 0 || !validNumber(tok) {
-			return nil, false
-		}
-		// the string does not outlive the call (an error is discarded)
-		f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
-		if err != nil {
+		f, ok := s.number()
+		if !ok {
 			return nil, false
 		}
 		out = append(out, f)
@@ -209,10 +207,118 @@ func (s *scanner) numbers() ([]float64, bool) {
 	}
 }
 
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// number reads one JSON number at s.i, as strconv.ParseFloat reads it
+// (correctly rounded; encoding/json's own parser). Numbers whose digits
+// fit in 2^53 with a power of ten of at most 22 either way — every
+// inter-chunk value AIPerf writes (milliseconds with up to 6 decimals) —
+// are the exact integer of their digits times or divided by an exact
+// power of ten: one IEEE operation on exact operands, so the correctly
+// rounded result, which is what ParseFloat's own exact fast path
+// computes. Any other number goes to strconv.ParseFloat. ok is false for
+// a token that is not a JSON number, or that a number character follows
+// (the list is then validated whole by the caller).
+func (s *scanner) number() (float64, bool) {
+	b, start := s.b, s.i
+	i := start
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	digits, exp := 0, 0 // significant digits read into mant; the power of ten
+	intStart := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if digits < 19 {
+			mant = mant*10 + uint64(b[i]-'0')
+			if mant != 0 {
+				digits++
+			}
+		} else {
+			digits++ // beyond 19 digits: ParseFloat decides
+		}
+		i++
+	}
+	if n := i - intStart; n == 0 || n > 1 && b[intStart] == '0' {
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		fracStart := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if digits < 19 {
+				mant = mant*10 + uint64(b[i]-'0')
+				exp--
+				if mant != 0 {
+					digits++
+				}
+			} else {
+				digits++
+			}
+			i++
+		}
+		if i == fracStart {
+			return 0, false
+		}
+	}
+	simple := digits <= 19
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		expStart := i
+		e := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if e < 10000 {
+				e = e*10 + int(b[i]-'0')
+			}
+			i++
+		}
+		if i == expStart {
+			return 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i < len(b) {
+		if c := b[i]; c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' {
+			return 0, false // e.g. 1.5-3: not one number
+		}
+	}
+	s.i = i
+	if simple && mant < 1<<53 && exp >= -22 && exp <= 22 {
+		f := float64(mant)
+		if exp < 0 {
+			f /= pow10[-exp]
+		} else {
+			f *= pow10[exp]
+		}
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	tok := b[start:i]
+	// the string does not outlive the call (an error is discarded)
+	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
+	return f, err == nil
+}
+
 // scanner reads JSON from b at i.
 type scanner struct {
 	b []byte
 	i int
+	// spare is a buffer the first list numbers reads may reuse (nil:
+	// none).
+	spare []float64
 }
 
 func (s *scanner) ws() {

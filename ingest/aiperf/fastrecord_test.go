@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -160,4 +162,49 @@ func BenchmarkDecodeRecord(b *testing.B) {
 			fastDecodeRecord(line)
 		}
 	})
+}
+
+// FuzzFastNumber: the scanner's number reader takes a number exactly when
+// the reader it replaced did — the longest run of number characters,
+// valid JSON number grammar (validNumber), parsed by strconv.ParseFloat
+// without error — and gives ParseFloat's bits, on its exact fast path and
+// off it.
+func FuzzFastNumber(f *testing.F) {
+	for _, s := range []string{"21.290636", "0", "-0", "-0.0", "1e22", "9007199254740993", "9007199254740992.5",
+		"123456789012345678901234", "0.000000000000000000000001", "1e-400", "1e400", "1.7976931348623157e308",
+		"4.9e-324", "01", "1.", ".5", "-", "1e", "1e+5", "1E-5", "1.5-3", "00.1", "0.1e23", "12345678901234567e-22", "0A", "2,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		s := scanner{b: []byte(tok)}
+		got, ok := s.number()
+		n := 0
+		for n < len(tok) && strings.IndexByte("0123456789.-+eE", tok[n]) >= 0 {
+			n++
+		}
+		ref := tok[:n]
+		want, err := strconv.ParseFloat(ref, 64)
+		refOK := n > 0 && validNumber([]byte(ref)) && err == nil
+		if ok != refOK {
+			t.Fatalf("%q: fast ok %v, reference %v (%q, ParseFloat err %v)", tok, ok, refOK, ref, err)
+		}
+		if ok && (math.Float64bits(got) != math.Float64bits(want) || s.i != n) {
+			t.Fatalf("%q: fast %v (%#x, read %d), ParseFloat %v (%#x, %d)", tok, got, math.Float64bits(got), s.i, want, math.Float64bits(want), n)
+		}
+	})
+}
+
+// TestFastNumberExact: values on either side of the exact path's bounds
+// (2^53 digits, 10^±22) agree with strconv.ParseFloat bit for bit.
+func TestFastNumberExact(t *testing.T) {
+	for _, tok := range []string{"9007199254740991", "9007199254740992", "9007199254740993", "900719925474099.3",
+		"1e22", "1e23", "3e-22", "3e-23", "0.0000000000000000000001", "0.00000000000000000000001", "19.895419", "164.714975",
+		"8780.517349", "1234567890123456789", "12345678901234567890", "-45.468263"} {
+		s := scanner{b: []byte(tok)}
+		got, ok := s.number()
+		want, err := strconv.ParseFloat(tok, 64)
+		if !ok || err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%q: fast %v %v, ParseFloat %v %v", tok, got, ok, want, err)
+		}
+	}
 }

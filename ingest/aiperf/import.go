@@ -110,6 +110,7 @@ type runWriter struct {
 	warmupVals  ingest.Values // … and of the warmup run
 	phases      map[string]int
 	events      []formats.Event
+	spare       []float64 // the last record's inter-chunk list, reused (readLines)
 	// series and telemetry are the GPU telemetry beside the file (the
 	// profiling run's Series and its source), if any.
 	series    []formats.SeriesPoint
@@ -125,8 +126,10 @@ type heldRequest struct {
 // readLines reads and converts every line.
 func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 	sawRecord := false
+	var buf []byte // each line's bytes, reused: nothing of a record outlives its line
 	for lineNo := 1; ; lineNo++ {
-		line, complete, err := ingest.ReadLine(br, max)
+		line, complete, err := ingest.ReadLineInto(br, max, buf)
+		buf = line
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -138,7 +141,7 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			continue
 		}
 		sawRecord = true
-		rec, ok := fastDecodeRecord(line)
+		rec, ok := fastDecodeInto(line, w.spare)
 		if !ok {
 			rec, err = decodeRecord(line)
 		}
@@ -152,6 +155,11 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 		}
 		if err := w.add(rec, lineNo); err != nil {
 			return err
+		}
+		// the record is done with: its inter-chunk list (converted into
+		// events, never kept) is the next line's buffer
+		if cap(rec.icl) > cap(w.spare) {
+			w.spare = rec.icl[:0]
 		}
 	}
 	if !sawRecord {
