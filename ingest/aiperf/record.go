@@ -327,7 +327,15 @@ func slowFloatList(raw []byte) ([]float64, bool) {
 // AIPerf writes display units (MetricTimeUnit: "ms" for every latency).
 func durationNs(v float64, unit string) (int64, bool) {
 	scale, ok := nsPerUnit[unit]
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v*scale) > math.MaxInt64/2 {
+	if !ok {
+		return 0, false
+	}
+	return scaledNs(v, scale)
+}
+
+// scaledNs is durationNs for a unit of scale nanoseconds.
+func scaledNs(v, scale float64) (int64, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v*scale) > math.MaxInt64/2 {
 		return 0, false
 	}
 	return int64(math.Round(v * scale)), true
@@ -677,10 +685,11 @@ func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64,
 		st.reasoningBlind++
 	}
 	off := ttft
+	scale, known := nsPerUnit[unit]
 	for i := 0; i <= len(icl); i++ {
 		if i > 0 {
-			gap, ok := durationNs(icl[i-1], unit)
-			if !ok {
+			gap, ok := scaledNs(icl[i-1], scale)
+			if !known || !ok {
 				gap = 0
 			}
 			off += gap
