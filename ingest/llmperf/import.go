@@ -58,14 +58,23 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats
 		ts = sum.timestamp
 	}
 	conv := detectConvention(rows, ts)
+	// Each request is built, checked and sent in turn: a run's requests
+	// are never all held as rows of formats.Request (560 bytes each, on
+	// top of the rows), and bosCheck's verdict on one request depends on
+	// that request alone.
 	var lt lastTokenStats
-	reqs := make([]formats.Request, len(rows))
+	var bos formats.DataCheck
+	hasBOS := false
 	for i := range rows {
-		reqs[i] = rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)
-	}
-	bos, hasBOS := bosCheck(reqs)
-	for i := range reqs {
-		if err := sink.Request(&reqs[i], nil); err != nil {
+		one := []formats.Request{rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)}
+		if c, ok := bosCheck(one); ok { // marks the request's correction
+			if !hasBOS {
+				bos, hasBOS = c, true // the first row's detail
+			} else {
+				bos.Requests += c.Requests
+			}
+		}
+		if err := sink.Request(&one[0], nil); err != nil {
 			return err
 		}
 	}
