@@ -41,6 +41,11 @@ func fastDecodeInto(line []byte, spare []float64) (*record, bool) {
 	ok := s.members(func(key string) bool {
 		switch key {
 		case "metadata":
+			start := s.i
+			if s.meta(&rec.Metadata) {
+				return true
+			}
+			s.i = start // not one meta takes: encoding/json decides
 			raw, ok := s.skip()
 			return ok && json.Unmarshal(raw, &rec.Metadata) == nil
 		case "metrics":
@@ -63,6 +68,108 @@ func fastDecodeInto(line []byte, spare []float64) (*record, bool) {
 		return nil, false
 	}
 	return &rec, true
+}
+
+// metaNames are recordMeta's JSON names.
+var metaNames = []string{"session_num", "x_request_id", "x_correlation_id", "conversation_id", "turn_index",
+	"request_start_ns", "timestamp_ns", "request_end_ns", "benchmark_phase", "credit_phase", "was_cancelled"}
+
+// meta reads the "metadata" object into *m (allocated when nil; a second
+// "metadata" object adds to the first, as in encoding/json) when every
+// member is one it takes exactly as encoding/json would: a string without
+// escapes for a string field, an integer for an *int64, true or false for
+// the bool, any valid value for a raw one, and names that are recordMeta's
+// exactly or match none of them case-insensitively. False otherwise (*m
+// may then hold part of the object: the caller decodes it again, whole,
+// with encoding/json, which sets every field the object names).
+func (s *scanner) meta(m **recordMeta) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	if *m == nil {
+		*m = &recordMeta{}
+	}
+	md := *m
+	return s.members(func(key string) bool {
+		switch key {
+		case "x_request_id":
+			return s.plainString(&md.XRequestID)
+		case "x_correlation_id":
+			return s.plainString(&md.XCorrelationID)
+		case "conversation_id":
+			return s.plainString(&md.ConversationID)
+		case "benchmark_phase":
+			return s.plainString(&md.BenchmarkPhase)
+		case "credit_phase":
+			return s.plainString(&md.CreditPhase)
+		case "session_num":
+			return s.integer(&md.SessionNum)
+		case "turn_index":
+			return s.integer(&md.TurnIndex)
+		case "request_start_ns":
+			return s.raw(&md.RequestStartNs)
+		case "timestamp_ns":
+			return s.raw(&md.TimestampNs)
+		case "request_end_ns":
+			return s.raw(&md.RequestEndNs)
+		case "was_cancelled":
+			switch {
+			case s.lit("true"):
+				md.WasCancelled = true
+			case s.lit("false"):
+				md.WasCancelled = false
+			default:
+				return false
+			}
+			return true
+		}
+		if foldsTo(key, metaNames...) {
+			return false
+		}
+		_, ok := s.skip()
+		return ok
+	})
+}
+
+// plainString reads a string without escapes into *dst.
+func (s *scanner) plainString(dst *string) bool {
+	v, ok := s.str()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// integer reads a JSON integer that fits an int64 into *dst (a new
+// value, as encoding/json allocates one).
+func (s *scanner) integer(dst **int64) bool {
+	start := s.i
+	if s.peek() == '-' {
+		s.i++
+	}
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	tok := s.b[start:s.i]
+	if c := s.peek(); c == '.' || c == 'e' || c == 'E' || len(tok) == 0 || !validNumber(tok) {
+		return false
+	}
+	v, err := strconv.ParseInt(string(tok), 10, 64)
+	if err != nil {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+// raw reads any valid value into *dst (a copy: the line's buffer is
+// reused), null included, as json.RawMessage decodes.
+func (s *scanner) raw(dst *json.RawMessage) bool {
+	v, ok := s.skip()
+	if ok {
+		*dst = append(json.RawMessage(nil), v...)
+	}
+	return ok
 }
 
 // foldsTo reports whether key equals one of names case-insensitively

@@ -119,6 +119,8 @@ func TestFastRecordDeclines(t *testing.T) {
 		`{"metadata":null,"metadata":{"x_request_id":"b"},"metrics":null}`,
 		`{"metadata":{"x_request_id":"a"},"metadata":{"turn_index":2},"metrics":{"a":{"value":1}},"metrics":{"b":{"value":[2]}}}`,
 		`{"metadata":{},"metrics":{"a":{"value":1}},"metrics":null,"metrics":{"c":{"value":[1],"value":[2,3],"unit":"s","unit":"ms"}}}`,
+		`{"metadata":{"session_num":-3,"x_request_id":"a","x_request_id":"b","request_end_ns":null,"was_cancelled":true},"metadata":{"session_num":null,"turn_index":9223372036854775807}}`,
+		`{"metadata":{"session_num":4,"Turn_index":1,"benchmark_phase":null,"was_cancelled":null,"x_correlation_id":"\u00e9"}}`,
 	} {
 		if !checkFast(t, []byte(line)) {
 			t.Errorf("fast path declined %q", line)
@@ -132,6 +134,8 @@ func FuzzFastRecord(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"request_start_ns":1,"request_end_ns":2},"metrics":{"inter_chunk_latency":{"value":[1.25,3],"unit":"ms"},"time_to_first_token":{"value":91.1,"unit":"ms"}},"error":{"code":524,"type":"x","message":"m"}}`))
 	f.Add([]byte(`{"metadata":{},"metrics":{"a":{"value":[0.1,1e400],"unit":"ms"}}}`))
 	f.Add([]byte(`{"metadata":{"was_cancelled":true},"metrics":{"a":{"unit":"ms","value":"12"}},"z":{"q":[]}}`))
+	f.Add([]byte(`{"metadata":{"session_num":-3,"turn_index":7,"x_request_id":"a","x_request_id":"b","request_end_ns":null,"timestamp_ns":"12","was_cancelled":true,"credit_phase":"warmup","other":{"x":[1]}},"metadata":{"session_num":null,"conversation_id":"c"},"metrics":{}}`))
+	f.Add([]byte(`{"metadata":{"session_num":1.0,"Turn_index":1,"benchmark_phase":null,"was_cancelled":null,"x_correlation_id":"\u00e9"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFast(t, line)
 	})
@@ -206,5 +210,22 @@ func TestFastNumberExact(t *testing.T) {
 		if !ok || err != nil || math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("%q: fast %v %v, ParseFloat %v %v", tok, got, ok, want, err)
 		}
+	}
+}
+
+// TestMetaFastPath: AIPerf's metadata objects (the corpus's shape) are read
+// by the scanner itself, not handed to encoding/json, with every field set.
+func TestMetaFastPath(t *testing.T) {
+	obj := `{"session_num":0,"x_request_id":"64a1","x_correlation_id":"cfd4","conversation_id":"session_000000","turn_index":2,"credit_issued_ns":1759999999999998900,"request_start_ns":1760000000000000000,"request_ack_ns":1,"request_end_ns":1760000008780623882,"worker_id":"w","benchmark_phase":"profiling","was_cancelled":false,"agent_depth":0}`
+	s := scanner{b: []byte(obj)}
+	var m *recordMeta
+	if !s.meta(&m) || s.i != len(obj) {
+		t.Fatalf("meta declined (at %d)", s.i)
+	}
+	zero, two := int64(0), int64(2)
+	want := &recordMeta{SessionNum: &zero, XRequestID: "64a1", XCorrelationID: "cfd4", ConversationID: "session_000000", TurnIndex: &two,
+		RequestStartNs: []byte("1760000000000000000"), RequestEndNs: []byte("1760000008780623882"), BenchmarkPhase: "profiling"}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("got %+v\nwant %+v", *m, *want)
 	}
 }
