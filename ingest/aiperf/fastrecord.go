@@ -28,11 +28,15 @@ func fastDecodeRecord(line []byte) (*record, bool) {
 	return fastDecodeInto(line, nil)
 }
 
-// fastDecodeInto is fastDecodeRecord reading the record's first list of
-// numbers into spare (its capacity reused; nil: a new slice), so a reader
-// can hand the previous record's list back once it is done with it.
-func fastDecodeInto(line []byte, spare []float64) (*record, bool) {
-	s := scanner{b: line, spare: spare}
+// fastDecodeInto is fastDecodeRecord reusing what the previous record
+// left in re (nil: nothing), taking it: the record's first list of
+// numbers goes into re's list, its metrics into re's map, emptied.
+func fastDecodeInto(line []byte, re *reuse) (*record, bool) {
+	s := scanner{b: line}
+	if re != nil {
+		s.spare, s.spareMetrics = re.icl, re.metrics
+		re.icl, re.metrics = nil, nil
+	}
 	var rec record
 	s.ws()
 	if s.peek() != '{' {
@@ -69,6 +73,19 @@ func fastDecodeInto(line []byte, spare []float64) (*record, bool) {
 	}
 	return &rec, true
 }
+
+// knownNames are the member names and units of a record, handed out by
+// str without allocating.
+var knownNames = func() map[string]string {
+	m := map[string]string{}
+	for _, group := range [][]string{timeTags, countTags, metaNames, {tagPerUserTPS, tagICL,
+		"metadata", "metrics", "error", "value", "unit", "ms", "tokens", "tokens/sec", "profiling", "warmup"}} {
+		for _, n := range group {
+			m[n] = n
+		}
+	}
+	return m
+}()
 
 // metaNames are recordMeta's JSON names.
 var metaNames = []string{"session_num", "x_request_id", "x_correlation_id", "conversation_id", "turn_index",
@@ -194,7 +211,12 @@ func (s *scanner) metrics(rec *record) bool {
 	}
 	if rec.Metrics == nil {
 		// a second "metrics" adds to the first, as encoding/json does
-		rec.Metrics = map[string]metric{}
+		if rec.Metrics = s.spareMetrics; rec.Metrics != nil {
+			s.spareMetrics = nil
+			clear(rec.Metrics)
+		} else {
+			rec.Metrics = make(map[string]metric, 16)
+		}
 	}
 	return s.members(func(name string) bool {
 		var m metric
@@ -423,9 +445,32 @@ func (s *scanner) number() (float64, bool) {
 type scanner struct {
 	b []byte
 	i int
-	// spare is a buffer the first list numbers reads may reuse (nil:
-	// none).
-	spare []float64
+	// spare is a buffer the first list numbers reads may reuse, and
+	// spareMetrics a map the first metrics object may (nil: none).
+	spare        []float64
+	spareMetrics map[string]metric
+}
+
+// reuse is what one record leaves the next line's (readRecords): its
+// inter-chunk list, its metrics map and its checked values, once the
+// record is done with (converted; nothing of it is kept).
+type reuse struct {
+	icl     []float64
+	metrics map[string]metric
+	seen    map[string]checked
+}
+
+// keep takes rec's buffers for the next record.
+func (re *reuse) keep(rec *record) {
+	if cap(rec.icl) > cap(re.icl) {
+		re.icl = rec.icl[:0]
+	}
+	if rec.Metrics != nil {
+		re.metrics = rec.Metrics
+	}
+	if rec.seen != nil {
+		re.seen = rec.seen
+	}
 }
 
 func (s *scanner) ws() {
@@ -475,6 +520,9 @@ func (s *scanner) str() (string, bool) {
 		case c == '"':
 			raw := s.b[start:s.i]
 			s.i++
+			if name, ok := knownNames[string(raw)]; ok {
+				return name, true // not allocated again
+			}
 			if !utf8.Valid(raw) {
 				return "", false
 			}

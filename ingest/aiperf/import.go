@@ -110,7 +110,7 @@ type runWriter struct {
 	vals        ingest.Values // the shared value checks of the profiling run
 	warmupVals  ingest.Values // … and of the warmup run
 	phases      map[string]int
-	spare       []float64 // the last record's inter-chunk list, reused (readLines)
+	reuse       reuse // what the last record left for the next (readRecords)
 	// series and telemetry are the GPU telemetry beside the file (the
 	// profiling run's Series and its source), if any.
 	series    []formats.SeriesPoint
@@ -254,9 +254,12 @@ func (w *runWriter) readRecords(br *bufio.Reader, max int64, use func(rec *recor
 			continue
 		}
 		sawRecord = true
-		rec, ok := fastDecodeInto(line, w.spare)
+		rec, ok := fastDecodeInto(line, &w.reuse)
 		if !ok {
 			rec, err = decodeRecord(line)
+		}
+		if rec != nil {
+			rec.seen, w.reuse.seen = w.reuse.seen, nil
 		}
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
@@ -270,11 +273,9 @@ func (w *runWriter) readRecords(br *bufio.Reader, max int64, use func(rec *recor
 		if err != nil || !more {
 			return err
 		}
-		// the record is done with: its inter-chunk list (converted into
-		// events, never kept) is the next line's buffer
-		if cap(rec.icl) > cap(w.spare) {
-			w.spare = rec.icl[:0]
-		}
+		// the record is done with (converted into a request and events;
+		// nothing of it is kept): its buffers are the next line's
+		w.reuse.keep(rec)
 	}
 	if !sawRecord {
 		return ingest.Errorf(w.path, "", "empty file: no records")

@@ -112,7 +112,12 @@ var (
 // (an offending value left absent and counted; a value that is no number
 // at all an error) and inter_chunk_latency.
 func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
-	r.vals, r.pos, r.seen = vals, p, map[string]checked{}
+	r.vals, r.pos = vals, p
+	if r.seen == nil {
+		r.seen = make(map[string]checked, 16)
+	} else {
+		clear(r.seen) // a map the last record left (readRecords)
+	}
 	md := r.Metadata
 	startKey, startRaw := "request_start_ns", md.RequestStartNs
 	if len(startRaw) == 0 {
