@@ -62,6 +62,11 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats
 	// are never all held as rows of formats.Request (560 bytes each, on
 	// top of the rows), and bosCheck's verdict on one request depends on
 	// that request alone.
+	start := baseRun(label, sum)
+	start.RequestCount = int64(len(rows))
+	if err := formats.StartRun(sink, &start); err != nil {
+		return err
+	}
 	var lt lastTokenStats
 	var bos formats.DataCheck
 	hasBOS := false
