@@ -23,7 +23,10 @@ import (
 // next line is read.
 //
 // BenchmarkDecodeRecord, a record of 400 inter-chunk values: 156 µs with
-// encoding/json and floatList, 45 µs here (2-core machine under load).
+// encoding/json and floatList, 45 µs here (2-core machine under load);
+// with the numbers parsed in the scan (number) and the metadata read by
+// meta, 30 µs against encoding/json's 300–450 µs in the same run (a
+// machine under heavier load).
 func fastDecodeRecord(line []byte) (*record, bool) {
 	return fastDecodeInto(line, nil)
 }
