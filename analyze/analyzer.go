@@ -174,6 +174,11 @@ func (p *convAcc) gaps() []float64 {
 	return p.itl
 }
 
+// maxReserve bounds the requests StartRun makes room for (a run's own
+// count, which a damaged file could overstate): about 120 MB of metrics
+// per convention; a larger run grows past it as usual.
+const maxReserve = 1 << 18
+
 // NewAnalyzer returns an Analyzer computing under each of convs (at least
 // one; reports use the first unless Options.Convention picks another).
 func NewAnalyzer(convs ...convention.Convention) *Analyzer {
@@ -226,9 +231,18 @@ func (a *Analyzer) acc(id string) *runAcc {
 }
 
 // StartRun implements formats.RunStarter: it opens the tokenizer the run
-// recorded, when there is no explicit one.
+// recorded, when there is no explicit one, and, when the run says how
+// many requests it has (RequestCount, up to maxReserve), makes room for
+// their metrics at once (no growing copies of the per-request metrics).
 func (a *Analyzer) StartRun(r *formats.Run) error {
 	acc := a.acc(r.RunID)
+	if n := min(r.RequestCount, maxReserve); n > 0 {
+		for i := range acc.per {
+			if p := &acc.per[i]; cap(p.reqs) == 0 && (acc.skip == nil || !acc.skip[i]) {
+				p.reqs = make([]RequestMetrics, 0, n)
+			}
+		}
+	}
 	if acc.tok == nil && a.openTokenizer != nil && r.Tokenizer != "" {
 		tok, err := a.runTokenizer(r.Tokenizer)
 		if err != nil {

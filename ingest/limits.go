@@ -75,6 +75,14 @@ func ParseSize(s string) (int64, error) {
 // io.EOF comes alone, at the end. A line longer than max bytes is refused
 // with a *CapError before more than max bytes of it are held.
 func ReadLine(br *bufio.Reader, max int64) (line []byte, complete bool, err error) {
+	return ReadLineInto(br, max, nil)
+}
+
+// ReadLineInto is ReadLine reading the line into buf[:0] (its capacity
+// reused; the line is then valid until buf is reused): a reader of many
+// lines that is done with each before the next allocates no line per line.
+func ReadLineInto(br *bufio.Reader, max int64, buf []byte) (line []byte, complete bool, err error) {
+	line = buf[:0]
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n := int64(len(line) + len(chunk)) // the line's bytes so far

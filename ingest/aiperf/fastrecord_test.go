@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -117,6 +119,8 @@ func TestFastRecordDeclines(t *testing.T) {
 		`{"metadata":null,"metadata":{"x_request_id":"b"},"metrics":null}`,
 		`{"metadata":{"x_request_id":"a"},"metadata":{"turn_index":2},"metrics":{"a":{"value":1}},"metrics":{"b":{"value":[2]}}}`,
 		`{"metadata":{},"metrics":{"a":{"value":1}},"metrics":null,"metrics":{"c":{"value":[1],"value":[2,3],"unit":"s","unit":"ms"}}}`,
+		`{"metadata":{"session_num":-3,"x_request_id":"a","x_request_id":"b","request_end_ns":null,"was_cancelled":true},"metadata":{"session_num":null,"turn_index":9223372036854775807}}`,
+		`{"metadata":{"session_num":4,"Turn_index":1,"benchmark_phase":null,"was_cancelled":null,"x_correlation_id":"\u00e9"}}`,
 	} {
 		if !checkFast(t, []byte(line)) {
 			t.Errorf("fast path declined %q", line)
@@ -130,6 +134,8 @@ func FuzzFastRecord(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"request_start_ns":1,"request_end_ns":2},"metrics":{"inter_chunk_latency":{"value":[1.25,3],"unit":"ms"},"time_to_first_token":{"value":91.1,"unit":"ms"}},"error":{"code":524,"type":"x","message":"m"}}`))
 	f.Add([]byte(`{"metadata":{},"metrics":{"a":{"value":[0.1,1e400],"unit":"ms"}}}`))
 	f.Add([]byte(`{"metadata":{"was_cancelled":true},"metrics":{"a":{"unit":"ms","value":"12"}},"z":{"q":[]}}`))
+	f.Add([]byte(`{"metadata":{"session_num":-3,"turn_index":7,"x_request_id":"a","x_request_id":"b","request_end_ns":null,"timestamp_ns":"12","was_cancelled":true,"credit_phase":"warmup","other":{"x":[1]}},"metadata":{"session_num":null,"conversation_id":"c"},"metrics":{}}`))
+	f.Add([]byte(`{"metadata":{"session_num":1.0,"Turn_index":1,"benchmark_phase":null,"was_cancelled":null,"x_correlation_id":"\u00e9"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFast(t, line)
 	})
@@ -160,4 +166,66 @@ func BenchmarkDecodeRecord(b *testing.B) {
 			fastDecodeRecord(line)
 		}
 	})
+}
+
+// FuzzFastNumber: the scanner's number reader takes a number exactly when
+// the reader it replaced did — the longest run of number characters,
+// valid JSON number grammar (validNumber), parsed by strconv.ParseFloat
+// without error — and gives ParseFloat's bits, on its exact fast path and
+// off it.
+func FuzzFastNumber(f *testing.F) {
+	for _, s := range []string{"21.290636", "0", "-0", "-0.0", "1e22", "9007199254740993", "9007199254740992.5",
+		"123456789012345678901234", "0.000000000000000000000001", "1e-400", "1e400", "1.7976931348623157e308",
+		"4.9e-324", "01", "1.", ".5", "-", "1e", "1e+5", "1E-5", "1.5-3", "00.1", "0.1e23", "12345678901234567e-22", "0A", "2,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		s := scanner{b: []byte(tok)}
+		got, ok := s.number()
+		n := 0
+		for n < len(tok) && strings.IndexByte("0123456789.-+eE", tok[n]) >= 0 {
+			n++
+		}
+		ref := tok[:n]
+		want, err := strconv.ParseFloat(ref, 64)
+		refOK := n > 0 && validNumber([]byte(ref)) && err == nil
+		if ok != refOK {
+			t.Fatalf("%q: fast ok %v, reference %v (%q, ParseFloat err %v)", tok, ok, refOK, ref, err)
+		}
+		if ok && (math.Float64bits(got) != math.Float64bits(want) || s.i != n) {
+			t.Fatalf("%q: fast %v (%#x, read %d), ParseFloat %v (%#x, %d)", tok, got, math.Float64bits(got), s.i, want, math.Float64bits(want), n)
+		}
+	})
+}
+
+// TestFastNumberExact: values on either side of the exact path's bounds
+// (2^53 digits, 10^±22) agree with strconv.ParseFloat bit for bit.
+func TestFastNumberExact(t *testing.T) {
+	for _, tok := range []string{"9007199254740991", "9007199254740992", "9007199254740993", "900719925474099.3",
+		"1e22", "1e23", "3e-22", "3e-23", "0.0000000000000000000001", "0.00000000000000000000001", "19.895419", "164.714975",
+		"8780.517349", "1234567890123456789", "12345678901234567890", "-45.468263"} {
+		s := scanner{b: []byte(tok)}
+		got, ok := s.number()
+		want, err := strconv.ParseFloat(tok, 64)
+		if !ok || err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%q: fast %v %v, ParseFloat %v %v", tok, got, ok, want, err)
+		}
+	}
+}
+
+// TestMetaFastPath: AIPerf's metadata objects (the corpus's shape) are read
+// by the scanner itself, not handed to encoding/json, with every field set.
+func TestMetaFastPath(t *testing.T) {
+	obj := `{"session_num":0,"x_request_id":"64a1","x_correlation_id":"cfd4","conversation_id":"session_000000","turn_index":2,"credit_issued_ns":1759999999999998900,"request_start_ns":1760000000000000000,"request_ack_ns":1,"request_end_ns":1760000008780623882,"worker_id":"w","benchmark_phase":"profiling","was_cancelled":false,"agent_depth":0}`
+	s := scanner{b: []byte(obj)}
+	var m *recordMeta
+	if !s.meta(&m) || s.i != len(obj) {
+		t.Fatalf("meta declined (at %d)", s.i)
+	}
+	zero, two := int64(0), int64(2)
+	want := &recordMeta{SessionNum: &zero, XRequestID: "64a1", XCorrelationID: "cfd4", ConversationID: "session_000000", TurnIndex: &two,
+		RequestStartNs: []byte("1760000000000000000"), RequestEndNs: []byte("1760000008780623882"), BenchmarkPhase: "profiling"}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("got %+v\nwant %+v", *m, *want)
+	}
 }

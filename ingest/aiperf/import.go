@@ -35,8 +35,9 @@ const (
 // ingest.Options.MaxValue: a record's line grows with its
 // inter_chunk_latency list, about 20 bytes per chunk; blank lines are
 // skipped). Each record is sent to sink as it
-// is read, except warmup records (see package doc), which are held until the
-// profiling run is done. A last line without its newline that ends
+// is read (converted on a goroutine of its own, at most a few batches
+// ahead: readLines), except warmup records (see package doc), which are
+// held until the profiling run is done. A last line without its newline that ends
 // mid-value is a file cut short: every complete line before it is imported,
 // Run.Truncated is set, the run gets the note "line N is incomplete (file
 // cut)…" and opt.Warn gets it prefixed with the path. Any other
@@ -109,7 +110,7 @@ type runWriter struct {
 	vals        ingest.Values // the shared value checks of the profiling run
 	warmupVals  ingest.Values // … and of the warmup run
 	phases      map[string]int
-	events      []formats.Event
+	reuse       reuse // what the last record left for the next (readRecords)
 	// series and telemetry are the GPU telemetry beside the file (the
 	// profiling run's Series and its source), if any.
 	series    []formats.SeriesPoint
@@ -122,11 +123,126 @@ type heldRequest struct {
 	events []formats.Event
 }
 
-// readLines reads and converts every line.
+// readLines reads and converts every line, and sends the profiling
+// records to the sink. The reading and converting (decode, value checks,
+// rebuilt events) runs on a goroutine of its own, a batch of records
+// ahead of the sink (the Analyzer, the Parquet writer), so the two use
+// both cores; the sink is called from this goroutine only, in line
+// order, with the same requests and events as before. The first error
+// in line order is returned: a sink's error stops the reading.
 func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
+	free := make(chan *batch, batchesInFlight)
+	for range batchesInFlight {
+		free <- &batch{events: make([]formats.Event, 0, batchEvents)}
+	}
+	full := make(chan *batch, batchesInFlight)
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		w.convertLines(br, max, free, full, stop)
+	}()
+	var err error
+	for b := range full {
+		if err == nil {
+			from := 0
+			for i := range b.reqs {
+				if err = w.sink.Request(&b.reqs[i], b.events[from:b.ends[i]]); err != nil {
+					close(stop) // the reader stops; full is drained
+					break
+				}
+				from = b.ends[i]
+			}
+			if err == nil {
+				err = b.err
+			}
+		}
+		free <- b // never blocks: batchesInFlight batches in all
+	}
+	return err
+}
+
+// batch is the converted records the reading goroutine hands the sink's:
+// requests (a new array per batch: a sink may keep a request), the end of
+// each one's events in events (reused), and the reading's error, on its
+// last batch.
+type batch struct {
+	reqs   []formats.Request
+	ends   []int
+	events []formats.Event
+	err    error
+}
+
+// batchEvents is how many events a batch holds before it is handed over
+// (112 bytes each: about 1.8 MB; a record that does not fit grows it),
+// batchRequests how many requests, batchesInFlight the batches in all.
+const (
+	batchEvents     = 1 << 14
+	batchRequests   = 64
+	batchesInFlight = 3
+)
+
+// convertLines is the reading goroutine of readLines: it reads, decodes
+// and converts every line (holding warmup records), handing batches of
+// profiling records to full. It returns when the lines end, at the first
+// error (on the last batch), or when stop is closed.
+func (w *runWriter) convertLines(br *bufio.Reader, max int64, free <-chan *batch, full chan<- *batch, stop <-chan struct{}) {
+	var b *batch
+	next := func() bool {
+		select {
+		case b = <-free:
+			b.reqs, b.ends, b.events, b.err = make([]formats.Request, 0, batchRequests), b.ends[:0], b.events[:0], nil
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	send := func() bool {
+		select {
+		case full <- b:
+			b = nil
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	if !next() {
+		return
+	}
+	err := w.readRecords(br, max, func(rec *record, lineNo int) (bool, error) {
+		room := b.events[len(b.events):]
+		r, ev, profiling, err := w.add(rec, lineNo, room)
+		if err != nil || !profiling {
+			return true, err
+		}
+		if len(ev) <= cap(room) { // converted in place
+			b.events = b.events[:len(b.events)+len(ev)]
+		} else {
+			b.events = append(b.events, ev...)
+		}
+		b.reqs = append(b.reqs, r)
+		b.ends = append(b.ends, len(b.events))
+		if len(b.reqs) < batchRequests && len(b.events) < batchEvents {
+			return true, nil
+		}
+		return send() && next(), nil
+	})
+	if b == nil {
+		return // stopped
+	}
+	b.err = err
+	send()
+}
+
+// readRecords reads every line, decoding each record and handing it to
+// use (false: stop reading). It returns the first error: a line's, the
+// cut-file rule's (a last line cut inside a value ends the reading with a
+// warning, not an error), or use's.
+func (w *runWriter) readRecords(br *bufio.Reader, max int64, use func(rec *record, lineNo int) (bool, error)) error {
 	sawRecord := false
+	var buf []byte // each line's bytes, reused: nothing of a record outlives its line
 	for lineNo := 1; ; lineNo++ {
-		line, complete, err := ingest.ReadLine(br, max)
+		line, complete, err := ingest.ReadLineInto(br, max, buf)
+		buf = line
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -138,9 +254,12 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			continue
 		}
 		sawRecord = true
-		rec, ok := fastDecodeRecord(line)
+		rec, ok := fastDecodeInto(line, &w.reuse)
 		if !ok {
 			rec, err = decodeRecord(line)
+		}
+		if rec != nil {
+			rec.seen, w.reuse.seen = w.reuse.seen, nil
 		}
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
@@ -150,9 +269,13 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			}
 			return ingest.Wrap(w.path, fmt.Sprintf("line %d", lineNo), err)
 		}
-		if err := w.add(rec, lineNo); err != nil {
+		more, err := use(rec, lineNo)
+		if err != nil || !more {
 			return err
 		}
+		// the record is done with (converted into a request and events;
+		// nothing of it is kept): its buffers are the next line's
+		w.reuse.keep(rec)
 	}
 	if !sawRecord {
 		return ingest.Errorf(w.path, "", "empty file: no records")
@@ -190,9 +313,10 @@ func decodeRecord(line []byte) (*record, error) {
 	return &rec, nil
 }
 
-// add converts one record, read from line lineNo, and sends (or, for
-// warmup, holds) it.
-func (w *runWriter) add(rec *record, lineNo int) error {
+// add converts one record, read from line lineNo: a profiling record
+// into req and its events (appended to events[:0]) to send (send true);
+// a warmup record is held.
+func (w *runWriter) add(rec *record, lineNo int, events []formats.Event) (req formats.Request, ev []formats.Event, send bool, err error) {
 	var streaming *bool
 	if w.sum != nil {
 		streaming = w.sum.streaming
@@ -203,20 +327,19 @@ func (w *runWriter) add(rec *record, lineNo int) error {
 			w.warmupSt, w.phases = newStats(), map[string]int{}
 		}
 		if err := rec.prepare(&w.warmupVals, ingest.Pos{Request: int64(len(w.warmup)), At: at}); err != nil {
-			return ingest.Wrap(w.path, at, err)
+			return req, nil, false, ingest.Wrap(w.path, at, err)
 		}
 		w.phases[ph]++
 		req, ev := convert(rec, ingest.RunLabel(w.label, 1), int64(len(w.warmup)), streaming, w.warmupSt, nil)
 		w.warmup = append(w.warmup, heldRequest{req, ev})
-		return nil
+		return req, nil, false, nil
 	}
 	if err := rec.prepare(&w.vals, ingest.Pos{Request: w.keys, At: at}); err != nil {
-		return ingest.Wrap(w.path, at, err)
+		return req, nil, false, ingest.Wrap(w.path, at, err)
 	}
-	req, ev := convert(rec, w.label, w.keys, streaming, w.st, w.events)
-	w.events = ev
+	req, ev = convert(rec, w.label, w.keys, streaming, w.st, events)
 	w.keys++
-	return w.sink.Request(&req, ev)
+	return req, ev, true, nil
 }
 
 // finish sends the profiling Run row, then the held warmup requests and

@@ -112,7 +112,12 @@ var (
 // (an offending value left absent and counted; a value that is no number
 // at all an error) and inter_chunk_latency.
 func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
-	r.vals, r.pos, r.seen = vals, p, map[string]checked{}
+	r.vals, r.pos = vals, p
+	if r.seen == nil {
+		r.seen = make(map[string]checked, 16)
+	} else {
+		clear(r.seen) // a map the last record left (readRecords)
+	}
 	md := r.Metadata
 	startKey, startRaw := "request_start_ns", md.RequestStartNs
 	if len(startRaw) == 0 {
@@ -327,7 +332,15 @@ func slowFloatList(raw []byte) ([]float64, bool) {
 // AIPerf writes display units (MetricTimeUnit: "ms" for every latency).
 func durationNs(v float64, unit string) (int64, bool) {
 	scale, ok := nsPerUnit[unit]
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v*scale) > math.MaxInt64/2 {
+	if !ok {
+		return 0, false
+	}
+	return scaledNs(v, scale)
+}
+
+// scaledNs is durationNs for a unit of scale nanoseconds.
+func scaledNs(v, scale float64) (int64, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v*scale) > math.MaxInt64/2 {
 		return 0, false
 	}
 	return int64(math.Round(v * scale)), true
@@ -677,10 +690,11 @@ func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64,
 		st.reasoningBlind++
 	}
 	off := ttft
+	scale, known := nsPerUnit[unit]
 	for i := 0; i <= len(icl); i++ {
 		if i > 0 {
-			gap, ok := durationNs(icl[i-1], unit)
-			if !ok {
+			gap, ok := scaledNs(icl[i-1], scale)
+			if !known || !ok {
 				gap = 0
 			}
 			off += gap

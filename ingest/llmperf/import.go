@@ -58,14 +58,28 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats
 		ts = sum.timestamp
 	}
 	conv := detectConvention(rows, ts)
-	var lt lastTokenStats
-	reqs := make([]formats.Request, len(rows))
-	for i := range rows {
-		reqs[i] = rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)
+	// Each request is built, checked and sent in turn: a run's requests
+	// are never all held as rows of formats.Request (560 bytes each, on
+	// top of the rows), and bosCheck's verdict on one request depends on
+	// that request alone.
+	start := baseRun(label, sum)
+	start.RequestCount = int64(len(rows))
+	if err := formats.StartRun(sink, &start); err != nil {
+		return err
 	}
-	bos, hasBOS := bosCheck(reqs)
-	for i := range reqs {
-		if err := sink.Request(&reqs[i], nil); err != nil {
+	var lt lastTokenStats
+	var bos formats.DataCheck
+	hasBOS := false
+	for i := range rows {
+		one := []formats.Request{rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)}
+		if c, ok := bosCheck(one); ok { // marks the request's correction
+			if !hasBOS {
+				bos, hasBOS = c, true // the first row's detail
+			} else {
+				bos.Requests += c.Requests
+			}
+		}
+		if err := sink.Request(&one[0], nil); err != nil {
 			return err
 		}
 	}

@@ -360,8 +360,8 @@ func readRows(path string, rd io.Reader, max int64, vals *ingest.Values) (rows [
 	}
 	for dec.More() {
 		where := fmt.Sprintf("record %d", len(rows)+1)
-		var fields map[string]json.RawMessage
-		if err := dec.Decode(&fields); err != nil {
+		fields, err := decodeFields(dec)
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return rows, fmt.Sprintf("the array ends after record %d without its closing ']' (file cut)", len(rows)), nil
 			}
