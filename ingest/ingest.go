@@ -36,9 +36,13 @@
 //     or inference-perf record, a guidellm benchmark's metrics or request
 //     — and so every string and array inside it: NewJSONDecoder, and the
 //     GenAI-Perf lexer;
-//   - a file parsed as one document (a vLLM result, SGLang's JSON lines, a
-//     guidellm YAML report, a summary, a server log that is one JSON
-//     document): Input.ReadAll and ReadFile.
+//   - a file parsed as one document (a guidellm YAML report, a summary, a
+//     server log that is one JSON document; a vLLM result or SGLang's JSON
+//     lines when compressed or piped): Input.ReadAll and ReadFile. A plain
+//     vLLM or SGLang result file is streamed in two passes (ingest/pybench
+//     Scan): there the cap bounds the per-request values kept between the
+//     passes (about 15 MB at 100k requests) and each value read, not the
+//     file.
 //
 // The cap is checked as the value is read, before the buffer holding it
 // grows past it, so a runaway value (a 2 GB string, a file of zeros) costs

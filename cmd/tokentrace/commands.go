@@ -53,7 +53,7 @@ func (f *inputFlags) register(c *cobra.Command) {
 	f.cmd = c
 	c.Flags().StringVar(&f.from, "from", "", "force the input format ("+strings.Join(registry.Names(), ", ")+"); needed for standard input (-) when its format is told by a file name")
 	c.Flags().StringVar(&f.maxValue, "max-value-size", ingest.FormatSize(ingest.DefaultMaxValueBytes),
-		"largest single value an input may hold — a line, a JSON record or string, a file read as one document (e.g. 512MiB, 1GiB); larger values are refused before they are read in full")
+		"largest single value an input may hold — a line, a JSON record or string, a file read as one document (a plain vLLM or SGLang result is streamed: the cap bounds what is kept of it) (e.g. 512MiB, 1GiB); larger values are refused before they are read in full")
 	c.Flags().StringArrayVar(&f.labels, "label", nil, "run label for each input file, in order (default: the file's directory name)")
 	if tableCommands[c.Name()] {
 		c.Flags().BoolVar(&f.noText, "drop-text", false, "leave the generated text (Event.text, reasoning_text) out of the events table written")

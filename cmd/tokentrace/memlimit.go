@@ -90,7 +90,14 @@ func armLimitFollower() {
 	runtime.SetFinalizer(new(gcCycle), followLimit)
 }
 
-type gcCycle struct{ _ byte } // non-zero size: zero-size objects never become unreachable
+// gcCycle is 16 bytes: a smaller pointer-free object comes from the tiny
+// allocator, which packs it with others into one 16-byte block, and a
+// finalizer on it runs only once the whole block is unreachable — with
+// other tiny objects alive, never, and the limit would stop following.
+type gcCycle struct{ _ [16]byte }
+
+// followed counts followLimit's runs (tests).
+var followed atomic.Int64
 
 var liveHeap = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 
@@ -98,6 +105,7 @@ func followLimit(*gcCycle) {
 	if !following.Load() {
 		return
 	}
+	followed.Add(1)
 	metrics.Read(liveHeap)
 	if liveHeap[0].Value.Kind() == metrics.KindUint64 {
 		want := memLimitFor(liveHeap[0].Value.Uint64())

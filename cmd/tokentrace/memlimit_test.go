@@ -91,3 +91,33 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 }
+
+// TestLimitFollowerKeepsRunning: the follower runs after every collection,
+// also while tiny objects stay alive (a finalizer on an object of the tiny
+// allocator runs only when its whole 16-byte block is free: with a 1-byte
+// gcCycle the follower stopped after the first collections, the limit
+// stayed at 100 MiB and a large run was collected continuously).
+func TestLimitFollowerKeepsRunning(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer following.Store(false)
+	unsetenv(t, "GOMEMLIMIT")
+	if !setDefaultMemoryLimit() {
+		t.Fatal("limit not set")
+	}
+	keep := make([]*[2]byte, 0, 1<<16) // tiny objects, alive throughout
+	for range cap(keep) {
+		keep = append(keep, new([2]byte))
+	}
+	start := followed.Load()
+	for i := range 20 {
+		keep = append(keep, new([2]byte))
+		runtime.GC()
+		for k := 0; k < 100 && followed.Load() < start+int64(i)+1; k++ {
+			time.Sleep(time.Millisecond) // the finalizer goroutine runs it
+		}
+	}
+	if got := followed.Load() - start; got < 20 {
+		t.Errorf("the follower ran after %d of 20 collections", got)
+	}
+	runtime.KeepAlive(keep)
+}
