@@ -310,5 +310,77 @@ func ImportFile(im Importer, path string, opt Options, sink formats.Sink) error 
 		return err
 	}
 	defer in.Close()
-	return im.Import(in, opt, sink)
+	return in.ImportWith(im, opt, sink)
+}
+
+// ImportWith imports in with im into sink (im.Import), and reports a
+// compressed stream cut short (Cut) the way an importer reports a plain
+// file cut mid-record: what was complete is imported, and every Run row
+// the importer sends once the cut has been seen gets Truncated set and
+// the note CutNote (passed to opt.Warn as "path: note", once per input,
+// unless the importer had set Truncated itself and so warned already).
+//
+// A gzip stream cut at a flush point, or missing its 8-byte trailer, and
+// a zstd stream cut between blocks decode to a prefix of the content that
+// ends at a clean place, often a line's end: without this the file would
+// import as complete (6 of 10 records, exit 0). If the cut is seen only
+// after the importer has sent its last Run row (an importer that stopped
+// reading before the end), the import fails with a *FormatError: the
+// runs already sent cannot be marked any more. An import that fails on a
+// cut input (a one-document file that ends mid-document) has the cut
+// named in its error, which wraps the importer's.
+func (in *Input) ImportWith(im Importer, opt Options, sink formats.Sink) error {
+	cs := &cutSink{Sink: sink, in: in, opt: opt}
+	if err := im.Import(in, opt, cs); err != nil {
+		if in.cut && !cs.marked {
+			// an importer of one document says "unexpected end": say why
+			return fmt.Errorf("%w (the %s stream ends before its end marker: file cut)", err, in.Compression)
+		}
+		return err
+	}
+	if in.cut && !cs.marked {
+		return &FormatError{File: in.Path, Where: fmt.Sprintf("byte %d of the decompressed content", in.off),
+			Msg: "the " + in.Compression + " stream ends before its end marker (file cut), after its runs were imported"}
+	}
+	return nil
+}
+
+// CutNote is the note of a run whose compressed input is cut short, once
+// Cut reports it ("" before).
+func (in *Input) CutNote() string {
+	if !in.cut {
+		return ""
+	}
+	return "the " + in.Compression + " stream ends before its end marker (file cut): the content it holds is imported, whatever followed it is missing"
+}
+
+// cutSink marks the Run rows of a cut input (Input.ImportWith).
+type cutSink struct {
+	formats.Sink
+	in     *Input
+	opt    Options
+	marked bool // a Run row was marked
+	warned bool
+}
+
+func (c *cutSink) Run(r *formats.Run) error {
+	if !c.in.cut {
+		return c.Sink.Run(r)
+	}
+	m := *r
+	note := c.in.CutNote()
+	m.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], note)
+	if !r.Truncated && !c.warned && c.opt.Warn != nil {
+		c.opt.Warn(DisplayName(c.in.Path) + ": " + note)
+	}
+	c.warned = c.warned || !r.Truncated
+	m.Truncated = true
+	c.marked = true
+	return c.Sink.Run(&m)
+}
+
+func (c *cutSink) StartRun(r *formats.Run) error { return formats.StartRun(c.Sink, r) }
+func (c *cutSink) ToolHint(tool string)          { formats.ToolHint(c.Sink, tool) }
+func (c *cutSink) EventColumns(r *formats.Run) formats.EventColumns {
+	return formats.EventColumnsOf(c.Sink, r)
 }
