@@ -141,6 +141,13 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 		rec, ok := fastDecodeRecord(line)
 		if !ok {
 			rec, err = decodeRecord(line)
+			if q, quoted := ingest.QuotePythonNonFinite(line, ""); err != nil && quoted != nil {
+				// Python's json.dumps writes NaN and Infinity bare: read
+				// them as strings, which the value checks count and null
+				if r, qerr := decodeRecord(q); qerr == nil {
+					rec, err = r, nil
+				}
+			}
 		}
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {
