@@ -26,6 +26,8 @@ const (
 	// CheckOutOfRange: a value beyond any possible one (a duration over a
 	// day, a token count over MaxTokens, a time past int64 nanoseconds).
 	CheckOutOfRange = "value_out_of_range"
+	// CheckNotInteger: a token count with a fraction (2.5 tokens).
+	CheckNotInteger = "value_not_integer"
 	// CheckNumberAsString: a number written as a JSON string ("91.1").
 	CheckNumberAsString = "value_number_as_string"
 	// CheckTimeUnit: a time column whose magnitude is not the unit the
@@ -98,6 +100,18 @@ var ValueTraps = []convention.Trap{{
 	Metrics:   valueMetrics,
 	Source:    "tokentrace: no request takes a day (analyze's implausible_values uses the same bound on computed latencies) and none holds a billion tokens",
 	Test:      "ingest/registry TestValueOutOfRange",
+}, {
+	Code:      CheckNotInteger,
+	Title:     "a per-request token count is not a whole number",
+	Tools:     valueTools,
+	Signature: "a token count (input, output, reasoning, usage counts) with a fraction: 2.5 tokens",
+	Threshold: "a count x with x ≠ ⌊x⌋ (4.0 is a count; 4.5 is not)",
+	Action:    convention.ActionNull,
+	Effect: "the count is null (unknown) and counted per field, never truncated or rounded (2.5 read as 2 used to pass silently): " +
+		"the report's N then comes from the next source the convention ranks (usage, the tool's count, the tokenizer, the chunk count)",
+	Metrics: []string{"tpot_ms", "osl_tokens", "isl_tokens"},
+	Source:  "tokentrace: a tokenizer counts whole tokens; a fraction means the file was computed or rewritten (an average, a spreadsheet)",
+	Test:    "ingest/registry TestValueNotInteger",
 }, {
 	Code:  CheckNumberAsString,
 	Title: "a per-request number written as a string",
@@ -258,9 +272,13 @@ const (
 	Negative
 	// OutOfRange: above the field's maximum.
 	OutOfRange
+	// NotInteger: a token count (a value checked against MaxTokens) with
+	// a fraction.
+	NotInteger
 )
 
-// Classify says what x is against [0, maxV].
+// Classify says what x is against [0, maxV]. A maximum of MaxTokens
+// marks a token count, which must also be a whole number (NotInteger).
 func Classify(x, maxV float64) Class {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
@@ -269,6 +287,8 @@ func Classify(x, maxV float64) Class {
 		return Negative
 	case x > maxV:
 		return OutOfRange
+	case maxV == MaxTokens && x != math.Trunc(x):
+		return NotInteger
 	}
 	return Valid
 }
@@ -282,6 +302,8 @@ func (c Class) Code() string {
 		return CheckNegative
 	case OutOfRange:
 		return CheckOutOfRange
+	case NotInteger:
+		return CheckNotInteger
 	}
 	return ""
 }
@@ -306,9 +328,10 @@ func FormatValue(x float64) string {
 // (MaxDurationNs / nsPerUnit: 86400 for seconds).
 func MaxIn(nsPerUnit float64) float64 { return MaxDurationNs / nsPerUnit }
 
-// Check classifies x, a value of field at p, against [0, maxV]: a valid
-// value returns true; an offending one is recorded under its code and
-// returns false (the caller leaves the value null).
+// Check classifies x, a value of field at p, against [0, maxV] (Classify:
+// a token count, checked against MaxTokens, must be whole): a valid value
+// returns true; an offending one is recorded under its code and returns
+// false (the caller leaves the value null).
 func (v *Values) Check(field string, p Pos, x, maxV float64) bool {
 	c := Classify(x, maxV)
 	if c == Valid {
@@ -329,8 +352,8 @@ func (v *Values) Duration(field string, p Pos, x, nsPerUnit float64) *int64 {
 	return Ptr(int64(math.Round(x * nsPerUnit)))
 }
 
-// Count checks a token count against [0, MaxTokens] and returns it rounded;
-// nil for an offending value, which is recorded.
+// Count checks a token count against [0, MaxTokens] (a whole number) and
+// returns it; nil for an offending value, which is recorded.
 func (v *Values) Count(field string, p Pos, x float64) *int64 {
 	if !v.Check(field, p, x, MaxTokens) {
 		return nil

@@ -9,6 +9,8 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
+	"github.com/tokentrace/tokentrace/ingest/guidellm"
+	"github.com/tokentrace/tokentrace/ingest/vllmbench"
 )
 
 // aiperfFile writes lines (aiperfLine records, edited) as a
@@ -48,4 +50,44 @@ func TestAIPerfBareNaN(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 2: ") {
 		t.Errorf("bad record: %v", err)
 	}
+}
+
+// TestValueNotInteger: a token count with a fraction is no count: null
+// and counted (value_not_integer), never truncated (2.5 used to be read
+// as 2 without a word); 4.0 is a count.
+func TestValueNotInteger(t *testing.T) {
+	t.Run("aiperf", func(t *testing.T) {
+		p := aiperfFile(t, aiperfLine(0),
+			strings.Replace(aiperfLine(1), `"output_token_count"`, `"usage_completion_tokens":{"value":2.5,"unit":"tokens"},"output_token_count"`, 1),
+			strings.Replace(aiperfLine(2), `"output_token_count"`, `"usage_completion_tokens":{"value":3.0,"unit":"tokens"},"output_token_count"`, 1))
+		c := importValues(t, aiperf.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNotInteger, "usage_completion_tokens", 1, "first request 1 (line 2): 2.5; left null")
+		if len(c.Runs[0].Checks) != 1 {
+			t.Errorf("checks %+v", c.Runs[0].Checks)
+		}
+		if r := c.Requests[1]; r.OutputTokens != nil || r.InputTokens == nil || *r.InputTokens != 8 {
+			t.Errorf("request 1: output %v, input %v; want null, 8", r.OutputTokens, r.InputTokens)
+		}
+		if r := c.Requests[2]; r.OutputTokens == nil || *r.OutputTokens != 3 {
+			t.Errorf("request 2: output %v, want 3", r.OutputTokens)
+		}
+	})
+	t.Run("vllm", func(t *testing.T) {
+		p := vllmVariant(t, `"output_lens": [4, 6,`, `"output_lens": [4.5, 6,`)
+		c := importValues(t, vllmbench.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNotInteger, "output_lens", 1, "(output_lens[0]): 4.5; left null")
+		if c.Requests[0].OutputTokens != nil || *c.Requests[1].OutputTokens != 6 {
+			t.Errorf("output tokens %v, %v; want null, 6", c.Requests[0].OutputTokens, *c.Requests[1].OutputTokens)
+		}
+	})
+	t.Run("guidellm", func(t *testing.T) {
+		// it used to be an error of the whole file; now as every importer
+		p := filepath.Join(t.TempDir(), "benchmarks.json")
+		os.WriteFile(p, []byte(`{"benchmarks": [{"requests": {"errored": [{"start_time": 1.5, "output_tokens": 2.5}]}}]}`), 0o644)
+		c := importValues(t, guidellm.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNotInteger, "output_tokens", 1, "2.5; left null")
+		if len(c.Requests) != 1 || c.Requests[0].OutputTokens != nil {
+			t.Errorf("requests %+v", c.Requests)
+		}
+	})
 }
