@@ -244,7 +244,7 @@ func (v *Values) Warn(warn func(string), run string) {
 func WarnChecks(warn func(string), run string, checks []formats.DataCheck) {
 	for _, c := range checks {
 		what := ""
-		for _, t := range ValueTraps {
+		for _, t := range append(ValueTraps[:len(ValueTraps):len(ValueTraps)], RunTraps...) {
 			if t.Code == c.Code {
 				what = t.Title
 			}

@@ -91,3 +91,65 @@ func TestValueNotInteger(t *testing.T) {
 		}
 	})
 }
+
+// TestDuplicateRequest: an AIPerf record repeated identically is one
+// request (10 records, record 3 written twice: 10 requests, not 11, and
+// request_count 10); two records with the same x_request_id and different
+// contents (a failed one among them) are both kept. Both are counted by
+// duplicate_request.
+func TestDuplicateRequest(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		lines = append(lines, aiperfLine(i))
+		if i == 3 {
+			lines = append(lines, aiperfLine(i))
+		}
+	}
+	c := importValues(t, aiperf.New(), aiperfFile(t, lines...))
+	if len(c.Requests) != 10 || c.Runs[0].RequestCount != 10 {
+		t.Errorf("%d requests, request_count %d; want 10", len(c.Requests), c.Runs[0].RequestCount)
+	}
+	c.wantCheck(t, 0, ingest.CheckDuplicateRequest, "x_request_id", 1, `first request 4: x_request_id "r3"; identical repetitions counted once (dropped): 1`)
+
+	failed := strings.Replace(aiperfLine(3), `"metrics":`, `"error":{"code":500,"type":"Internal","message":"boom"},"metrics":`, 1)
+	c = importValues(t, aiperf.New(), aiperfFile(t, aiperfLine(2), failed, aiperfLine(3), aiperfLine(4)))
+	if len(c.Requests) != 4 || c.Runs[0].RequestCount != 4 || c.Requests[1].Status != "error" || c.Requests[2].Status != "ok" {
+		t.Errorf("%d requests, request_count %d: %+v", len(c.Requests), c.Runs[0].RequestCount, c.Requests)
+	}
+	c.wantCheck(t, 0, ingest.CheckDuplicateRequest, "x_request_id", 1, `first request 2: x_request_id "r3"; same id, different contents, all kept: 1`)
+
+	c = importValues(t, aiperf.New(), aiperfFile(t, aiperfLine(0), aiperfLine(1)))
+	if len(c.Runs[0].Checks) != 0 || len(c.warnings) != 0 {
+		t.Errorf("clean file: checks %+v, warnings %q", c.Runs[0].Checks, c.warnings)
+	}
+}
+
+// TestStartFar: one of 10 AIPerf requests starts 71 years after the
+// others (4e18 ns; the others 1760000000 s + 0..9 s). Its start is null,
+// so the run's span is the others': request 0's start to request 8's end,
+// 8 s + 300 ms (it was 2.24e9 s); its latencies stay. Starts within 30
+// days of the median are kept.
+func TestStartFar(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		lines = append(lines, aiperfLine(i))
+	}
+	lines[9] = strings.Replace(lines[9], `"request_start_ns":1760000009000000000,"request_end_ns":1760000009300000000`,
+		`"request_start_ns":4000000000000000000,"request_end_ns":4000000000300000000`, 1)
+	p := aiperfFile(t, lines...)
+	c := importValues(t, aiperf.New(), p)
+	c.wantCheck(t, 0, ingest.CheckStartFar, "start", 1, "first request 9: start 4000000000000000000 ns, 71.0 years after the median start 1760000004000000000 ns of 10 requests; start left null")
+	if r := c.Requests[9]; r.StartNs != nil || *r.FirstTokenOffsetNs != 100e6 || *r.LastTokenOffsetNs != 300e6 {
+		t.Errorf("request 9: start %v, first %v, last %v", r.StartNs, r.FirstTokenOffsetNs, r.LastTokenOffsetNs)
+	}
+	if d := report(t, aiperf.New(), p).Throughput.DurationS; float64(d) != 8.3 {
+		t.Errorf("duration %v s, want 8.3", d)
+	}
+	// 29 days away is a long run, not a far start
+	lines[9] = strings.Replace(aiperfLine(9), `"request_start_ns":1760000009000000000,"request_end_ns":1760000009300000000`,
+		`"request_start_ns":1762505600000000000,"request_end_ns":1762505600300000000`, 1)
+	c = importValues(t, aiperf.New(), aiperfFile(t, lines...))
+	if len(c.Runs[0].Checks) != 0 || c.Requests[9].StartNs == nil {
+		t.Errorf("29 days: checks %+v", c.Runs[0].Checks)
+	}
+}
