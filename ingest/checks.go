@@ -30,6 +30,9 @@ const (
 	CheckNotInteger = "value_not_integer"
 	// CheckNumberAsString: a number written as a JSON string ("91.1").
 	CheckNumberAsString = "value_number_as_string"
+	// CheckTimeOrder: a request's time after its end (a first token after
+	// the request's latency).
+	CheckTimeOrder = "time_order"
 	// CheckTimeUnit: a time column whose magnitude is not the unit the
 	// tool writes (Unix seconds where it writes nanoseconds).
 	CheckTimeUnit = "time_unit_mismatch"
@@ -124,6 +127,21 @@ var ValueTraps = []convention.Trap{{
 	Metrics: valueMetrics,
 	Source:  "tokentrace: the tools' writers (pydantic, json.dumps, perf_analyzer's RapidJSON) write numbers as numbers",
 	Test:    "ingest/registry TestValueNumberAsString",
+}, {
+	Code:  CheckTimeOrder,
+	Title: "a request's first token comes after its end",
+	Tools: "aiperf (time_to_first_token and time_to_first_output_token against request_latency), vllm-bench (ttfts against latencies); " +
+		"an end before the start is value_negative (AIPerf request_end_ns, every offset from the start)",
+	Signature: "a first-token time (from the request's start) later than the request's end-to-end latency, in the same record",
+	Threshold: "ttft > latency + 1 µs (rounding of the tools' float milliseconds and seconds)",
+	Action:    convention.ActionNull,
+	Effect: "the latency is trusted and the first-token time is null: AIPerf's request_latency is request_end_ns − request_start_ns, " +
+		"two timestamps that agree with each other, and vLLM's latencies is the wall time its own E2E statistics use; " +
+		"the request keeps its E2E (= the latency), its TTFT is unknown and no messages are rebuilt from it " +
+		"(they would place the last token after the end: E2E 100.6 s from a 741 ms request)",
+	Metrics: []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"},
+	Source:  "tokentrace: the first token of a request cannot arrive after its last byte",
+	Test:    "ingest/registry TestTimeOrder",
 }, {
 	Code:  CheckTimeUnit,
 	Title: "a time column is not in the unit the tool writes",
@@ -518,6 +536,23 @@ func (v *Values) JSONTime(field string, p Pos, raw []byte, nsPerUnit float64) (*
 		return nil, err
 	}
 	return v.Time(field, p, x, nsPerUnit), nil
+}
+
+// TimeOrderTolNs is the tolerance of NotAfter: 1 µs, the rounding of a
+// time written in float milliseconds or seconds.
+const TimeOrderTolNs = 1e3
+
+// NotAfter checks that a request's time x (field, from its start) is not
+// after its end (endField, from the same start), both in units of
+// nsPerUnit nanoseconds, named unit in the check's detail ("ms"): a later x (by more than TimeOrderTolNs) is
+// recorded under CheckTimeOrder and false is returned (the caller leaves
+// x null and trusts the end). NaN on either side is not judged (true).
+func (v *Values) NotAfter(field string, p Pos, x float64, endField string, end, nsPerUnit float64, unit string) bool {
+	if !((x-end)*nsPerUnit > TimeOrderTolNs) {
+		return true
+	}
+	v.Record(CheckTimeOrder, field, p, fmt.Sprintf("%s %s, after %s %s %s", FormatValue(x), unit, endField, FormatValue(end), unit))
+	return false
 }
 
 // EventsPlaced checks a request's event offsets (from its start: an event

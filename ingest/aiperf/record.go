@@ -150,6 +150,7 @@ func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
 			r.seen[tag] = checked{x, m.Unit, ok}
 		}
 	}
+	r.firstTokenNotAfterEnd()
 	if m, found := r.Metrics[tagICL]; found {
 		r.iclUnit = m.Unit
 		// floatList's reference (encoding/json) reads a null element as
@@ -217,6 +218,22 @@ func (r *record) scalar(tags ...string) (v float64, unit string, ok bool) {
 		return c.v, c.unit, c.ok
 	}
 	return 0, "", false
+}
+
+// firstTokenNotAfterEnd leaves a first-token time later than
+// request_latency absent (ingest.CheckTimeOrder: the latency is trusted).
+func (r *record) firstTokenNotAfterEnd() {
+	lat, ok := r.seen[tagLatency]
+	if !ok || !lat.ok || nsPerUnit[lat.unit] == 0 {
+		return
+	}
+	for _, tag := range []string{tagTTFT, tagTTFTOld, tagTTFO} {
+		if c := r.seen[tag]; c.ok && nsPerUnit[c.unit] != 0 &&
+			!r.vals.NotAfter(tag, r.pos, c.v*nsPerUnit[c.unit]/1e6, tagLatency, lat.v*nsPerUnit[lat.unit]/1e6, ingest.Milliseconds, "ms") {
+			c.ok = false
+			r.seen[tag] = c
+		}
+	}
 }
 
 // offending reports whether metric tag is present with a value the value

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
 	"github.com/tokentrace/tokentrace/ingest/guidellm"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
+	"github.com/tokentrace/tokentrace/internal/traptest"
 )
 
 // aiperfFile writes lines (aiperfLine records, edited) as a
@@ -152,4 +154,44 @@ func TestStartFar(t *testing.T) {
 	if len(c.Runs[0].Checks) != 0 || c.Requests[9].StartNs == nil {
 		t.Errorf("29 days: checks %+v", c.Runs[0].Checks)
 	}
+}
+
+// TestTimeOrder: a first token after the request's end cannot be right.
+// The latency is trusted (AIPerf's request_latency agrees with
+// request_end_ns − request_start_ns; vLLM's latencies is its own E2E):
+// the first-token time is null and counted (time_order), no messages are
+// rebuilt from it, E2E is the latency. It used to be rebuilt as TTFT +
+// gaps: 400 + 200 = 600 ms from a 300 ms request.
+func TestTimeOrder(t *testing.T) {
+	t.Run("aiperf", func(t *testing.T) {
+		p := aiperfFile(t, aiperfLine(0),
+			strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":400.0`, 1),
+			aiperfLine(2))
+		c := importValues(t, aiperf.New(), p)
+		c.wantCheck(t, 0, ingest.CheckTimeOrder, "time_to_first_token", 1, "first request 1 (line 2): 400 ms, after request_latency 300 ms; left null")
+		if r := c.Requests[1]; r.FirstTokenOffsetNs != nil || *r.LastTokenOffsetNs != 300e6 || c.eventsOf(r.RunID, 1) != 0 {
+			t.Errorf("request 1: first %v, last %v, %d events", r.FirstTokenOffsetNs, *r.LastTokenOffsetNs, c.eventsOf(r.RunID, 1))
+		}
+		rr := report(t, aiperf.New(), p)
+		traptest.WantMean(t, rr, analyze.TTFT, 100)
+		traptest.WantMean(t, rr, analyze.E2E, 300)
+		// equal is in order
+		c = importValues(t, aiperf.New(), aiperfFile(t, strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":300.0`, 1)))
+		if len(c.Runs[0].Checks) != 0 {
+			t.Errorf("TTFT = latency: checks %+v", c.Runs[0].Checks)
+		}
+	})
+	t.Run("vllm", func(t *testing.T) {
+		// request 0: TTFT 0.3 s after its 0.195 s latency: null; TTFT
+		// [150, 90, 110] → mean 116.667 (request 2 failed); E2E stands.
+		p := vllmVariant(t, `"ttfts": [0.12,`, `"ttfts": [0.3,`)
+		c := importValues(t, vllmbench.New(), p)
+		c.wantCheck(t, 0, ingest.CheckTimeOrder, "ttfts", 1, "first request 0 (ttfts[0]): 0.3 s, after latencies 0.195 s; left null")
+		if r := c.Requests[0]; r.FirstTokenOffsetNs != nil || *r.LastTokenOffsetNs != 195e6 {
+			t.Errorf("request 0: %+v", r)
+		}
+		rr := report(t, vllmbench.New(), p)
+		traptest.WantMean(t, rr, analyze.TTFT, 350/3.0)
+		traptest.WantMean(t, rr, analyze.E2E, (195+250+90+155)/4.0)
+	})
 }
