@@ -33,6 +33,9 @@ const (
 	// CheckTimeOrder: a request's time after its end (a first token after
 	// the request's latency).
 	CheckTimeOrder = "time_order"
+	// CheckSeriesNegative: a negative value of a server series that
+	// cannot be negative (a queue length, a counter).
+	CheckSeriesNegative = "series_value_negative"
 	// CheckTimeUnit: a time column whose magnitude is not the unit the
 	// tool writes (Unix seconds where it writes nanoseconds).
 	CheckTimeUnit = "time_unit_mismatch"
@@ -142,6 +145,17 @@ var ValueTraps = []convention.Trap{{
 	Metrics: []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"},
 	Source:  "tokentrace: the first token of a request cannot arrive after its last byte",
 	Test:    "ingest/registry TestTimeOrder",
+}, {
+	Code:  CheckSeriesNegative,
+	Title: "a server metric that cannot be negative is negative",
+	Tools: "prometheus (query results): counters and histogram or summary parts (names ending _total, _count, _sum, _bucket, _created) " +
+		"and every metric of an inference server (vllm:, sglang:, tgi_, nv_, trtllm_, lmcache: prefixes); other gauges (a temperature) may be negative and are kept",
+	Signature: "a sample value below 0 of such a metric",
+	Action:    convention.ActionNull,
+	Effect:    "the point's value is NaN (unknown) in the run's series, never 0, and counted per metric with the first one's response, series and sample",
+	Metrics:   []string{"series"},
+	Source:    "tokentrace: Prometheus counters only increase from 0 (prometheus.io/docs/concepts/metric_types); a queue length or a cache usage is a count or a fraction",
+	Test:      "ingest/prometheus TestSeriesChecks",
 }, {
 	Code:  CheckTimeUnit,
 	Title: "a time column is not in the unit the tool writes",
@@ -274,7 +288,11 @@ func WarnChecks(warn func(string), run string, checks []formats.DataCheck) {
 		if run != "" {
 			prefix = "run " + run + ": "
 		}
-		warn(fmt.Sprintf("%s%s (%s, field %s): %d request(s), %s", prefix, what, c.Code, c.Field, c.Requests, c.Detail))
+		count := fmt.Sprintf("%d request(s), ", c.Requests)
+		if c.Requests == 0 { // a check of the run's series, not of requests
+			count = ""
+		}
+		warn(fmt.Sprintf("%s%s (%s, field %s): %s%s", prefix, what, c.Code, c.Field, count, c.Detail))
 	}
 }
 
