@@ -132,15 +132,16 @@ var ValueTraps = []convention.Trap{{
 	Test:    "ingest/registry TestValueNumberAsString",
 }, {
 	Code:  CheckTimeOrder,
-	Title: "a request's first token comes after its end",
-	Tools: "aiperf (time_to_first_token and time_to_first_output_token against request_latency), vllm-bench (ttfts against latencies); " +
+	Title: "a request's token comes after its end",
+	Tools: "aiperf (time_to_first_token and time_to_first_output_token against request_latency; the last response, " +
+		"time_to_first_token + Σ inter_chunk_latency, against request_latency: field inter_chunk_latency), vllm-bench (ttfts against latencies); " +
 		"an end before the start is value_negative (AIPerf request_end_ns, every offset from the start)",
-	Signature: "a first-token time (from the request's start) later than the request's end-to-end latency, in the same record",
+	Signature: "a first-token or last-token time (from the request's start) later than the request's end-to-end latency, in the same record",
 	Threshold: "ttft > latency + 1 µs (rounding of the tools' float milliseconds and seconds)",
 	Action:    convention.ActionNull,
 	Effect: "the latency is trusted and the first-token time is null: AIPerf's request_latency is request_end_ns − request_start_ns, " +
 		"two timestamps that agree with each other, and vLLM's latencies is the wall time its own E2E statistics use; " +
-		"the request keeps its E2E (= the latency), its TTFT is unknown and no messages are rebuilt from it " +
+		"the request keeps its E2E (= the latency), a first-token time after it is unknown, and no messages are rebuilt (AIPerf: TTFT is kept when only the gaps overrun) " +
 		"(they would place the last token after the end: E2E 100.6 s from a 741 ms request)",
 	Metrics: []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"},
 	Source:  "tokentrace: the first token of a request cannot arrive after its last byte",

@@ -176,9 +176,18 @@ func TestTimeOrder(t *testing.T) {
 		traptest.WantMean(t, rr, analyze.TTFT, 100)
 		traptest.WantMean(t, rr, analyze.E2E, 300)
 		// equal is in order
-		c = importValues(t, aiperf.New(), aiperfFile(t, strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":300.0`, 1)))
+		equal := strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":300.0`, 1)
+		c = importValues(t, aiperf.New(), aiperfFile(t, strings.Replace(equal, `[100.0,100.0]`, `[0.0,0.0]`, 1)))
 		if len(c.Runs[0].Checks) != 0 {
 			t.Errorf("TTFT = latency: checks %+v", c.Runs[0].Checks)
+		}
+		// the gaps overrun: 100 + 100 + 300 = 500 ms from a 300 ms
+		// request; TTFT stands, the last token is the latency
+		c = importValues(t, aiperf.New(), aiperfFile(t, aiperfLine(0), strings.Replace(aiperfLine(1), `[100.0,100.0]`, `[100.0,300.0]`, 1)))
+		c.wantCheck(t, 0, ingest.CheckTimeOrder, "inter_chunk_latency", 1,
+			"first request 1 (line 2): last response at 500 ms (time_to_first_token + Σ inter_chunk_latency), after request_latency 300 ms; left null")
+		if r := c.Requests[1]; *r.FirstTokenOffsetNs != 100e6 || *r.LastTokenOffsetNs != 300e6 || c.eventsOf(r.RunID, 1) != 0 {
+			t.Errorf("request 1: first %v, last %v, %d events", *r.FirstTokenOffsetNs, *r.LastTokenOffsetNs, c.eventsOf(r.RunID, 1))
 		}
 	})
 	t.Run("vllm", func(t *testing.T) {
