@@ -26,8 +26,16 @@ const (
 	// CheckOutOfRange: a value beyond any possible one (a duration over a
 	// day, a token count over MaxTokens, a time past int64 nanoseconds).
 	CheckOutOfRange = "value_out_of_range"
+	// CheckNotInteger: a token count with a fraction (2.5 tokens).
+	CheckNotInteger = "value_not_integer"
 	// CheckNumberAsString: a number written as a JSON string ("91.1").
 	CheckNumberAsString = "value_number_as_string"
+	// CheckTimeOrder: a request's time after its end (a first token after
+	// the request's latency).
+	CheckTimeOrder = "time_order"
+	// CheckSeriesNegative: a negative value of a server series that
+	// cannot be negative (a queue length, a counter).
+	CheckSeriesNegative = "series_value_negative"
 	// CheckTimeUnit: a time column whose magnitude is not the unit the
 	// tool writes (Unix seconds where it writes nanoseconds).
 	CheckTimeUnit = "time_unit_mismatch"
@@ -99,6 +107,18 @@ var ValueTraps = []convention.Trap{{
 	Source:    "tokentrace: no request takes a day (analyze's implausible_values uses the same bound on computed latencies) and none holds a billion tokens",
 	Test:      "ingest/registry TestValueOutOfRange",
 }, {
+	Code:      CheckNotInteger,
+	Title:     "a per-request token count is not a whole number",
+	Tools:     valueTools,
+	Signature: "a token count (input, output, reasoning, usage counts) with a fraction: 2.5 tokens",
+	Threshold: "a count x with x ≠ ⌊x⌋ (4.0 is a count; 4.5 is not)",
+	Action:    convention.ActionNull,
+	Effect: "the count is null (unknown) and counted per field, never truncated or rounded (2.5 read as 2 used to pass silently): " +
+		"the report's N then comes from the next source the convention ranks (usage, the tool's count, the tokenizer, the chunk count)",
+	Metrics: []string{"tpot_ms", "osl_tokens", "isl_tokens"},
+	Source:  "tokentrace: a tokenizer counts whole tokens; a fraction means the file was computed or rewritten (an average, a spreadsheet)",
+	Test:    "ingest/registry TestValueNotInteger",
+}, {
 	Code:  CheckNumberAsString,
 	Title: "a per-request number written as a string",
 	Tools: "the JSON files of aiperf, guidellm, inference-perf, llmperf, sglang-bench and vllm-bench, whose writers write numbers as JSON numbers " +
@@ -110,6 +130,33 @@ var ValueTraps = []convention.Trap{{
 	Metrics: valueMetrics,
 	Source:  "tokentrace: the tools' writers (pydantic, json.dumps, perf_analyzer's RapidJSON) write numbers as numbers",
 	Test:    "ingest/registry TestValueNumberAsString",
+}, {
+	Code:  CheckTimeOrder,
+	Title: "a request's token comes after its end",
+	Tools: "aiperf (time_to_first_token and time_to_first_output_token against request_latency; the last response, " +
+		"time_to_first_token + Σ inter_chunk_latency, against request_latency: field inter_chunk_latency), vllm-bench (ttfts against latencies); " +
+		"an end before the start is value_negative (AIPerf request_end_ns, every offset from the start)",
+	Signature: "a first-token or last-token time (from the request's start) later than the request's end-to-end latency, in the same record",
+	Threshold: "ttft > latency + 1 µs (rounding of the tools' float milliseconds and seconds)",
+	Action:    convention.ActionNull,
+	Effect: "the latency is trusted and the first-token time is null: AIPerf's request_latency is request_end_ns − request_start_ns, " +
+		"two timestamps that agree with each other, and vLLM's latencies is the wall time its own E2E statistics use; " +
+		"the request keeps its E2E (= the latency), a first-token time after it is unknown, and no messages are rebuilt (AIPerf: TTFT is kept when only the gaps overrun) " +
+		"(they would place the last token after the end: E2E 100.6 s from a 741 ms request)",
+	Metrics: []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"},
+	Source:  "tokentrace: the first token of a request cannot arrive after its last byte",
+	Test:    "ingest/registry TestTimeOrder",
+}, {
+	Code:  CheckSeriesNegative,
+	Title: "a server metric that cannot be negative is negative",
+	Tools: "prometheus (query results): counters and histogram or summary parts (names ending _total, _count, _sum, _bucket, _created) " +
+		"and every metric of an inference server (vllm:, sglang:, tgi_, nv_, trtllm_, lmcache: prefixes); other gauges (a temperature) may be negative and are kept",
+	Signature: "a sample value below 0 of such a metric",
+	Action:    convention.ActionNull,
+	Effect:    "the point's value is NaN (unknown) in the run's series, never 0, and counted per metric with the first one's response, series and sample",
+	Metrics:   []string{"series"},
+	Source:    "tokentrace: Prometheus counters only increase from 0 (prometheus.io/docs/concepts/metric_types); a queue length or a cache usage is a count or a fraction",
+	Test:      "ingest/prometheus TestSeriesChecks",
 }, {
 	Code:  CheckTimeUnit,
 	Title: "a time column is not in the unit the tool writes",
@@ -230,7 +277,7 @@ func (v *Values) Warn(warn func(string), run string) {
 func WarnChecks(warn func(string), run string, checks []formats.DataCheck) {
 	for _, c := range checks {
 		what := ""
-		for _, t := range ValueTraps {
+		for _, t := range append(ValueTraps[:len(ValueTraps):len(ValueTraps)], RunTraps...) {
 			if t.Code == c.Code {
 				what = t.Title
 			}
@@ -242,7 +289,11 @@ func WarnChecks(warn func(string), run string, checks []formats.DataCheck) {
 		if run != "" {
 			prefix = "run " + run + ": "
 		}
-		warn(fmt.Sprintf("%s%s (%s, field %s): %d request(s), %s", prefix, what, c.Code, c.Field, c.Requests, c.Detail))
+		count := fmt.Sprintf("%d request(s), ", c.Requests)
+		if c.Requests == 0 { // a check of the run's series, not of requests
+			count = ""
+		}
+		warn(fmt.Sprintf("%s%s (%s, field %s): %s%s", prefix, what, c.Code, c.Field, count, c.Detail))
 	}
 }
 
@@ -258,9 +309,13 @@ const (
 	Negative
 	// OutOfRange: above the field's maximum.
 	OutOfRange
+	// NotInteger: a token count (a value checked against MaxTokens) with
+	// a fraction.
+	NotInteger
 )
 
-// Classify says what x is against [0, maxV].
+// Classify says what x is against [0, maxV]. A maximum of MaxTokens
+// marks a token count, which must also be a whole number (NotInteger).
 func Classify(x, maxV float64) Class {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
@@ -269,6 +324,8 @@ func Classify(x, maxV float64) Class {
 		return Negative
 	case x > maxV:
 		return OutOfRange
+	case maxV == MaxTokens && x != math.Trunc(x):
+		return NotInteger
 	}
 	return Valid
 }
@@ -282,6 +339,8 @@ func (c Class) Code() string {
 		return CheckNegative
 	case OutOfRange:
 		return CheckOutOfRange
+	case NotInteger:
+		return CheckNotInteger
 	}
 	return ""
 }
@@ -306,9 +365,10 @@ func FormatValue(x float64) string {
 // (MaxDurationNs / nsPerUnit: 86400 for seconds).
 func MaxIn(nsPerUnit float64) float64 { return MaxDurationNs / nsPerUnit }
 
-// Check classifies x, a value of field at p, against [0, maxV]: a valid
-// value returns true; an offending one is recorded under its code and
-// returns false (the caller leaves the value null).
+// Check classifies x, a value of field at p, against [0, maxV] (Classify:
+// a token count, checked against MaxTokens, must be whole): a valid value
+// returns true; an offending one is recorded under its code and returns
+// false (the caller leaves the value null).
 func (v *Values) Check(field string, p Pos, x, maxV float64) bool {
 	c := Classify(x, maxV)
 	if c == Valid {
@@ -329,8 +389,8 @@ func (v *Values) Duration(field string, p Pos, x, nsPerUnit float64) *int64 {
 	return Ptr(int64(math.Round(x * nsPerUnit)))
 }
 
-// Count checks a token count against [0, MaxTokens] and returns it rounded;
-// nil for an offending value, which is recorded.
+// Count checks a token count against [0, MaxTokens] (a whole number) and
+// returns it; nil for an offending value, which is recorded.
 func (v *Values) Count(field string, p Pos, x float64) *int64 {
 	if !v.Check(field, p, x, MaxTokens) {
 		return nil
@@ -495,6 +555,23 @@ func (v *Values) JSONTime(field string, p Pos, raw []byte, nsPerUnit float64) (*
 		return nil, err
 	}
 	return v.Time(field, p, x, nsPerUnit), nil
+}
+
+// TimeOrderTolNs is the tolerance of NotAfter: 1 µs, the rounding of a
+// time written in float milliseconds or seconds.
+const TimeOrderTolNs = 1e3
+
+// NotAfter checks that a request's time x (field, from its start) is not
+// after its end (endField, from the same start), both in units of
+// nsPerUnit nanoseconds, named unit in the check's detail ("ms"): a later x (by more than TimeOrderTolNs) is
+// recorded under CheckTimeOrder and false is returned (the caller leaves
+// x null and trusts the end). NaN on either side is not judged (true).
+func (v *Values) NotAfter(field string, p Pos, x float64, endField string, end, nsPerUnit float64, unit string) bool {
+	if !((x-end)*nsPerUnit > TimeOrderTolNs) {
+		return true
+	}
+	v.Record(CheckTimeOrder, field, p, fmt.Sprintf("%s %s, after %s %s %s", FormatValue(x), unit, endField, FormatValue(end), unit))
+	return false
 }
 
 // EventsPlaced checks a request's event offsets (from its start: an event

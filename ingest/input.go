@@ -310,5 +310,138 @@ func ImportFile(im Importer, path string, opt Options, sink formats.Sink) error 
 		return err
 	}
 	defer in.Close()
-	return im.Import(in, opt, sink)
+	return in.ImportWith(im, opt, sink)
+}
+
+// ImportWith imports in with im into sink (im.Import), and runs what
+// every import shares on the rows:
+//
+//   - a compressed stream cut short (Cut) is reported the way an importer
+//     reports a plain file cut mid-record: what was complete is imported,
+//     and every Run row the importer sends once the cut has been seen
+//     gets Truncated set and the note CutNote (passed to opt.Warn as
+//     "path: note", once per input, unless the importer had set Truncated
+//     itself and so warned already). A gzip stream cut at a flush point,
+//     or missing its 8-byte trailer, and a zstd stream cut between blocks
+//     decode to a prefix of the content that ends at a clean place, often
+//     a line's end: without this the file would import as complete. If
+//     the cut is seen only after the importer has sent its last Run row
+//     (an importer that stopped reading before the end), the import fails
+//     with a *FormatError: the runs already sent cannot be marked any
+//     more. An import that fails on a cut input (a one-document file that
+//     ends mid-document) has the cut named in its error, which wraps the
+//     importer's.
+//   - the checks across a run's requests (RunTraps): duplicate_request
+//     (an identical repetition of a request is dropped, the Run row's
+//     RequestCount lowered to match) and start_time_far (the start is
+//     nulled). The first FarStartSample requests of each run are held
+//     (copied) until the run's reference start is known, or a row of
+//     another run comes (the importer's order of rows is kept). Each check that
+//     fires is added to the Run row's Checks and passed to opt.Warn.
+func (in *Input) ImportWith(im Importer, opt Options, sink formats.Sink) error {
+	cs := &importSink{Sink: sink, in: in, opt: opt, runs: map[string]*runChecks{}}
+	if err := im.Import(in, opt, cs); err != nil {
+		if in.cut && !cs.marked {
+			// an importer of one document says "unexpected end": say why
+			return fmt.Errorf("%w (the %s stream ends before its end marker: file cut)", err, in.Compression)
+		}
+		return err
+	}
+	if err := cs.flushOthers(""); err != nil { // runs that sent no Run row
+		return err
+	}
+	if in.cut && !cs.marked {
+		return &FormatError{File: in.Path, Where: fmt.Sprintf("byte %d of the decompressed content", in.off),
+			Msg: "the " + in.Compression + " stream ends before its end marker (file cut), after its runs were imported"}
+	}
+	return nil
+}
+
+// CutNote is the note of a run whose compressed input is cut short, once
+// Cut reports it ("" before).
+func (in *Input) CutNote() string {
+	if !in.cut {
+		return ""
+	}
+	return "the " + in.Compression + " stream ends before its end marker (file cut): the content it holds is imported, whatever followed it is missing"
+}
+
+// importSink is the sink Input.ImportWith gives the importer.
+type importSink struct {
+	formats.Sink
+	in     *Input
+	opt    Options
+	runs   map[string]*runChecks // the runs whose Run row has not come yet
+	marked bool                  // a Run row was marked cut
+	warned bool
+}
+
+func (c *importSink) Request(r *formats.Request, events []formats.Event) error {
+	if err := c.flushOthers(r.RunID); err != nil {
+		return err
+	}
+	rc := c.runs[r.RunID]
+	if rc == nil {
+		rc = &runChecks{ids: map[uint64]uint64{}}
+		c.runs[r.RunID] = rc
+	}
+	return c.request(rc, r, events)
+}
+
+// flushOthers sends on the requests held for runs other than id: a row
+// of another run means theirs are all in (a run's requests are
+// contiguous), and the importer's order of rows is kept.
+func (c *importSink) flushOthers(id string) error {
+	for other, rc := range c.runs {
+		if other != id && !rc.refSet {
+			if err := c.flush(rc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *importSink) Run(r *formats.Run) error {
+	if err := c.flushOthers(r.RunID); err != nil {
+		return err
+	}
+	m := *r
+	if rc := c.runs[r.RunID]; rc != nil {
+		delete(c.runs, r.RunID)
+		checks, err := c.runDone(rc, r)
+		if err != nil {
+			return err
+		}
+		if len(checks) > 0 {
+			m.Checks = append(r.Checks[:len(r.Checks):len(r.Checks)], checks...)
+			m.RequestCount -= rc.identical
+			run := ""
+			if len(c.runs) > 0 || r.RunID != c.opt.Label {
+				run = r.RunID
+			}
+			WarnChecks(func(msg string) {
+				if c.opt.Warn != nil {
+					c.opt.Warn(DisplayName(c.in.Path) + ": " + msg)
+				}
+			}, run, checks)
+		}
+	}
+	if c.in.cut {
+		note := c.in.CutNote()
+		m.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], note)
+		if !r.Truncated && !c.warned && c.opt.Warn != nil {
+			c.opt.Warn(DisplayName(c.in.Path) + ": " + note)
+		}
+		c.warned = c.warned || !r.Truncated
+		m.Truncated = true
+		c.marked = true
+	}
+	return c.Sink.Run(&m)
+}
+
+func (c *importSink) StartRun(r *formats.Run) error { return formats.StartRun(c.Sink, r) }
+func (c *importSink) ToolHint(tool string)          { formats.ToolHint(c.Sink, tool) }
+func (c *importSink) EventColumns(r *formats.Run) formats.EventColumns {
+	return formats.EventColumnsOf(c.Sink, r)
 }

@@ -172,3 +172,75 @@ func AnyKey(keys, wanted []string) bool {
 	}
 	return false
 }
+
+// QuotePythonNonFinite returns raw with every bare NaN, Infinity and
+// -Infinity outside strings — the tokens Python's json.dumps writes for
+// float('nan') and ±float('inf'), which are not JSON — written as a JSON
+// string: a quote, mark, the word, a quote (mark is JSON string content
+// such as `\u0000` that keeps the quoted word apart from a string "NaN"
+// the tool wrote; "" writes just "NaN"). shifts lists the offsets in the
+// output where each inserted string starts; each one adds len(mark)+2
+// bytes, so an offset in the output maps back to raw by subtracting
+// those before it (OriginalOffset). Newlines are kept, so line numbers
+// do not move. raw itself and nil are returned when raw holds neither
+// word.
+func QuotePythonNonFinite(raw []byte, mark string) (out []byte, shifts []int64) {
+	if !bytes.Contains(raw, []byte("NaN")) && !bytes.Contains(raw, []byte("Infinity")) {
+		return raw, nil
+	}
+	out = make([]byte, 0, len(raw)+16)
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			out = append(out, c)
+			continue
+		}
+		if w := pythonNonFiniteAt(raw[i:]); w != "" {
+			shifts = append(shifts, int64(len(out)))
+			out = append(out, '"')
+			out = append(out, mark...)
+			out = append(out, w...)
+			out = append(out, '"')
+			i += len(w) - 1
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, shifts
+}
+
+// OriginalOffset maps off, an offset in QuotePythonNonFinite's output
+// with the given shifts and mark, back to the offset in its input.
+func OriginalOffset(off int64, shifts []int64, mark string) int64 {
+	n := int64(0)
+	for _, s := range shifts {
+		if s < off {
+			n += int64(len(mark)) + 2
+		}
+	}
+	return max(off-n, 0)
+}
+
+// pythonNonFiniteAt returns the Python non-finite token b starts with, or "".
+func pythonNonFiniteAt(b []byte) string {
+	for _, w := range []string{"NaN", "Infinity", "-Infinity"} {
+		if bytes.HasPrefix(b, []byte(w)) {
+			return w
+		}
+	}
+	return ""
+}

@@ -66,3 +66,29 @@ func TestLabelFor(t *testing.T) {
 		t.Errorf("LabelFor without Label = %q, want c1", got)
 	}
 }
+
+// TestQuotePythonNonFinite: Python's bare tokens outside strings are
+// quoted (with the mark), the same words inside strings (escaped quotes
+// included) are not; shifts point at the inserted strings, and
+// OriginalOffset maps an output offset back, counted by hand.
+func TestQuotePythonNonFinite(t *testing.T) {
+	in := `{"a": NaN, "b": [Infinity, -Infinity], "s": "NaN \" Infinity", "c": 1}`
+	out, shifts := QuotePythonNonFinite([]byte(in), "")
+	want := `{"a": "NaN", "b": ["Infinity", "-Infinity"], "s": "NaN \" Infinity", "c": 1}`
+	if string(out) != want || !slices.Equal(shifts, []int64{6, 19, 31}) {
+		t.Fatalf("got %s %v\nwant %s [6 19 31]", out, shifts, want)
+	}
+	// "c" is at byte 63 of in, byte 69 of out (three quoted words, 2 bytes each)
+	if got := OriginalOffset(69, shifts, ""); got != 63 {
+		t.Errorf("OriginalOffset(69) = %d, want 63", got)
+	}
+	out, shifts = QuotePythonNonFinite([]byte(in), `\u0000`)
+	want = `{"a": "\u0000NaN", "b": ["\u0000Infinity", "\u0000-Infinity"], "s": "NaN \" Infinity", "c": 1}`
+	if string(out) != want || OriginalOffset(87, shifts, `\u0000`) != 63 {
+		t.Fatalf("marked: got %s %v", out, shifts)
+	}
+	plain := []byte(`{"a": 1}`)
+	if out, shifts := QuotePythonNonFinite(plain, ""); &out[0] != &plain[0] || shifts != nil {
+		t.Errorf("a text without the words is returned as is")
+	}
+}

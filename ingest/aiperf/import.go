@@ -257,6 +257,13 @@ func (w *runWriter) readRecords(br *bufio.Reader, max int64, use func(rec *recor
 		rec, ok := fastDecodeInto(line, &w.reuse)
 		if !ok {
 			rec, err = decodeRecord(line)
+			if q, quoted := ingest.QuotePythonNonFinite(line, ""); err != nil && quoted != nil {
+				// Python's json.dumps writes NaN and Infinity bare: read
+				// them as strings, which the value checks count and null
+				if r, qerr := decodeRecord(q); qerr == nil {
+					rec, err = r, nil
+				}
+			}
 		}
 		if rec != nil {
 			rec.seen, w.reuse.seen = w.reuse.seen, nil

@@ -155,6 +155,7 @@ func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
 			r.seen[tag] = checked{x, m.Unit, ok}
 		}
 	}
+	r.firstTokenNotAfterEnd()
 	if m, found := r.Metrics[tagICL]; found {
 		r.iclUnit = m.Unit
 		// floatList's reference (encoding/json) reads a null element as
@@ -222,6 +223,22 @@ func (r *record) scalar(tags ...string) (v float64, unit string, ok bool) {
 		return c.v, c.unit, c.ok
 	}
 	return 0, "", false
+}
+
+// firstTokenNotAfterEnd leaves a first-token time later than
+// request_latency absent (ingest.CheckTimeOrder: the latency is trusted).
+func (r *record) firstTokenNotAfterEnd() {
+	lat, ok := r.seen[tagLatency]
+	if !ok || !lat.ok || nsPerUnit[lat.unit] == 0 {
+		return
+	}
+	for _, tag := range []string{tagTTFT, tagTTFTOld, tagTTFO} {
+		if c := r.seen[tag]; c.ok && nsPerUnit[c.unit] != 0 &&
+			!r.vals.NotAfter(tag, r.pos, c.v*nsPerUnit[c.unit]/1e6, tagLatency, lat.v*nsPerUnit[lat.unit]/1e6, ingest.Milliseconds, "ms") {
+			c.ok = false
+			r.seen[tag] = c
+		}
+	}
 }
 
 // offending reports whether metric tag is present with a value the value
@@ -592,10 +609,11 @@ func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, ev
 		if _, ok := nsPerUnit[iclUnit]; !ok {
 			st.badUnits[iclUnit]++
 			hasICL = false
-		} else if rec.iclBad {
-			// A gap is unknown (counted by the value checks): the
-			// responses after it cannot be placed; the offsets come from
-			// the metrics, as for a record without the list.
+		} else if rec.iclBad || hasLatency && !lastNotAfterEnd(rec, ttft, icl, iclUnit, latency) {
+			// A gap is unknown (counted by the value checks), or the
+			// last token would come after the request's end: the
+			// responses cannot be placed; the offsets come from the
+			// metrics, as for a record without the list.
 			st.unplaced++
 			hasICL = false
 		}
@@ -722,6 +740,23 @@ func reasoningOnly(rec *record) bool {
 	r, okR := rec.count(tagReasoning)
 	o, okO := rec.count(tagOutCount)
 	return okR && okO && r > 0 && o == 0
+}
+
+// lastNotAfterEnd checks that the last response rebuilt from TTFT and
+// the gaps is not after request_latency (beyond the rounding tolerance);
+// a later one is recorded (ingest.CheckTimeOrder on inter_chunk_latency:
+// the latency is trusted).
+func lastNotAfterEnd(rec *record, ttft int64, icl []float64, unit string, latency int64) bool {
+	last := float64(ttft)
+	for _, g := range icl {
+		last += g * nsPerUnit[unit]
+	}
+	if last-float64(latency) <= float64(tolerance(len(icl))) {
+		return true
+	}
+	rec.vals.Record(ingest.CheckTimeOrder, tagICL, rec.pos, fmt.Sprintf("last response at %s ms (time_to_first_token + Σ inter_chunk_latency), after request_latency %s ms",
+		ingest.FormatValue(math.Round(last)/1e6), ingest.FormatValue(float64(latency)/1e6)))
+	return false
 }
 
 // tolerance is how far (ns) the last rebuilt offset may be from

@@ -138,15 +138,12 @@ func (r reading) num(o obj, name, key string, maxV float64) (*float64, error) {
 	return &x, nil
 }
 
-// count reads o[key] as a token count: a whole number (a fraction is an
-// error), in [0, 10^9] (else counted and nil).
+// count reads o[key] as a token count: a whole number in [0, 10^9] (else
+// counted, value_not_integer or out of range, and nil).
 func (r reading) count(o obj, name, key string) (*int64, error) {
 	f, err := r.num(o, name, key, ingest.MaxTokens)
 	if err != nil || f == nil {
 		return nil, err
-	}
-	if *f != math.Trunc(*f) {
-		return nil, fmt.Errorf("%s: %v is not a token count", name, *f)
 	}
 	n := int64(*f)
 	return &n, nil

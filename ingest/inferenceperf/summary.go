@@ -396,61 +396,11 @@ func (w *walker) leaf(v *float64, text string) {
 // json module writes (outside strings), so that the text parses; shifts
 // lists the (transformed) offsets where two quote bytes were added.
 func quoteNonFinite(raw []byte) ([]byte, []int64) {
-	if !bytes.Contains(raw, []byte("NaN")) && !bytes.Contains(raw, []byte("Infinity")) {
-		return raw, nil
-	}
-	out := make([]byte, 0, len(raw)+16)
-	var shifts []int64
-	inString, escaped := false, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-		}
-		if wd := nonFiniteAt(raw[i:]); wd != "" {
-			shifts = append(shifts, int64(len(out)))
-			out = append(out, '"')
-			out = append(out, wd...)
-			out = append(out, '"')
-			i += len(wd) - 1
-			continue
-		}
-		out = append(out, c)
-	}
-	return out, shifts
+	return ingest.QuotePythonNonFinite(raw, "")
 }
 
 // originalOffset maps an offset in quoteNonFinite's output back to the
 // file's bytes.
-func originalOffset(off int64, shifts []int64) int64 {
-	n := int64(0)
-	for _, s := range shifts {
-		if s < off {
-			n += 2
-		}
-	}
-	return max(off-n, 0)
-}
-
-func nonFiniteAt(b []byte) string {
-	for _, w := range []string{"NaN", "Infinity", "-Infinity"} {
-		if bytes.HasPrefix(b, []byte(w)) {
-			return w
-		}
-	}
-	return ""
-}
+func originalOffset(off int64, shifts []int64) int64 { return ingest.OriginalOffset(off, shifts, "") }
 
 func isNonFinite(s string) bool { return s == "NaN" || s == "Infinity" || s == "-Infinity" }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -219,44 +218,6 @@ func configJSON(config []ingest.Entry) (string, error) {
 // json module writes (outside strings), so that the text parses as JSON and
 // the values survive as strings.
 func pythonNonFinite(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte("NaN")) && !bytes.Contains(raw, []byte("Infinity")) {
-		return raw
-	}
-	out := make([]byte, 0, len(raw)+16)
-	inString, escaped := false, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-		}
-		if w := nonFiniteAt(raw[i:]); w != "" {
-			out = append(out, fmt.Sprintf("%q", w)...)
-			i += len(w) - 1
-			continue
-		}
-		out = append(out, c)
-	}
+	out, _ := ingest.QuotePythonNonFinite(raw, "")
 	return out
-}
-
-// nonFiniteAt returns the Python non-finite literal b starts with, or "".
-func nonFiniteAt(b []byte) string {
-	for _, w := range []string{"NaN", "Infinity", "-Infinity"} {
-		if bytes.HasPrefix(b, []byte(w)) {
-			return w
-		}
-	}
-	return ""
 }

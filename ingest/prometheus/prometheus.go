@@ -26,7 +26,16 @@
 //
 // A response with "status": "error" is an error naming its errorType and
 // error; a sample that is not [number, "string"] is an error naming the
-// series and the sample's position.
+// series and the sample's position. So is a series whose metric and labels
+// repeat an earlier series of the same response (Prometheus never returns
+// one twice; the two would be merged into one), a matrix series without
+// "values" (one written with a vector's "value" used to be dropped
+// silently) and a vector sample without "value", and a point (series and
+// time) read twice with two values; read twice with the same value (two
+// responses over overlapping ranges) it is kept once and counted in a
+// warning. A negative value of a metric that cannot be negative
+// (nonNegative: counters, histogram parts, inference-server metrics) is
+// NaN in the series and counted in the run's series_value_negative check.
 package prometheus
 
 import (
@@ -89,6 +98,12 @@ func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) 
 	dec.UseNumber()
 	var pts []formats.SeriesPoint
 	responses, nseries := 0, 0
+	negative := map[string]*formats.DataCheck{} // by metric
+	var negOrder []string
+	// where each point was first read, by series and time: a point read
+	// twice (two responses over overlapping ranges) must agree
+	seenAt := map[pointKey]string{}
+	repeats := 0
 	for {
 		var r response
 		err := dec.Decode(&r)
@@ -115,6 +130,7 @@ func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) 
 			if err := json.Unmarshal(r.Data.Result, &ss); err != nil {
 				return ingest.Errorf(path, where, "result: %v", err)
 			}
+			inResponse := map[string]int{} // series key → its number in the response
 			for si, s := range ss {
 				name := s.Metric["__name__"]
 				if name == "" {
@@ -127,14 +143,47 @@ func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) 
 					}
 				}
 				ls := formats.LabelString(labels)
+				at := fmt.Sprintf("%s, series %d (%s{%s})", where, si+1, name, ls)
+				if first, dup := inResponse[name+"{"+ls+"}"]; dup {
+					// Prometheus never returns a series twice: two series of
+					// one name and labels would be merged into one (a queue
+					// of 1000 beside one of 5, a KV cache at 170%)
+					return ingest.Errorf(path, at, "the same metric and labels as series %d: two series would be merged into one", first)
+				}
+				inResponse[name+"{"+ls+"}"] = si + 1
 				samples := s.Values
-				if r.Data.ResultType == "vector" {
+				switch {
+				case r.Data.ResultType == "vector" && s.Value == nil:
+					return ingest.Errorf(path, at, `a vector sample has no "value"%s`, also(s.Values != nil, `(it has "values", a matrix's)`))
+				case r.Data.ResultType == "vector":
 					samples = [][]json.RawMessage{s.Value}
+				case s.Values == nil:
+					return ingest.Errorf(path, at, `a matrix series has no "values"%s`, also(s.Value != nil, `(it has "value", a vector's: one sample, or a file edited by hand)`))
 				}
 				for k, smp := range samples {
 					t, v, err := sample(smp)
+					sat := fmt.Sprintf("%s, sample %d", at, k+1)
 					if err != nil {
-						return ingest.Errorf(path, fmt.Sprintf("%s, series %d (%s{%s}), sample %d", where, si+1, name, ls, k+1), "%v", err)
+						return ingest.Errorf(path, sat, "%v", err)
+					}
+					key := pointKey{name, ls, t}
+					if first, dup := seenAt[key]; dup {
+						if prev := pts[indexOf(pts, key)].Value; prev != v && !(math.IsNaN(prev) && math.IsNaN(v)) {
+							return ingest.Errorf(path, sat, "value %s at %d ns differs from %s at %s: the same series at the same time", ingest.FormatValue(v), t, ingest.FormatValue(prev), first)
+						}
+						repeats++
+						continue
+					}
+					seenAt[key] = sat
+					if v < 0 && nonNegative(name) {
+						c := negative[name]
+						if c == nil {
+							c = &formats.DataCheck{Code: ingest.CheckSeriesNegative, Field: name, Detail: "first " + sat + ": " + ingest.FormatValue(v)}
+							negative[name] = c
+							negOrder = append(negOrder, name)
+						}
+						c.Requests++ // here: the points
+						v = math.NaN()
 					}
 					pts = append(pts, formats.SeriesPoint{Metric: name, Labels: ls, TimeNs: t, ClockDomain: formats.ClockUnix, Value: v})
 				}
@@ -163,9 +212,66 @@ func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) 
 		return err
 	}
 	notes.Add(fmt.Sprintf("Prometheus query result: %d response(s), %d series, %d points (runs.series)", responses, nseries, len(pts)))
+	if repeats > 0 {
+		notes.Warn(fmt.Sprintf("points read twice with the same value (responses over overlapping ranges), kept once: %d", repeats))
+	}
+	var checks []formats.DataCheck
+	for _, name := range negOrder {
+		c := *negative[name]
+		c.Detail += fmt.Sprintf("; %d point(s); set to NaN", c.Requests)
+		c.Requests = 0 // no request: the run's series
+		checks = append(checks, c)
+	}
+	ingest.WarnChecks(notes.WarnOnly, "", checks)
 	run := formats.Run{RunID: label, Tool: Name, ClockDomain: formats.ClockUnix, SourceFiles: []formats.SourceFile{src},
-		TokentraceVersion: formats.Version, SchemaVersion: formats.SchemaVersion, Series: pts, Notes: notes.Lines}
+		TokentraceVersion: formats.Version, SchemaVersion: formats.SchemaVersion, Series: pts, Notes: notes.Lines, Checks: checks}
 	return sink.Run(&run)
+}
+
+// pointKey is one point of one series.
+type pointKey struct {
+	metric, labels string
+	timeNs         int64
+}
+
+// indexOf finds the point of key in pts (the last one first: a repeat is
+// rare and usually of a recent series).
+func indexOf(pts []formats.SeriesPoint, key pointKey) int {
+	for i := len(pts) - 1; i >= 0; i-- {
+		if p := &pts[i]; p.Metric == key.metric && p.Labels == key.labels && p.TimeNs == key.timeNs {
+			return i
+		}
+	}
+	return -1
+}
+
+func also(b bool, s string) string {
+	if b {
+		return " " + s
+	}
+	return ""
+}
+
+// nonNegative reports whether metric's values cannot be negative: a
+// counter or a histogram's or summary's part (Prometheus's naming
+// conventions: _total, _count, _sum, _bucket, _created), or any metric of
+// an inference server (vllm:, sglang:, tgi_, nv_, trtllm_, lmcache:
+// prefixes: queue lengths, running requests, cache usage, token counts,
+// latencies). Another gauge may be negative (a temperature, a delta) and
+// is kept as written. A negative value of such a metric is counted
+// (series_value_negative) and set to NaN (unknown).
+func nonNegative(metric string) bool {
+	for _, suf := range []string{"_total", "_count", "_sum", "_bucket", "_created"} {
+		if strings.HasSuffix(metric, suf) {
+			return true
+		}
+	}
+	for _, pre := range []string{"vllm:", "sglang:", "tgi_", "nv_", "trtllm_", "lmcache:"} {
+		if strings.HasPrefix(metric, pre) {
+			return true
+		}
+	}
+	return false
 }
 
 // sample reads [<unix seconds>, "<value>"].

@@ -79,3 +79,55 @@ func TestSpecialValuesAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesChecks: what used to pass silently. Two series of one name
+// and labels in a response (they were merged: a queue of 1000 beside one
+// of 5) and a matrix series written with "value" (it was dropped) are
+// errors naming the response and series; a point read twice is kept once
+// when the values agree (overlapping ranges) and an error when they
+// differ; a negative value of a metric that cannot be negative is NaN and
+// counted (series_value_negative), another gauge's is kept.
+func TestSeriesChecks(t *testing.T) {
+	const (
+		head = `{"status":"success","data":{"resultType":"matrix","result":[`
+		tail = `]}}`
+	)
+	for _, tc := range []struct{ name, doc, err string }{
+		{"duplicate series", head + `{"metric":{"__name__":"up","job":"a"},"values":[[1,"1"]]},{"metric":{"job":"a","__name__":"up"},"values":[[2,"1000"]]}` + tail,
+			`p.json: response 1, series 2 (up{job="a"}): the same metric and labels as series 1: two series would be merged into one`},
+		{"value in a matrix", head + `{"metric":{"__name__":"up"},"value":[1,"1"]}` + tail,
+			`p.json: response 1, series 1 (up{}): a matrix series has no "values" (it has "value"`},
+		{"values in a vector", `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"up"},"values":[[1,"1"]]}]}}`,
+			`p.json: response 1, series 1 (up{}): a vector sample has no "value" (it has "values"`},
+		{"point twice, two values", head + `{"metric":{"__name__":"up"},"values":[[1,"1"],[2,"1"]]}` + tail + "\n" + head + `{"metric":{"__name__":"up"},"values":[[2,"0"]]}` + tail,
+			`p.json: response 2, series 1 (up{}), sample 1: value 0 at 2000000000 ns differs from 1 at response 1, series 1 (up{}), sample 2`},
+	} {
+		if _, err := importString(t, "p.json", tc.doc); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+		}
+	}
+
+	var warnings []string
+	doc := head + `{"metric":{"__name__":"vllm:num_requests_waiting"},"values":[[1,"-2"],[2,"3"],[3,"-1"]]},{"metric":{"__name__":"gpu_temp_delta"},"values":[[1,"-4"]]}` + tail +
+		"\n" + head + `{"metric":{"__name__":"gpu_temp_delta"},"values":[[1,"-4"],[2,"5"]]}` + tail
+	in, err := ingest.OpenReader("p.json", strings.NewReader(doc), ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c formats.Collector
+	if err := New().Import(in, ingest.Options{Label: "p", Warn: func(m string) { warnings = append(warnings, m) }}, &c); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Runs[0].Series
+	if len(s) != 5 || !math.IsNaN(s[0].Value) || s[1].Value != 3 || !math.IsNaN(s[2].Value) || s[3].Value != -4 || s[4].Value != 5 {
+		t.Fatalf("series %+v", s)
+	}
+	ch := c.Runs[0].Checks
+	if len(ch) != 1 || ch[0].Code != ingest.CheckSeriesNegative || ch[0].Field != "vllm:num_requests_waiting" || ch[0].Requests != 0 ||
+		ch[0].Detail != `first response 1, series 1 (vllm:num_requests_waiting{}), sample 1: -2; 2 point(s); set to NaN` {
+		t.Errorf("checks %+v", ch)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "kept once: 1") || !strings.Contains(warnings[1], "(series_value_negative, field vllm:num_requests_waiting): first response 1") {
+		t.Errorf("warnings %q", warnings)
+	}
+}

@@ -45,49 +45,8 @@ const mark = "\x00"
 // are kept, so line numbers do not move. raw itself is returned when it
 // holds none.
 func NonFinite(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte("NaN")) && !bytes.Contains(raw, []byte("Infinity")) {
-		return raw
-	}
-	out := make([]byte, 0, len(raw)+16)
-	inString, escaped := false, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-			out = append(out, c)
-			continue
-		}
-		if w := nonFiniteAt(raw[i:]); w != "" {
-			out = append(out, `"\u0000`...)
-			out = append(out, w...)
-			out = append(out, '"')
-			i += len(w) - 1
-			continue
-		}
-		out = append(out, c)
-	}
+	out, _ := ingest.QuotePythonNonFinite(raw, `\u0000`)
 	return out
-}
-
-func nonFiniteAt(b []byte) string {
-	for _, w := range []string{"NaN", "Infinity", "-Infinity"} {
-		if bytes.HasPrefix(b, []byte(w)) {
-			return w
-		}
-	}
-	return ""
 }
 
 // Unmark replaces the marked strings of NonFinite in a JSON text (as

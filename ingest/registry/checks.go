@@ -8,8 +8,9 @@ import (
 // Traps returns the data-check catalogue entries that belong to no one
 // tool but to every import: the shared value checks (ingest.ValueTraps:
 // NaN, infinite, negative and out-of-range values, numbers written as
-// strings, time columns in another unit). A convention.Set takes them with
+// strings, time columns in another unit) and the checks across a run's
+// requests (ingest.RunTraps: duplicate requests, far starts). A convention.Set takes them with
 // WithTraps, beside the tools' own (Tools) and the analysis's.
 func Traps() []convention.Trap {
-	return append([]convention.Trap(nil), ingest.ValueTraps...)
+	return append(append([]convention.Trap(nil), ingest.ValueTraps...), ingest.RunTraps...)
 }

@@ -526,5 +526,5 @@ func importJob(j Job, opt ingest.Options, sink formats.Sink) error {
 		}
 	}
 	defer in.Close()
-	return j.Importer.Import(in, opt, sink)
+	return in.ImportWith(j.Importer, opt, sink)
 }

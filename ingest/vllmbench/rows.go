@@ -3,6 +3,7 @@ package vllmbench
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -112,6 +113,13 @@ func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at str
 	var err error
 	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
 		return nil, err
+	}
+	// a first token after the request's end: the latency is trusted
+	for i := 0; i < len(d.ttfts) && i < len(d.lats); i++ {
+		pos := ingest.Pos{Request: int64(i), At: strings.TrimPrefix(fmt.Sprintf("%s, ttfts[%d]", at, i), ", ")}
+		if !vals.NotAfter("ttfts", pos, d.ttfts[i], "latencies", d.lats[i], ingest.Seconds, "s") {
+			d.ttfts[i] = math.NaN()
+		}
 	}
 	return d, nil
 }

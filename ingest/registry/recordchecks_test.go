@@ -1,0 +1,206 @@
+package registry
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/aiperf"
+	"github.com/tokentrace/tokentrace/ingest/guidellm"
+	"github.com/tokentrace/tokentrace/ingest/vllmbench"
+	"github.com/tokentrace/tokentrace/internal/traptest"
+)
+
+// aiperfFile writes lines (aiperfLine records, edited) as a
+// profile_export.jsonl in a directory of its own and returns its path.
+func aiperfFile(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "profile_export.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestAIPerfBareNaN: AIPerf writes its records with Python's json, which
+// writes float('nan') and float('inf') bare. Such a record used to fail the
+// whole file ("line 2: invalid character 'N'"); it now reads like vLLM's:
+// the value is null and counted (value_not_finite), the request kept.
+func TestAIPerfBareNaN(t *testing.T) {
+	p := aiperfFile(t, aiperfLine(0),
+		strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":NaN`, 1),
+		strings.Replace(aiperfLine(2), `"value":[100.0,100.0]`, `"value":[100.0,-Infinity]`, 1))
+	c := importValues(t, aiperf.New(), p)
+	if len(c.Requests) != 3 {
+		t.Fatalf("%d requests", len(c.Requests))
+	}
+	c.wantCheck(t, 0, ingest.CheckNotFinite, "time_to_first_token", 1, "first request 1 (line 2): NaN; left null")
+	c.wantCheck(t, 0, ingest.CheckNotFinite, "inter_chunk_latency", 1, "first request 2 (line 3): -Infinity; left null")
+	if r := c.Requests[1]; r.FirstTokenOffsetNs != nil || *r.LastTokenOffsetNs != 300e6 {
+		t.Errorf("request 1: first token %v, last %v; want null, 300 ms", r.FirstTokenOffsetNs, *r.LastTokenOffsetNs)
+	}
+	if r := c.Requests[0]; *r.FirstTokenOffsetNs != 100e6 || *r.LastTokenOffsetNs != 300e6 {
+		t.Errorf("request 0: %+v", r)
+	}
+	// a bare word that is no number is still an error with its line
+	p = aiperfFile(t, aiperfLine(0), strings.Replace(aiperfLine(1), `100.0`, `Nope`, 1))
+	err := ingest.ImportFile(aiperf.New(), p, ingest.Options{}, &formats.Collector{})
+	if err == nil || !strings.Contains(err.Error(), "line 2: ") {
+		t.Errorf("bad record: %v", err)
+	}
+}
+
+// TestValueNotInteger: a token count with a fraction is no count: null
+// and counted (value_not_integer), never truncated (2.5 used to be read
+// as 2 without a word); 4.0 is a count.
+func TestValueNotInteger(t *testing.T) {
+	t.Run("aiperf", func(t *testing.T) {
+		p := aiperfFile(t, aiperfLine(0),
+			strings.Replace(aiperfLine(1), `"output_token_count"`, `"usage_completion_tokens":{"value":2.5,"unit":"tokens"},"output_token_count"`, 1),
+			strings.Replace(aiperfLine(2), `"output_token_count"`, `"usage_completion_tokens":{"value":3.0,"unit":"tokens"},"output_token_count"`, 1))
+		c := importValues(t, aiperf.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNotInteger, "usage_completion_tokens", 1, "first request 1 (line 2): 2.5; left null")
+		if len(c.Runs[0].Checks) != 1 {
+			t.Errorf("checks %+v", c.Runs[0].Checks)
+		}
+		if r := c.Requests[1]; r.OutputTokens != nil || r.InputTokens == nil || *r.InputTokens != 8 {
+			t.Errorf("request 1: output %v, input %v; want null, 8", r.OutputTokens, r.InputTokens)
+		}
+		if r := c.Requests[2]; r.OutputTokens == nil || *r.OutputTokens != 3 {
+			t.Errorf("request 2: output %v, want 3", r.OutputTokens)
+		}
+	})
+	t.Run("vllm", func(t *testing.T) {
+		p := vllmVariant(t, `"output_lens": [4, 6,`, `"output_lens": [4.5, 6,`)
+		c := importValues(t, vllmbench.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNotInteger, "output_lens", 1, "(output_lens[0]): 4.5; left null")
+		if c.Requests[0].OutputTokens != nil || *c.Requests[1].OutputTokens != 6 {
+			t.Errorf("output tokens %v, %v; want null, 6", c.Requests[0].OutputTokens, *c.Requests[1].OutputTokens)
+		}
+	})
+	t.Run("guidellm", func(t *testing.T) {
+		// it used to be an error of the whole file; now as every importer
+		p := filepath.Join(t.TempDir(), "benchmarks.json")
+		os.WriteFile(p, []byte(`{"benchmarks": [{"requests": {"errored": [{"start_time": 1.5, "output_tokens": 2.5}]}}]}`), 0o644)
+		c := importValues(t, guidellm.New(), p)
+		c.wantCheck(t, 0, ingest.CheckNotInteger, "output_tokens", 1, "2.5; left null")
+		if len(c.Requests) != 1 || c.Requests[0].OutputTokens != nil {
+			t.Errorf("requests %+v", c.Requests)
+		}
+	})
+}
+
+// TestDuplicateRequest: an AIPerf record repeated identically is one
+// request (10 records, record 3 written twice: 10 requests, not 11, and
+// request_count 10); two records with the same x_request_id and different
+// contents (a failed one among them) are both kept. Both are counted by
+// duplicate_request.
+func TestDuplicateRequest(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		lines = append(lines, aiperfLine(i))
+		if i == 3 {
+			lines = append(lines, aiperfLine(i))
+		}
+	}
+	c := importValues(t, aiperf.New(), aiperfFile(t, lines...))
+	if len(c.Requests) != 10 || c.Runs[0].RequestCount != 10 {
+		t.Errorf("%d requests, request_count %d; want 10", len(c.Requests), c.Runs[0].RequestCount)
+	}
+	c.wantCheck(t, 0, ingest.CheckDuplicateRequest, "x_request_id", 1, `first request 4: x_request_id "r3"; identical repetitions counted once (dropped): 1`)
+
+	failed := strings.Replace(aiperfLine(3), `"metrics":`, `"error":{"code":500,"type":"Internal","message":"boom"},"metrics":`, 1)
+	c = importValues(t, aiperf.New(), aiperfFile(t, aiperfLine(2), failed, aiperfLine(3), aiperfLine(4)))
+	if len(c.Requests) != 4 || c.Runs[0].RequestCount != 4 || c.Requests[1].Status != "error" || c.Requests[2].Status != "ok" {
+		t.Errorf("%d requests, request_count %d: %+v", len(c.Requests), c.Runs[0].RequestCount, c.Requests)
+	}
+	c.wantCheck(t, 0, ingest.CheckDuplicateRequest, "x_request_id", 1, `first request 2: x_request_id "r3"; same id, different contents, all kept: 1`)
+
+	c = importValues(t, aiperf.New(), aiperfFile(t, aiperfLine(0), aiperfLine(1)))
+	if len(c.Runs[0].Checks) != 0 || len(c.warnings) != 0 {
+		t.Errorf("clean file: checks %+v, warnings %q", c.Runs[0].Checks, c.warnings)
+	}
+}
+
+// TestStartFar: one of 10 AIPerf requests starts 71 years after the
+// others (4e18 ns; the others 1760000000 s + 0..9 s). Its start is null,
+// so the run's span is the others': request 0's start to request 8's end,
+// 8 s + 300 ms (it was 2.24e9 s); its latencies stay. Starts within 30
+// days of the median are kept.
+func TestStartFar(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		lines = append(lines, aiperfLine(i))
+	}
+	lines[9] = strings.Replace(lines[9], `"request_start_ns":1760000009000000000,"request_end_ns":1760000009300000000`,
+		`"request_start_ns":4000000000000000000,"request_end_ns":4000000000300000000`, 1)
+	p := aiperfFile(t, lines...)
+	c := importValues(t, aiperf.New(), p)
+	c.wantCheck(t, 0, ingest.CheckStartFar, "start", 1, "first request 9: start 4000000000000000000 ns, 71.0 years after the median start 1760000004000000000 ns of 10 requests; start left null")
+	if r := c.Requests[9]; r.StartNs != nil || *r.FirstTokenOffsetNs != 100e6 || *r.LastTokenOffsetNs != 300e6 {
+		t.Errorf("request 9: start %v, first %v, last %v", r.StartNs, r.FirstTokenOffsetNs, r.LastTokenOffsetNs)
+	}
+	if d := report(t, aiperf.New(), p).Throughput.DurationS; float64(d) != 8.3 {
+		t.Errorf("duration %v s, want 8.3", d)
+	}
+	// 29 days away is a long run, not a far start
+	lines[9] = strings.Replace(aiperfLine(9), `"request_start_ns":1760000009000000000,"request_end_ns":1760000009300000000`,
+		`"request_start_ns":1762505600000000000,"request_end_ns":1762505600300000000`, 1)
+	c = importValues(t, aiperf.New(), aiperfFile(t, lines...))
+	if len(c.Runs[0].Checks) != 0 || c.Requests[9].StartNs == nil {
+		t.Errorf("29 days: checks %+v", c.Runs[0].Checks)
+	}
+}
+
+// TestTimeOrder: a first token after the request's end cannot be right.
+// The latency is trusted (AIPerf's request_latency agrees with
+// request_end_ns − request_start_ns; vLLM's latencies is its own E2E):
+// the first-token time is null and counted (time_order), no messages are
+// rebuilt from it, E2E is the latency. It used to be rebuilt as TTFT +
+// gaps: 400 + 200 = 600 ms from a 300 ms request.
+func TestTimeOrder(t *testing.T) {
+	t.Run("aiperf", func(t *testing.T) {
+		p := aiperfFile(t, aiperfLine(0),
+			strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":400.0`, 1),
+			aiperfLine(2))
+		c := importValues(t, aiperf.New(), p)
+		c.wantCheck(t, 0, ingest.CheckTimeOrder, "time_to_first_token", 1, "first request 1 (line 2): 400 ms, after request_latency 300 ms; left null")
+		if r := c.Requests[1]; r.FirstTokenOffsetNs != nil || *r.LastTokenOffsetNs != 300e6 || c.eventsOf(r.RunID, 1) != 0 {
+			t.Errorf("request 1: first %v, last %v, %d events", r.FirstTokenOffsetNs, *r.LastTokenOffsetNs, c.eventsOf(r.RunID, 1))
+		}
+		rr := report(t, aiperf.New(), p)
+		traptest.WantMean(t, rr, analyze.TTFT, 100)
+		traptest.WantMean(t, rr, analyze.E2E, 300)
+		// equal is in order
+		equal := strings.Replace(aiperfLine(1), `"time_to_first_token":{"value":100.0`, `"time_to_first_token":{"value":300.0`, 1)
+		c = importValues(t, aiperf.New(), aiperfFile(t, strings.Replace(equal, `[100.0,100.0]`, `[0.0,0.0]`, 1)))
+		if len(c.Runs[0].Checks) != 0 {
+			t.Errorf("TTFT = latency: checks %+v", c.Runs[0].Checks)
+		}
+		// the gaps overrun: 100 + 100 + 300 = 500 ms from a 300 ms
+		// request; TTFT stands, the last token is the latency
+		c = importValues(t, aiperf.New(), aiperfFile(t, aiperfLine(0), strings.Replace(aiperfLine(1), `[100.0,100.0]`, `[100.0,300.0]`, 1)))
+		c.wantCheck(t, 0, ingest.CheckTimeOrder, "inter_chunk_latency", 1,
+			"first request 1 (line 2): last response at 500 ms (time_to_first_token + Σ inter_chunk_latency), after request_latency 300 ms; left null")
+		if r := c.Requests[1]; *r.FirstTokenOffsetNs != 100e6 || *r.LastTokenOffsetNs != 300e6 || c.eventsOf(r.RunID, 1) != 0 {
+			t.Errorf("request 1: first %v, last %v, %d events", *r.FirstTokenOffsetNs, *r.LastTokenOffsetNs, c.eventsOf(r.RunID, 1))
+		}
+	})
+	t.Run("vllm", func(t *testing.T) {
+		// request 0: TTFT 0.3 s after its 0.195 s latency: null; TTFT
+		// [150, 90, 110] → mean 116.667 (request 2 failed); E2E stands.
+		p := vllmVariant(t, `"ttfts": [0.12,`, `"ttfts": [0.3,`)
+		c := importValues(t, vllmbench.New(), p)
+		c.wantCheck(t, 0, ingest.CheckTimeOrder, "ttfts", 1, "first request 0 (ttfts[0]): 0.3 s, after latencies 0.195 s; left null")
+		if r := c.Requests[0]; r.FirstTokenOffsetNs != nil || *r.LastTokenOffsetNs != 195e6 {
+			t.Errorf("request 0: %+v", r)
+		}
+		rr := report(t, vllmbench.New(), p)
+		traptest.WantMean(t, rr, analyze.TTFT, 350/3.0)
+		traptest.WantMean(t, rr, analyze.E2E, (195+250+90+155)/4.0)
+	})
+}
