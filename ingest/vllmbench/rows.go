@@ -114,14 +114,19 @@ func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at str
 	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
 		return nil, err
 	}
-	// a first token after the request's end: the latency is trusted
+	d.checkTimeOrder(vals, at)
+	return d, nil
+}
+
+// checkTimeOrder nulls a first token after the request's end (time_order):
+// the latency is trusted (vLLM's own E2E statistics use it).
+func (d *details) checkTimeOrder(vals *ingest.Values, at string) {
 	for i := 0; i < len(d.ttfts) && i < len(d.lats); i++ {
 		pos := ingest.Pos{Request: int64(i), At: strings.TrimPrefix(fmt.Sprintf("%s, ttfts[%d]", at, i), ", ")}
 		if !vals.NotAfter("ttfts", pos, d.ttfts[i], "latencies", d.lats[i], ingest.Seconds, "s") {
 			d.ttfts[i] = math.NaN()
 		}
 	}
-	return d, nil
 }
 
 func (d *details) clockDomain() string {

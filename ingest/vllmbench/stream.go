@@ -133,6 +133,7 @@ func streamDetails(cols map[string]*pybench.Stream, sums []itlSum, src *streamSr
 	if d.names, d.n, err = pybench.Aligned(lengths); err != nil {
 		return nil, err
 	}
+	d.checkTimeOrder(vals, at)
 	return d, nil
 }
 
