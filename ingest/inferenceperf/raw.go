@@ -171,6 +171,7 @@ func (im *runImport) emitRequests() error {
 	keys := map[*runPlan]int64{}
 	started := map[*runPlan]bool{}
 	known := im.tokensKnown()
+	var cm chunkMemo
 	pass := func(only *runPlan) error {
 		rd, err := im.reread()
 		if err != nil {
@@ -194,7 +195,7 @@ func (im *runImport) emitRequests() error {
 			if r.timesBad {
 				p.unplaced++
 			}
-			events, consistent := r.eventsOf(known, im.opt.NoText)
+			events, consistent := r.eventsOf(known, im.opt.NoText, &cm)
 			if !consistent {
 				raw.inconsistent++
 			}
@@ -202,7 +203,7 @@ func (im *runImport) emitRequests() error {
 				events[j].RunID, events[j].RequestKey = p.id, keys[p]
 			}
 			codes := raw.markTraps(r, keys[p], events, p)
-			req := r.toRequest(p.id, keys[p], events)
+			req := r.toRequest(p.id, keys[p], events, &cm)
 			for _, c := range codes {
 				req.AddCorrection(c)
 			}
