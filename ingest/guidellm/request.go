@@ -1,6 +1,7 @@
 package guidellm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ type obj map[string]json.RawMessage
 
 func (o obj) has(key string) bool {
 	v, ok := o[key]
-	return ok && strings.TrimSpace(string(v)) != "null"
+	return ok && string(bytes.TrimSpace(v)) != "null"
 }
 
 // num reads o[key] as a number: nil when absent or null; an error naming
@@ -179,19 +180,15 @@ func (r reading) offset(name string, start, t *float64) *int64 {
 }
 
 func (o obj) str(key string) string {
-	var s string
-	if json.Unmarshal(o[key], &s) != nil {
-		return ""
-	}
-	return s
+	return stringOf(o[key])
 }
 
 func (o obj) sub(key string) (obj, error) {
 	if !o.has(key) {
 		return obj{}, nil
 	}
-	var m obj
-	if err := json.Unmarshal(o[key], &m); err != nil {
+	m, err := unmarshalObject(o[key])
+	if err != nil {
 		return nil, fmt.Errorf("%s: not an object", key)
 	}
 	return m, nil
@@ -235,8 +232,8 @@ func toF(p *int64) *float64 {
 // request converts one record, at p; shape is 3 or 4. Its numbers go
 // through the shared value checks of b's run.
 func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p ingest.Pos) (formats.Request, int, error) {
-	var o obj
-	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
+	o, err := unmarshalObject(raw)
+	if err != nil || o == nil {
 		return formats.Request{}, 0, errors.New("not an object")
 	}
 	if b.rs.byStatus == nil {
@@ -246,7 +243,6 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p in
 	var (
 		req   formats.Request
 		shape int
-		err   error
 	)
 	switch typ := o.str("type_"); {
 	case o.has("info") || typ == "generative_request_stats":
