@@ -275,6 +275,7 @@ type chunkMemo struct {
 	at   [2]int // its text literal, quotes included
 	c    chunkInfo
 	buf  []byte // the chunk being classified, decoded
+	lit  litTemplate
 }
 
 // classify answers for data, which the caller may overwrite afterwards.
@@ -315,8 +316,96 @@ func (m *chunkMemo) reuse(data []byte) (chunkInfo, bool) {
 }
 
 // chunk classifies record r's response chunk i and returns its decoded
-// length too.
+// length too. A chunk the fast path split is first tried against the
+// literal template (reuseLit), then decoded and classified.
 func (m *chunkMemo) chunk(r *record, i int) (chunkInfo, int) {
-	m.buf = r.chunkBytes(m.buf[:0], i)
-	return m.classify(m.buf), len(m.buf)
+	if r.chunkLits == nil {
+		m.buf = append(m.buf[:0], r.chunks[i]...)
+		return m.classify(m.buf), len(m.buf)
+	}
+	lit := r.chunkLits[i]
+	if c, n, ok := m.reuseLit(lit); ok {
+		return c, n
+	}
+	m.buf = appendUnquoted(m.buf[:0], lit)
+	m.lit.prev = m.lit.prev[:0]
+	c := m.classify(m.buf)
+	if m.prev != nil && bytes.Equal(m.prev, m.buf) {
+		m.templateLit(lit, c)
+	}
+	return c, len(m.buf)
+}
+
+// litTemplate is the memo's template in the file's form: the chunk's
+// JSON string literal as written (escaped), with the positions of the
+// escaped quotes (\") around its text.
+type litTemplate struct {
+	prev     []byte // the literal (a copy); empty if none
+	open     int    // where the text's opening \" starts
+	close    int    // where its closing \" starts
+	c        chunkInfo
+	size     int // the decoded chunk's length
+	textSize int // its text's length
+}
+
+// templateLit makes literal lit, whose decoded chunk the memo just
+// remembered with answer c, the literal template, when its escapes are
+// all one-character ones (each \x is one decoded byte).
+func (m *chunkMemo) templateLit(lit []byte, c chunkInfo) {
+	a, b := m.at[0], m.at[1]-1 // the text's quotes in the decoded chunk
+	open, close := -1, -1
+	e, d := 1, 0 // escaped and decoded offsets
+	for e < len(lit)-1 {
+		if d == a {
+			open = e
+		}
+		if d == b {
+			close = e
+		}
+		if lit[e] == '\\' {
+			if lit[e+1] == 'u' {
+				return
+			}
+			e += 2
+		} else {
+			e++
+		}
+		d++
+	}
+	if open < 0 || close < 0 || !bytes.HasPrefix(lit[open:], []byte(`\"`)) || !bytes.HasPrefix(lit[close:], []byte(`\"`)) {
+		return
+	}
+	m.lit = litTemplate{prev: append(m.lit.prev[:0], lit...), open: open, close: close, c: c, size: len(m.buf), textSize: b - a - 1}
+}
+
+// reuseLit answers for literal lit from the literal template: lit has the
+// same bytes up to and with the text's opening \", then a non-empty text
+// without a backslash (so it decodes to itself), then the same bytes from
+// the closing \" on. Decoded, lit is then the decoded template with
+// another escape-free, non-empty text literal: reuse's case.
+func (m *chunkMemo) reuseLit(lit []byte) (chunkInfo, int, bool) {
+	t := &m.lit
+	o := t.open + 2
+	if len(t.prev) == 0 || len(lit) <= o || !bytes.Equal(lit[:o], t.prev[:o]) {
+		return chunkInfo{}, 0, false
+	}
+	k := bytes.IndexByte(lit[o:], '\\')
+	if k <= 0 || !bytes.Equal(lit[o+k:], t.prev[t.close:]) {
+		return chunkInfo{}, 0, false
+	}
+	text := lit[o : o+k]
+	for _, c := range text {
+		if c >= utf8.RuneSelf {
+			if !utf8.Valid(text) {
+				return chunkInfo{}, 0, false
+			}
+			break
+		}
+	}
+	c := t.c
+	c.text = string(text)
+	size := t.size - t.textSize + len(text)
+	t.prev = append(t.prev[:o], lit[o:]...)
+	t.close, t.textSize, t.size = o+k, len(text), size
+	return c, size, true
 }

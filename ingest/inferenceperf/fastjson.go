@@ -2,6 +2,7 @@ package inferenceperf
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -69,12 +70,14 @@ const (
 	highs = 0x8080808080808080
 )
 
-// special reports whether one of the 8 bytes of x is '"', '\\' or a
-// control character (false positives are allowed: the byte loop decides).
-func special(x uint64) bool {
+// specials marks (high bit of each byte) the bytes of x, read little
+// endian, that are '"', '\\' or a control character. Marks above the
+// lowest can be false (a borrow), the lowest is exact: its index is that
+// of the first such byte.
+func specials(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
+	return ((q - ones) &^ q | (bs - ones) &^ bs | (x - ones*0x20) &^ x) & highs
 }
 
 // str reads the string literal at i (its '"' next) and returns its bytes,
@@ -85,15 +88,21 @@ func (s *scanner) str() (lit []byte, esc, ok bool) {
 	}
 	b, i, start := s.b, s.i, s.i-1
 	for {
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) {
-			c := b[i]
-			if c == '"' || c == '\\' || c < 0x20 {
+		for {
+			if i+8 > len(b) {
+				for i < len(b) {
+					if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+						break
+					}
+					i++
+				}
 				break
 			}
-			i++
+			if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
 		}
 		if i >= len(b) {
 			s.short = true
@@ -283,10 +292,13 @@ func (s *scanner) numbers() ([]float64, bool) {
 		if !ok {
 			return nil, false
 		}
-		// the string does not outlive the call (an error is discarded)
-		f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
-		if err != nil {
-			return nil, false
+		f, ok := exactFloat(tok)
+		if !ok {
+			// the string does not outlive the call (an error is discarded)
+			var err error
+			if f, err = strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64); err != nil {
+				return nil, false
+			}
 		}
 		out = append(out, f)
 		s.ws()
@@ -298,6 +310,47 @@ func (s *scanner) numbers() ([]float64, bool) {
 		}
 		s.ws()
 	}
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat parses a valid JSON number without exponent whose digits,
+// read as an integer m, stay below 2^53, with at most 22 after the point:
+// m and 10^k are then exact and one division rounds correctly, so the
+// result is strconv.ParseFloat's (its own exact path, Clinger's). ok is
+// false for every other number.
+func exactFloat(tok []byte) (float64, bool) {
+	i, neg := 0, false
+	if tok[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for ; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.':
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits > 15 || frac > 22 {
+		return 0, false // 15 digits keep m below 2^53
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // validNumber reports whether b follows JSON's number grammar.

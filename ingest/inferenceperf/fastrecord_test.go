@@ -2,11 +2,14 @@ package inferenceperf
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -279,6 +282,54 @@ func TestChunkMemo(t *testing.T) {
 	if hits < 4 {
 		t.Fatalf("memo answered %d chunks, want ≥ 4", hits)
 	}
+	var stream []string
+	for _, text := range []string{" we", " for", "é", "", `\"`, " a", "\xff", " b", " c", "\u00e9", "d"} {
+		stream = append(stream, `{"id":"cmpl-1","choices":[{"index":0,"text":"`+text+`","finish_reason":null}]}`)
+	}
+	checkMemo(t, stream)
+	// the literal template answers the plain chunks
+	lits := make([][]byte, 4)
+	for i := range lits {
+		lits[i], _ = json.Marshal(fmt.Sprintf(`{"id":"c","choices":[{"text":" t%d"}]}`, i))
+	}
+	var lm chunkMemo
+	for i := range lits {
+		_, _, ok := lm.reuseLit(lits[i])
+		if ok != (i > 0) {
+			t.Fatalf("literal %d: template answered %v", i, ok)
+		}
+		lm.chunk(&record{chunkLits: lits}, i)
+	}
+}
+
+// checkMemo classifies the chunks of a stream three ways — decoded
+// (classify), as a record's decoded chunks and as the literals the fast
+// path splits (chunk) — against chunkEvent, with their decoded lengths.
+func checkMemo(t *testing.T, stream []string) {
+	t.Helper()
+	lits := make([][]byte, len(stream))
+	for i, d := range stream {
+		q, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lits[i] = q
+	}
+	var m1, m2, m3 chunkMemo
+	for i, d := range stream {
+		want := string(appendUnquoted(nil, lits[i])) // as encoding/json decodes the literal
+		kind, hasChoices, tx, reasoning, finish, id := chunkEvent(want)
+		wantC := chunkInfo{kind, hasChoices, tx, reasoning, finish, id}
+		if got := m1.classify([]byte(d)); d == want && got != wantC {
+			t.Fatalf("memo on %q = %+v, chunkEvent %+v", d, got, wantC)
+		}
+		if got, n := m2.chunk(&record{chunks: stream}, i); d == want && (got != wantC || n != len(d)) {
+			t.Fatalf("memo on chunk %q = %+v (%d bytes), chunkEvent %+v", d, got, n, wantC)
+		}
+		if got, n := m3.chunk(&record{chunkLits: lits}, i); got != wantC || n != len(want) {
+			t.Fatalf("memo on literal %s = %+v (%d bytes), chunkEvent %+v (%d bytes)", lits[i], got, n, wantC, len(want))
+		}
+	}
 }
 
 // FuzzChunkMemo holds fastChunk and the memo to chunkEvent: on any chunk,
@@ -289,14 +340,8 @@ func FuzzChunkMemo(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data, text string) {
 		checkChunk(t, data)
-		var m chunkMemo
-		for _, d := range []string{data, strings.Replace(data, `"a"`, `"`+text+`"`, 1), strings.Replace(data, `" we"`, `"`+text+`"`, 1), data} {
-			kind, hasChoices, tx, reasoning, finish, id := chunkEvent(d)
-			want := chunkInfo{kind, hasChoices, tx, reasoning, finish, id}
-			if got := m.classify([]byte(d)); got != want {
-				t.Fatalf("memo on %q = %+v, chunkEvent %+v", d, got, want)
-			}
-		}
+		checkMemo(t, []string{data, strings.Replace(data, `"a"`, `"`+text+`"`, 1), strings.Replace(data, `" we"`, `"`+text+`"`, 1), data,
+			strings.Replace(data, `" we"`, `"`+text+text+`"`, 1)})
 	})
 }
 
@@ -366,4 +411,43 @@ func jsonString(s string) (string, error) {
 	}
 	b.WriteByte('"')
 	return b.String(), nil
+}
+
+// TestExactFloat: the fast path gives strconv.ParseFloat's bits where it
+// answers.
+func TestExactFloat(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "4000.164714975", "-12.5", "0.1", "0.30000000000000004", "123456789012345", "1234567890123456",
+		"9007199254740993", "1.0000000000000000000001", "0.000000000000000000000123", "1e5", "99999999999999.9", "4000.000000001"} {
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := exactFloat([]byte(s)); ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("exactFloat(%s) = %v, ParseFloat %v", s, got, want)
+		}
+	}
+	if _, ok := exactFloat([]byte("4000.164714975")); !ok {
+		t.Error("exactFloat does not take a perf_counter time")
+	}
+}
+
+// FuzzExactFloat holds exactFloat to strconv.ParseFloat.
+func FuzzExactFloat(f *testing.F) {
+	f.Add(uint64(4000164714975), uint8(9), true)
+	f.Fuzz(func(t *testing.T, m uint64, k uint8, neg bool) {
+		s := strconv.FormatUint(m, 10)
+		if p := int(k) % (len(s) + 1); p > 0 && p < len(s) {
+			s = s[:len(s)-p] + "." + s[len(s)-p:]
+		}
+		if neg {
+			s = "-" + s
+		}
+		if !validNumber([]byte(s)) {
+			return
+		}
+		want, _ := strconv.ParseFloat(s, 64)
+		if got, ok := exactFloat([]byte(s)); ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("exactFloat(%s) = %v, ParseFloat %v", s, got, want)
+		}
+	})
 }
