@@ -77,7 +77,7 @@ const (
 func specials(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((q - ones) &^ q | (bs - ones) &^ bs | (x - ones*0x20) &^ x) & highs
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 // str reads the string literal at i (its '"' next) and returns its bytes,
