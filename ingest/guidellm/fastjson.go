@@ -1,6 +1,9 @@
 package guidellm
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // scanner is a validating JSON scanner over b from i, the fast path's
 // reader (fastrecord.go). It accepts exactly what encoding/json
@@ -65,12 +68,14 @@ const (
 	highs = 0x8080808080808080
 )
 
-// special reports whether one of the 8 bytes of x is '"', '\\' or a
-// control character (false positives are allowed: the byte loop decides).
-func special(x uint64) bool {
+// specials marks (high bit of each byte) the bytes of x, read little
+// endian, that are '"', '\\' or a control character. Marks above the
+// lowest can be false (a borrow), the lowest is exact: its index is that
+// of the first such byte.
+func specials(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 // str reads the string literal at i (its '"' next) and returns its bytes,
@@ -81,15 +86,21 @@ func (s *scanner) str() (lit []byte, esc, ok bool) {
 	}
 	b, i, start := s.b, s.i, s.i-1
 	for {
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) {
-			c := b[i]
-			if c == '"' || c == '\\' || c < 0x20 {
+		for {
+			if i+8 > len(b) {
+				for i < len(b) {
+					if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+						break
+					}
+					i++
+				}
 				break
 			}
-			i++
+			if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
 		}
 		if i >= len(b) {
 			s.short = true

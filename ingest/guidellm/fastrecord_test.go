@@ -3,9 +3,14 @@ package guidellm
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // checkObject: where fastObject takes raw, encoding/json takes it too and
@@ -88,4 +93,107 @@ func FuzzFastObject(f *testing.F) {
 		f.Add([]byte(e))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { checkObject(t, raw) })
+}
+
+// importBoth imports data as benchmarks.json with and without the fast
+// list path and returns both dumps (rows, warnings and the error).
+func importBoth(t *testing.T, data []byte, maxValue int64) (fast, ref string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "benchmarks.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(off bool) string {
+		noFastList = off
+		defer func() { noFastList = false }()
+		var buf bytes.Buffer
+		dm := formats.NewDumper(&buf)
+		var warnings []string
+		opt := ingest.Options{Label: "x", MaxValueBytes: maxValue, Warn: func(m string) { warnings = append(warnings, m) }}
+		err := ingest.ImportFile(New(), path, opt, dm)
+		if ferr := dm.Flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+		return fmt.Sprintf("%s\nwarnings %q\nerror %v", buf.String(), warnings, err)
+	}
+	return run(false), run(true)
+}
+
+func checkList(t *testing.T, data []byte, maxValue int64) {
+	t.Helper()
+	if fast, ref := importBoth(t, data, maxValue); fast != ref {
+		t.Fatalf("fast list path differs from the reference on %q (cap %d):\nfast %s\nref  %s", clipped(data), maxValue, fast, ref)
+	}
+}
+
+func clipped(b []byte) string {
+	if len(b) > 3000 {
+		return string(b[:3000]) + "…"
+	}
+	return string(b)
+}
+
+var listEdges = []string{
+	`{"benchmarks": [{"requests": {"successful": []}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [ ], "errored": null, "total": null}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9, "end_time": 1.5e9}]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9, "end_time": 1.5e9},]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [,{"start_time": 1.5e9}]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9} {"start_time": 1.5e9}]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}, 5, {"start_time": 1.5e9}]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": NaN}, {"start_time": 1.5e9, "x": [NaN, -Infinity]}]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}, {"start_time": 1.5e9, "start_time": 1}]}}]}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}, {"start_time": 1.5e9}`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}, {"start_time": 1.5`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}, {"start_time": 1.5e9}], "incomplete": [{"start_time": 1.5e9}]}}, {"requests": {"errored": [{"start_time": 1.5e9, "error": "x"}]}}]} `,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}]}}]} x`,
+	`{"benchmarks": [{"requests": {"successful": [{"start_time": 1.5e9}, {"start_time": "\u0031"}, {"start_time": tru}]}}]}`,
+	"{\"benchmarks\": [{\"requests\": {\"successful\": [ \n {\"start_time\": 1.5e9} ,\n\t{\"start_time\": 1.5e9} \n ] , \"errored\": [ {\"start_time\": 1.5e9}, {\"start_time\": 1.5e9}], \"x\": [}}]}",
+	"{\"benchmarks\": [{\"requests\": {\"successful\": [ \n {\"start_time\": 1.5e9} ,\n\t{\"start_time\": 1.5e9} \n ] , \"errored\": [ {\"start_time\": 1.5e9}, {\"start_time\": 1.5e9}  {}]}}]}",
+	"{\"benchmarks\": [{\"requests\": {\"successful\": [ \n {\"start_time\": 1.5e9} ,\n\t{\"start_time\": 1.5e9} \n ] , \"errored\": [ {\"start_time\": 1.5e9}, {\"start_time\": 1.5e9} ]}, \"metrics\": {\"a\": [1,,2]}}]}",
+}
+
+// TestFastListMatches: on the bundled reports, cut at many places, and on
+// the hand-over edges, under several caps, importing with the fast list
+// path gives the reference's rows, notes, warnings and errors.
+func TestFastListMatches(t *testing.T) {
+	for _, e := range listEdges {
+		for _, m := range []int64{0, 40, 10} {
+			checkList(t, []byte(e), m)
+		}
+	}
+	files, _ := filepath.Glob("testdata/*/benchmarks.json")
+	if len(files) < 4 {
+		t.Fatalf("only %d bundled reports", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkList(t, b, 0)
+		checkList(t, b, 1500)
+		step := max(len(b)/30, 1)
+		for cut := step; cut < len(b); cut += step {
+			checkList(t, b[:cut], 0)
+		}
+	}
+}
+
+// FuzzFastList holds the fast list path to the reference on any report.
+func FuzzFastList(f *testing.F) {
+	for _, e := range listEdges {
+		f.Add([]byte(e), uint16(0))
+	}
+	for _, p := range []string{"testdata/v03-requests/benchmarks.json", "testdata/truncated/benchmarks.json"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, maxValue uint16) {
+		checkList(t, data, int64(maxValue))
+	})
 }
