@@ -27,7 +27,11 @@ func fastObject(raw []byte) (obj, bool) {
 			return false
 		}
 		v, ok := s.value(1)
-		o[string(key)] = v
+		k, known := internedKeys[string(key)]
+		if !known {
+			k = string(key)
+		}
+		o[k] = v
 		return ok
 	})
 	if !ok {
@@ -39,6 +43,27 @@ func fastObject(raw []byte) (obj, bool) {
 	}
 	return o, true
 }
+
+// internedKeys are the names of request records, their info, timings
+// and metrics: fastObject takes their strings from here instead of
+// allocating one per record.
+var internedKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, set := range []map[string]bool{knownV3, knownV4} {
+		for k := range set {
+			m[k] = k
+		}
+	}
+	for _, k := range []string{"request_id", "status", "scheduler_node_id", "scheduler_process_id", "scheduler_start_time", "timings", "error",
+		"started_at", "completed_at", "targeted_start", "queued", "dequeued", "scheduled_at", "resolve_start", "request_start",
+		"first_request_iteration", "first_token_iteration", "last_token_iteration", "last_request_iteration", "request_iterations",
+		"token_iterations", "request_end", "resolve_end", "finalized", "text_tokens", "text_words", "text_characters", "total_tokens",
+		"image_tokens", "video_frames", "audio_seconds", "audio_samples", "audio_tokens", "image_pixels", "image_bytes", "video_tokens",
+		"video_bytes", "video_seconds", "audio_bytes", "text_bytes", "image_count"} {
+		m[k] = k
+	}
+	return m
+}()
 
 // unmarshalObject is json.Unmarshal(raw, &o) with its error, by
 // fastObject where it can.

@@ -35,7 +35,10 @@ func checkObject(t *testing.T, raw []byte) (took bool) {
 	if s := stringOf(raw); s != ws {
 		t.Fatalf("stringOf(%q) = %q, encoding/json %q", raw, s, ws)
 	}
-	for _, v := range want {
+	for k, v := range want {
+		if n := want.strLen(k); n != len(want.str(k)) {
+			t.Fatalf("strLen of %q = %d, str gives %d bytes", v, n, len(want.str(k)))
+		}
 		var ws string
 		if json.Unmarshal(v, &ws) != nil {
 			ws = ""

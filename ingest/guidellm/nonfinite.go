@@ -16,7 +16,8 @@ import (
 type nonFiniteReader struct {
 	r        io.Reader
 	in       []byte // unread input
-	out      []byte // transformed, not yet returned
+	out      []byte // transformed, returned up to outRead
+	outRead  int
 	eof      bool
 	err      error
 	inString bool
@@ -56,7 +57,8 @@ const longestLiteral = 9
 var literals = [][]byte{[]byte("-Infinity"), []byte("Infinity"), []byte("NaN")}
 
 func (n *nonFiniteReader) Read(p []byte) (int, error) {
-	for len(n.out) == 0 {
+	for n.outRead == len(n.out) {
+		n.out, n.outRead = n.out[:0], 0
 		if n.eof && len(n.in) == 0 {
 			if n.err != nil {
 				return 0, n.err
@@ -64,10 +66,12 @@ func (n *nonFiniteReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if !n.eof && len(n.in) < 32<<10 {
-			buf := make([]byte, 32<<10)
-			k, err := n.r.Read(buf)
+			if cap(n.in)-len(n.in) < 32<<10 {
+				n.in = append(make([]byte, 0, len(n.in)+64<<10), n.in...)
+			}
+			k, err := n.r.Read(n.in[len(n.in):cap(n.in)])
 			n.inTotal += int64(k)
-			n.in = append(n.in, buf[:k]...)
+			n.in = n.in[:len(n.in)+k]
 			if err != nil {
 				n.eof = true
 				if err != io.EOF {
@@ -80,8 +84,8 @@ func (n *nonFiniteReader) Read(p []byte) (int, error) {
 		}
 		n.transform()
 	}
-	k := copy(p, n.out)
-	n.out = n.out[k:]
+	k := copy(p, n.out[n.outRead:])
+	n.outRead += k
 	return k, nil
 }
 

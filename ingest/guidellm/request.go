@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -183,6 +184,16 @@ func (o obj) str(key string) string {
 	return stringOf(o[key])
 }
 
+// strLen is len(o.str(key)), without the copy for a string literal
+// without escapes in valid UTF-8 (it decodes to itself).
+func (o obj) strLen(key string) int {
+	raw := o[key]
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return len(raw) - 2
+	}
+	return len(stringOf(raw))
+}
+
 func (o obj) sub(key string) (obj, error) {
 	if !o.has(key) {
 		return obj{}, nil
@@ -267,7 +278,7 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p in
 		}
 	}
 	b.rs.byStatus[req.Status]++
-	b.rs.hiddenTokens(d.version, &req, o.str("output"))
+	b.rs.hiddenTokens(d.version, &req, o.strLen("output"))
 	return req, shape, nil
 }
 
