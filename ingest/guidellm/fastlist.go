@@ -207,11 +207,20 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 		}
 		start := i
 		var raw []byte
+		var o obj
 		for {
 			s := scanner{b: st.buf, i: start}
-			v, ok := s.value(0)
+			// a record is split as it is validated; another value (or a
+			// record fastObject leaves to encoding/json) is validated
+			// whole and handed to record as bytes
+			var ok bool
+			o, ok = s.object()
+			if !ok && !s.short {
+				s = scanner{b: st.buf, i: start}
+				_, ok = s.value(0)
+			}
 			if ok && int64(s.i-sep) <= maxValue-capSlack {
-				raw, i = v, s.i
+				raw, i = st.buf[start:s.i], s.i
 				break
 			}
 			if ok || !s.short || int64(len(st.buf)-sep) > maxValue+capSlack {
@@ -228,7 +237,7 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 				return fallback()
 			}
 		}
-		if err := d.record(b, list, status, fmt.Sprintf("%s[%d]", lw, k), raw); err != nil {
+		if err := d.record(b, list, status, fmt.Sprintf("%s[%d]", lw, k), raw, o); err != nil {
 			return k, err
 		}
 		k++

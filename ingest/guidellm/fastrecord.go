@@ -15,6 +15,20 @@ import (
 func fastObject(raw []byte) (obj, bool) {
 	s := scanner{b: raw}
 	s.ws()
+	o, ok := s.object()
+	if !ok {
+		return nil, false
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return nil, false
+	}
+	return o, true
+}
+
+// object reads the object at i as fastObject does (short when the input
+// ends inside it).
+func (s *scanner) object() (obj, bool) {
 	if s.next() != '{' {
 		return nil, false
 	}
@@ -35,10 +49,6 @@ func fastObject(raw []byte) (obj, bool) {
 		return ok
 	})
 	if !ok {
-		return nil, false
-	}
-	s.ws()
-	if s.i != len(s.b) {
 		return nil, false
 	}
 	return o, true

@@ -377,7 +377,7 @@ func (d *decoder) requests(b *benchmark) error {
 				b.cutIn = fmt.Sprintf("requests.%s after %d complete records", list, k)
 				return err
 			}
-			if err := d.record(b, list, status, rw, v); err != nil {
+			if err := d.record(b, list, status, rw, v, nil); err != nil {
 				return err
 			}
 		}
@@ -394,8 +394,16 @@ func (d *decoder) requests(b *benchmark) error {
 }
 
 // record converts request record v (at rw of list) and sends it.
-func (d *decoder) record(b *benchmark, list, status, rw string, v []byte) error {
-	req, shape, err := d.request(b, v, status, ingest.Pos{Request: b.emitted, At: rw})
+// When o is not nil it holds v's members, already split.
+func (d *decoder) record(b *benchmark, list, status, rw string, v []byte, o obj) error {
+	var req formats.Request
+	var shape int
+	var err error
+	if o != nil {
+		req, shape, err = d.requestObj(b, o, status, ingest.Pos{Request: b.emitted, At: rw})
+	} else {
+		req, shape, err = d.request(b, v, status, ingest.Pos{Request: b.emitted, At: rw})
+	}
 	if err != nil {
 		return &ingest.FormatError{File: d.file, Where: rw, Msg: err.Error()}
 	}

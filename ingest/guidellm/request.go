@@ -247,6 +247,12 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p in
 	if err != nil || o == nil {
 		return formats.Request{}, 0, errors.New("not an object")
 	}
+	return d.requestObj(b, o, status, p)
+}
+
+// requestObj is request for the record's members.
+func (d *decoder) requestObj(b *benchmark, o obj, status string, p ingest.Pos) (formats.Request, int, error) {
+	var err error
 	if b.rs.byStatus == nil {
 		b.rs.byStatus = map[string]int{}
 		b.rs.unknown = map[string]int{}
