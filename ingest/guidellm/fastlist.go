@@ -24,6 +24,8 @@ type recordStream struct {
 	buf  []byte
 	base int64
 	err  error // what ended the input (io.EOF at its end)
+	// limit bounds the bytes held (see more)
+	limit int64
 }
 
 // more reads more input, dropping buf[:keep] first; it returns the bytes
@@ -32,8 +34,16 @@ type recordStream struct {
 // as much room as the data kept, so that a value read again from its
 // start after each call is read O(1) times on average, whatever the size
 // of the reads the reader returns.
+//
+// The buffer holds at most st.limit bytes after buf[:keep] is dropped,
+// and more returns false when it is full: a value longer than the cap is
+// left to the reference decoder, and no more of it is read or kept here.
 func (st *recordStream) more(keep int) (int, bool) {
 	if st.err != nil {
+		return 0, false
+	}
+	limit := st.limit
+	if int64(len(st.buf)-keep) >= limit {
 		return 0, false
 	}
 	if keep > 0 {
@@ -41,14 +51,17 @@ func (st *recordStream) more(keep int) (int, bool) {
 		st.buf = st.buf[:n]
 		st.base += int64(keep)
 	}
-	if room := max(readBlock/2, len(st.buf)); cap(st.buf)-len(st.buf) < room {
-		nb := make([]byte, len(st.buf), max(2*cap(st.buf), len(st.buf)+room))
+	want := int64(len(st.buf) + max(readBlock/2, len(st.buf)))
+	want = max(min(want, limit), int64(len(st.buf))+1)
+	if int64(cap(st.buf)) < want {
+		nb := make([]byte, len(st.buf), max(min(2*int64(cap(st.buf)), limit), want))
 		copy(nb, st.buf)
 		st.buf = nb
 	}
+	end := int(min(int64(cap(st.buf)), max(want, int64(len(st.buf))+1)))
 	got := 0
-	for len(st.buf) < cap(st.buf) {
-		n, err := st.r.Read(st.buf[len(st.buf):cap(st.buf)])
+	for len(st.buf) < end {
+		n, err := st.r.Read(st.buf[len(st.buf):end])
 		st.buf = st.buf[:len(st.buf)+n]
 		got += n
 		if err != nil {
@@ -134,7 +147,7 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 	scanned += d.scanBase
 	maxValue := d.opt.MaxValue()
 	base := d.decBase + d.dec.InputOffset()
-	st := &recordStream{r: io.MultiReader(d.dec.Buffered(), d.src), buf: make([]byte, 0, readBlock)}
+	st := &recordStream{r: io.MultiReader(d.dec.Buffered(), d.src), buf: make([]byte, 0, readBlock), limit: maxValue + 2*capSlack}
 	k, i, prev, prevLen, wsRun := 0, 0, -1, 0, 0
 	lead := 0
 	handover := func(from int, skip bool) (int, error) {

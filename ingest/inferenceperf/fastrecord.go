@@ -210,6 +210,8 @@ type recordStream struct {
 	buf  []byte
 	base int64
 	err  error // what ended the input (io.EOF at its end)
+	// limit bounds the bytes held (see more)
+	limit int64
 }
 
 // more reads more input, dropping buf[:keep] first; it returns the bytes
@@ -218,8 +220,16 @@ type recordStream struct {
 // as much room as the data kept, so that a value read again from its
 // start after each call is read O(1) times on average, whatever the size
 // of the reads the reader returns.
+//
+// The buffer holds at most st.limit bytes after buf[:keep] is dropped,
+// and more returns false when it is full: a value longer than the cap is
+// left to the reference decoder, and no more of it is read or kept here.
 func (st *recordStream) more(keep int) (int, bool) {
 	if st.err != nil {
+		return 0, false
+	}
+	limit := st.limit
+	if int64(len(st.buf)-keep) >= limit {
 		return 0, false
 	}
 	if keep > 0 {
@@ -227,14 +237,17 @@ func (st *recordStream) more(keep int) (int, bool) {
 		st.buf = st.buf[:n]
 		st.base += int64(keep)
 	}
-	if room := max(readBlock/2, len(st.buf)); cap(st.buf)-len(st.buf) < room {
-		nb := make([]byte, len(st.buf), max(2*cap(st.buf), len(st.buf)+room))
+	want := int64(len(st.buf) + max(readBlock/2, len(st.buf)))
+	want = max(min(want, limit), int64(len(st.buf))+1)
+	if int64(cap(st.buf)) < want {
+		nb := make([]byte, len(st.buf), max(min(2*int64(cap(st.buf)), limit), want))
 		copy(nb, st.buf)
 		st.buf = nb
 	}
+	end := int(min(int64(cap(st.buf)), max(want, int64(len(st.buf))+1)))
 	got := 0
-	for len(st.buf) < cap(st.buf) {
-		n, err := st.r.Read(st.buf[len(st.buf):cap(st.buf)])
+	for len(st.buf) < end {
+		n, err := st.r.Read(st.buf[len(st.buf):end])
 		st.buf = st.buf[:len(st.buf)+n]
 		got += n
 		if err != nil {
@@ -285,7 +298,7 @@ const capSlack = 64
 // FuzzFastScan). The records' response chunks point into the reader's
 // buffer: fn must not keep them.
 func scanRecords(path string, rd io.Reader, maxValue int64, limit int, fn func(i int, r *record) error) (int, string, error) {
-	st := &recordStream{r: rd, buf: make([]byte, 0, readBlock)}
+	st := &recordStream{r: rd, buf: make([]byte, 0, readBlock), limit: maxValue + 2*capSlack}
 	n := 0
 	prev := -1 // where the last record handed to fn starts
 	arrayStart := -1
