@@ -15,7 +15,12 @@ type scanner struct {
 	b     []byte
 	i     int
 	short bool
+	subs  map[*byte]obj // see object
 }
+
+// subDepth is how deep object splits nested objects for decoder.sub (a
+// record's info and its timings).
+const subDepth = 2
 
 // maxDepth bounds the scanner's nesting (encoding/json's own limit is
 // 10000: deeper documents go to it).

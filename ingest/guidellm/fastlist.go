@@ -141,6 +141,10 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 	if !ok {
 		return 0, nil
 	}
+	if d.subs == nil {
+		d.subs = map[*byte]obj{}
+	}
+	defer clear(d.subs)
 	// scanned counts as the reference decoder would have by now: every
 	// record's bytes, and the whitespace after a comma (before the first
 	// record More skips it uncounted)
@@ -222,13 +226,15 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 		var raw []byte
 		var o obj
 		for {
-			s := scanner{b: st.buf, i: start}
+			clear(d.subs)
+			s := scanner{b: st.buf, i: start, subs: d.subs}
 			// a record is split as it is validated; another value (or a
 			// record fastObject leaves to encoding/json) is validated
 			// whole and handed to record as bytes
 			var ok bool
-			o, ok = s.object()
+			o, ok = s.object(0)
 			if !ok && !s.short {
+				clear(d.subs)
 				s = scanner{b: st.buf, i: start}
 				_, ok = s.value(0)
 			}

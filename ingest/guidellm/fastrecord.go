@@ -15,7 +15,7 @@ import (
 func fastObject(raw []byte) (obj, bool) {
 	s := scanner{b: raw}
 	s.ws()
-	o, ok := s.object()
+	o, ok := s.object(0)
 	if !ok {
 		return nil, false
 	}
@@ -27,8 +27,10 @@ func fastObject(raw []byte) (obj, bool) {
 }
 
 // object reads the object at i as fastObject does (short when the input
-// ends inside it).
-func (s *scanner) object() (obj, bool) {
+// ends inside it). With s.subs, the objects among its members (and
+// theirs, to subDepth) are split as they are validated and kept there,
+// by the address of their first byte, for decoder.sub.
+func (s *scanner) object(depth int) (obj, bool) {
 	if s.next() != '{' {
 		return nil, false
 	}
@@ -40,7 +42,18 @@ func (s *scanner) object() (obj, bool) {
 		if _, dup := o[string(key)]; dup {
 			return false
 		}
-		v, ok := s.value(1)
+		var v []byte
+		var ok bool
+		if s.subs != nil && depth < subDepth && s.next() == '{' {
+			start := s.i
+			var sub obj
+			if sub, ok = s.object(depth + 1); ok {
+				v = s.b[start:s.i]
+				s.subs[&v[0]] = sub
+			}
+		} else {
+			v, ok = s.value(1)
+		}
 		k, known := internedKeys[string(key)]
 		if !known {
 			k = string(key)

@@ -45,9 +45,12 @@ type decoder struct {
 	// Decoder counts there the bytes its value scanner has read, which a
 	// decoder taking over counts from 0 (fastList keeps the count).
 	scanBase int64
-	label    string
-	opt      ingest.Options
-	sink     formats.Sink
+	// subs are the nested objects of the record being converted, split
+	// by the fast path (scanner.object), for sub
+	subs  map[*byte]obj
+	label string
+	opt   ingest.Options
+	sink  formats.Sink
 
 	// inputOffset maps the decoder's offsets to the file's (the JSON
 	// path quotes Python's NaN, shifting them); end is the file's length

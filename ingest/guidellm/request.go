@@ -194,6 +194,18 @@ func (o obj) strLen(key string) int {
 	return len(stringOf(raw))
 }
 
+// sub is o.sub(key), taken from the objects the fast path split while
+// reading the record (d.subs) when it holds this one: the same bytes,
+// split the same way.
+func (d *decoder) sub(o obj, key string) (obj, error) {
+	if raw := o[key]; len(raw) > 0 && d.subs != nil {
+		if s, ok := d.subs[&raw[0]]; ok {
+			return s, nil
+		}
+	}
+	return o.sub(key)
+}
+
 func (o obj) sub(key string) (obj, error) {
 	if !o.has(key) {
 		return obj{}, nil
@@ -365,11 +377,11 @@ func requestV3(b *benchmark, o obj, status string, r reading) (formats.Request, 
 // requestV4 reads a v0.4+ record.
 func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (formats.Request, error) {
 	req := formats.Request{SourceID: o.str("request_id"), ResponseID: o.str("response_id"), Status: status}
-	info, err := o.sub("info")
+	info, err := d.sub(o, "info")
 	if err != nil {
 		return req, err
 	}
-	tm, err := info.sub("timings")
+	tm, err := d.sub(info, "timings")
 	if err != nil {
 		return req, fmt.Errorf("info.%w", err)
 	}
@@ -402,7 +414,7 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 	if err != nil {
 		return req, err
 	}
-	outMetrics, err := o.sub("output_metrics")
+	outMetrics, err := d.sub(o, "output_metrics")
 	if err != nil {
 		return req, err
 	}
@@ -418,7 +430,7 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 		return req, err
 	}
 	if !o.has("prompt_tokens") {
-		inMetrics, err := o.sub("input_metrics")
+		inMetrics, err := d.sub(o, "input_metrics")
 		if err != nil {
 			return req, err
 		}
