@@ -288,6 +288,18 @@ func (s *scanner) numbers() ([]float64, bool) {
 		return out, true
 	}
 	for {
+		if f, ok := s.plainNumber(); ok {
+			out = append(out, f)
+			s.ws()
+			if s.eat(']') {
+				return out, true
+			}
+			if !s.eat(',') {
+				return nil, false
+			}
+			s.ws()
+			continue
+		}
 		tok, ok := s.number()
 		if !ok {
 			return nil, false
@@ -310,6 +322,56 @@ func (s *scanner) numbers() ([]float64, bool) {
 		}
 		s.ws()
 	}
+}
+
+// plainNumber reads, in one pass, a number -?(0|[1-9][0-9]*)(.[0-9]+)?
+// of at most 15 digits (22 after the point) that a byte other than a
+// number's ends, as exactFloat would; false (i unmoved) for any other
+// text, which numbers then reads the general way.
+func (s *scanner) plainNumber() (float64, bool) {
+	b, i := s.b, s.i
+	neg := false
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	var m uint64
+	digits, frac := 0, 0
+	start := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		m = m*10 + uint64(b[i]-'0')
+		i++
+	}
+	digits = i - start
+	if digits == 0 || digits > 1 && b[start] == '0' {
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			m = m*10 + uint64(b[i]-'0')
+			i++
+		}
+		frac = i - fs
+		if frac == 0 {
+			return 0, false
+		}
+		digits += frac
+	}
+	if i >= len(b) || digits > 15 || frac > 22 {
+		return 0, false
+	}
+	switch b[i] {
+	case 'e', 'E', '+', '-', '.':
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	s.i = i
+	return f, true
 }
 
 // pow10 are the powers of ten a float64 holds exactly.

@@ -451,3 +451,32 @@ func FuzzExactFloat(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNumbers holds the number lists the scanner reads to encoding/json's.
+func FuzzNumbers(f *testing.F) {
+	for _, s := range []string{`[4000.164714975, 1, -0, 0.5, 1e3, 12345678901234567, 01]`, `[1,2`, `[-]`, `[1.]`, `[1.5e]`, `[0.1,-2.25 , 3]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '[' {
+			return
+		}
+		s := scanner{b: data}
+		got, ok := s.numbers()
+		if !ok {
+			return
+		}
+		var want []float64
+		if err := json.Unmarshal(data[:s.i], &want); err != nil {
+			t.Fatalf("numbers took %q, encoding/json: %v", data[:s.i], err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("numbers(%q) = %v, encoding/json %v", data, got, want)
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("numbers(%q) = %v, encoding/json %v", data, got, want)
+			}
+		}
+	})
+}
