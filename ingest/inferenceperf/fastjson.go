@@ -2,6 +2,7 @@ package inferenceperf
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"math/bits"
 	"strconv"
 	"unsafe"
@@ -17,6 +18,12 @@ type scanner struct {
 	b     []byte
 	i     int
 	short bool
+	// a record's "response" value known from the first pass (respHints):
+	// where it starts in b (-1: none), its length and hash
+	skipAt, skipLen int
+	skipHash        uint64
+	seed            maphash.Seed
+	skipped         int
 }
 
 // maxDepth bounds the scanner's nesting (encoding/json's own limit is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -17,10 +18,13 @@ import (
 // it descended into, the plain number lists, the lists of strings.
 // Objects decoded by encoding/json have only m.
 type obj struct {
-	m    map[string]json.RawMessage
-	subs map[string]*obj
-	nums map[string][]float64
-	strs map[string][][]byte // string literals, quotes included
+	// respAt is where the record's "response" value starts in the
+	// scanner's input (the fast path; see respHints)
+	respAt int
+	m      map[string]json.RawMessage
+	subs   map[string]*obj
+	nums   map[string][]float64
+	strs   map[string][][]byte // string literals, quotes included
 }
 
 // object is member k as an object: false when it is not one (null
@@ -55,6 +59,26 @@ func (s *scanner) object(depth int) (*obj, bool) {
 			return false
 		}
 		start := s.i
+		if depth == 0 && k == "response" {
+			if s.skipLen > 0 && start == s.skipAt {
+				// the value pass 1 validated, if its bytes are the same
+				if start+s.skipLen > len(s.b) {
+					s.short = true
+					return false
+				}
+				v := s.b[start : start+s.skipLen]
+				if maphash.Bytes(s.seed, v) == s.skipHash {
+					s.skipped++
+					s.i += s.skipLen
+					o.m[k] = v
+					return true
+				}
+			}
+			raw, ok := s.value(depth + 1)
+			o.m[k] = raw
+			o.respAt = start
+			return ok
+		}
 		switch s.next() {
 		case '{':
 			if depth+1 < descendDepth {
@@ -298,6 +322,24 @@ const capSlack = 64
 // FuzzFastScan). The records' response chunks point into the reader's
 // buffer: fn must not keep them.
 func scanRecords(path string, rd io.Reader, maxValue int64, limit int, fn func(i int, r *record) error) (int, string, error) {
+	return scanRecordsHinted(path, rd, maxValue, limit, nil, fn)
+}
+
+// respHints carry each record's "response" value — the raw SSE text, the
+// largest value of a v0.6+ record, which the importer does not read —
+// from the pass that validates the file to the pass that reads it again:
+// its offset in the record, length and hash (in the record's resp
+// fields, set by the first pass; looked up by get in the next). The next
+// pass takes a value whose bytes hash the same without validating them
+// again; any other value it validates.
+type respHints struct {
+	seed    maphash.Seed
+	get     func(i int) (off, n int, h uint64) // nil in the first pass
+	skipped int                                // values taken unvalidated (for tests)
+}
+
+// scanRecordsHinted is scanRecords with respHints (nil: none).
+func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hints *respHints, fn func(i int, r *record) error) (int, string, error) {
 	st := &recordStream{r: rd, buf: make([]byte, 0, readBlock), limit: maxValue + 2*capSlack}
 	n := 0
 	prev := -1 // where the last record handed to fn starts
@@ -362,13 +404,25 @@ func scanRecords(path string, rd io.Reader, maxValue int64, limit int, fn func(i
 			var r *record
 			var perr error
 			for {
-				s := scanner{b: st.buf, i: start}
+				s := scanner{b: st.buf, i: start, skipAt: -1}
+				if hints != nil && hints.get != nil {
+					off, size, h := hints.get(n)
+					s.skipAt, s.skipLen, s.skipHash, s.seed = start+off, size, h, hints.seed
+				}
 				o, ok := s.object(0)
+				if hints != nil {
+					hints.skipped += s.skipped
+				}
 				if ok {
 					if int64(s.i-sep) > maxValue-capSlack {
 						return fallback()
 					}
 					r, perr = parseRecord(o)
+					if perr == nil && hints != nil && hints.get == nil {
+						if v := o.m["response"]; len(v) > 0 && o.respAt >= start {
+							r.respOff, r.respLen, r.respHash = o.respAt-start, len(v), maphash.Bytes(hints.seed, v)
+						}
+					}
 					i = s.i
 					break
 				}

@@ -88,6 +88,10 @@ type record struct {
 	// timesBad: a time of the record is an offending value (checkValues):
 	// no offset and no event can be placed.
 	timesBad bool
+	// the "response" value's offset in the record, length and hash
+	// (respHints; respLen 0: not known)
+	respOff, respLen int
+	respHash         uint64
 }
 
 // Keys inference-perf writes in a per-request record (v0.1.0 … 7de5ef2).
