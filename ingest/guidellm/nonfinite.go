@@ -2,7 +2,9 @@ package guidellm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 )
 
 // nonFiniteReader passes JSON text through, quoting the bare NaN, Infinity
@@ -14,7 +16,8 @@ import (
 type nonFiniteReader struct {
 	r        io.Reader
 	in       []byte // unread input
-	out      []byte // transformed, not yet returned
+	out      []byte // transformed, returned up to outRead
+	outRead  int
 	eof      bool
 	err      error
 	inString bool
@@ -54,7 +57,8 @@ const longestLiteral = 9
 var literals = [][]byte{[]byte("-Infinity"), []byte("Infinity"), []byte("NaN")}
 
 func (n *nonFiniteReader) Read(p []byte) (int, error) {
-	for len(n.out) == 0 {
+	for n.outRead == len(n.out) {
+		n.out, n.outRead = n.out[:0], 0
 		if n.eof && len(n.in) == 0 {
 			if n.err != nil {
 				return 0, n.err
@@ -62,10 +66,12 @@ func (n *nonFiniteReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if !n.eof && len(n.in) < 32<<10 {
-			buf := make([]byte, 32<<10)
-			k, err := n.r.Read(buf)
+			if cap(n.in)-len(n.in) < 32<<10 {
+				n.in = append(make([]byte, 0, len(n.in)+64<<10), n.in...)
+			}
+			k, err := n.r.Read(n.in[len(n.in):cap(n.in)])
 			n.inTotal += int64(k)
-			n.in = append(n.in, buf[:k]...)
+			n.in = n.in[:len(n.in)+k]
 			if err != nil {
 				n.eof = true
 				if err != io.EOF {
@@ -78,44 +84,61 @@ func (n *nonFiniteReader) Read(p []byte) (int, error) {
 		}
 		n.transform()
 	}
-	k := copy(p, n.out)
-	n.out = n.out[k:]
+	k := copy(p, n.out[n.outRead:])
+	n.outRead += k
 	return k, nil
 }
 
 // transform moves what can be decided from in to out; near the end of in
 // (but not of the stream) it stops where a literal could still be cut.
+// Runs of string bytes and of bytes that cannot start a literal are
+// copied at once.
 func (n *nonFiniteReader) transform() {
+	in := n.in
 	i := 0
-	for i < len(n.in) {
-		c := n.in[i]
+	for i < len(in) {
 		if n.inString {
-			// copy a run of plain string bytes at once
-			j := i
-			for j < len(n.in) && n.in[j] != '"' && n.in[j] != '\\' && !n.escaped {
-				j++
+			if n.escaped {
+				n.out = append(n.out, in[i])
+				n.outPos++
+				n.escaped = false
+				i++
+				continue
 			}
+			j := i + quoteOrBackslash(in[i:])
 			if j > i {
-				n.out = append(n.out, n.in[i:j]...)
+				n.out = append(n.out, in[i:j]...)
 				n.outPos += int64(j - i)
 				i = j
 				continue
 			}
+			c := in[i]
 			n.out = append(n.out, c)
 			n.outPos++
-			switch {
-			case n.escaped:
-				n.escaped = false
-			case c == '\\':
+			if c == '\\' {
 				n.escaped = true
-			case c == '"':
+			} else {
 				n.inString = false
 			}
 			i++
 			continue
 		}
+		j := i
+		for j < len(in) {
+			if c := in[j]; c == '"' || c == 'N' || c == 'I' || c == '-' {
+				break
+			}
+			j++
+		}
+		if j > i {
+			n.out = append(n.out, in[i:j]...)
+			n.outPos += int64(j - i)
+			i = j
+			continue
+		}
+		c := in[i]
 		if c == 'N' || c == 'I' || c == '-' {
-			rest := n.in[i:]
+			rest := in[i:]
 			if !n.eof && len(rest) < longestLiteral {
 				break // wait for more input
 			}
@@ -144,5 +167,26 @@ func (n *nonFiniteReader) transform() {
 		n.outPos++
 		i++
 	}
-	n.in = append(n.in[:0], n.in[i:]...)
+	n.in = append(n.in[:0], in[i:]...)
+}
+
+// quoteOrBackslash is the index of the first '"' or '\\' in b, len(b)
+// if none: eight bytes at a time (the lowest mark of the word test is
+// exact).
+func quoteOrBackslash(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ (ones * '"')
+		bs := x ^ (ones * '\\')
+		if m := ((q-ones)&^q | (bs-ones)&^bs) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return i
 }

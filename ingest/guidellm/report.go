@@ -35,8 +35,19 @@ var knownBenchmark = map[string]bool{
 
 // decoder reads one report from a JSON stream.
 type decoder struct {
-	file  string
-	dec   *json.Decoder
+	file string
+	dec  *json.Decoder
+	// src is what dec reads; decBase is the offset in it where dec
+	// started (the fast path hands over to a new decoder, fastlist.go)
+	src     io.Reader
+	decBase int64
+	// scanBase is added to a syntax error's offset: encoding/json's
+	// Decoder counts there the bytes its value scanner has read, which a
+	// decoder taking over counts from 0 (fastList keeps the count).
+	scanBase int64
+	// subs are the nested objects of the record being converted, split
+	// by the fast path (scanner.object), for sub
+	subs  map[*byte]obj
 	label string
 	opt   ingest.Options
 	sink  formats.Sink
@@ -113,7 +124,7 @@ func hashOnly(path, role string) (formats.SourceFile, error) {
 func newDecoder(path, label string, opt ingest.Options, sink formats.Sink, r io.Reader) *decoder {
 	dec := ingest.NewJSONDecoder(r, opt.MaxValue())
 	dec.UseNumber()
-	return &decoder{file: path, dec: dec, label: label, opt: opt, sink: sink}
+	return &decoder{file: path, dec: dec, src: r, label: label, opt: opt, sink: sink}
 }
 
 // role is the source-file role: "raw" when the report held request
@@ -135,7 +146,14 @@ func (d *decoder) fail(where string, err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &ingest.FormatError{File: d.file, Where: fmt.Sprintf("%s (byte %d)", where, d.offset(se.Offset)), Msg: "invalid JSON", Err: err}
+		// the offset is the decoder's input offset (a token out of place)
+		// or its scanner's count (inside a value): after a hand-over each
+		// has its own base
+		off := se.Offset + d.decBase
+		if n, ok := scannedBytes(d.dec); ok && n == se.Offset {
+			off = se.Offset + d.scanBase
+		}
+		return &ingest.FormatError{File: d.file, Where: fmt.Sprintf("%s (byte %d)", where, d.mapOffset(off)), Msg: "invalid JSON", Err: err}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -351,26 +369,18 @@ func (d *decoder) requests(b *benchmark) error {
 		if t != json.Delim('[') {
 			return ingest.Errorf(d.file, lw, "expected an array, found %s", tokenText(t))
 		}
-		for k := 0; d.dec.More(); k++ {
+		k, err := d.fastList(b, list, status, lw)
+		if err != nil {
+			return err
+		}
+		for ; d.dec.More(); k++ {
 			rw := fmt.Sprintf("%s[%d]", lw, k)
 			v, err := d.raw(rw)
 			if err != nil {
 				b.cutIn = fmt.Sprintf("requests.%s after %d complete records", list, k)
 				return err
 			}
-			req, shape, err := d.request(b, v, status, ingest.Pos{Request: b.emitted, At: rw})
-			if err != nil {
-				return &ingest.FormatError{File: d.file, Where: rw, Msg: err.Error()}
-			}
-			b.shapes[shape]++
-			if b.shape == 0 {
-				b.shape = shape
-			}
-			b.kept[list]++
-			req.RunID = b.label
-			req.RequestKey = b.emitted
-			b.emitted++
-			if err := d.sink.Request(&req, nil); err != nil {
+			if err := d.record(b, list, status, rw, v, nil); err != nil {
 				return err
 			}
 		}
@@ -386,8 +396,38 @@ func (d *decoder) requests(b *benchmark) error {
 	return nil
 }
 
+// record converts request record v (at rw of list) and sends it.
+// When o is not nil it holds v's members, already split.
+func (d *decoder) record(b *benchmark, list, status, rw string, v []byte, o obj) error {
+	var req formats.Request
+	var shape int
+	var err error
+	if o != nil {
+		req, shape, err = d.requestObj(b, o, status, ingest.Pos{Request: b.emitted, At: rw})
+	} else {
+		req, shape, err = d.request(b, v, status, ingest.Pos{Request: b.emitted, At: rw})
+	}
+	if err != nil {
+		return &ingest.FormatError{File: d.file, Where: rw, Msg: err.Error()}
+	}
+	b.shapes[shape]++
+	if b.shape == 0 {
+		b.shape = shape
+	}
+	b.kept[list]++
+	req.RunID = b.label
+	req.RequestKey = b.emitted
+	b.emitted++
+	return d.sink.Request(&req, nil)
+}
+
 // offset is the file offset of the decoder's offset off.
 func (d *decoder) offset(off int64) int64 {
+	return d.mapOffset(off + d.decBase)
+}
+
+// mapOffset maps an offset of the text the decoders read to the file's.
+func (d *decoder) mapOffset(off int64) int64 {
 	if d.inputOffset == nil {
 		return off
 	}

@@ -1,12 +1,14 @@
 package guidellm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -61,7 +63,7 @@ type obj map[string]json.RawMessage
 
 func (o obj) has(key string) bool {
 	v, ok := o[key]
-	return ok && strings.TrimSpace(string(v)) != "null"
+	return ok && string(bytes.TrimSpace(v)) != "null"
 }
 
 // num reads o[key] as a number: nil when absent or null; an error naming
@@ -176,19 +178,37 @@ func (r reading) offset(name string, start, t *float64) *int64 {
 }
 
 func (o obj) str(key string) string {
-	var s string
-	if json.Unmarshal(o[key], &s) != nil {
-		return ""
+	return stringOf(o[key])
+}
+
+// strLen is len(o.str(key)), without the copy for a string literal
+// without escapes in valid UTF-8 (it decodes to itself).
+func (o obj) strLen(key string) int {
+	raw := o[key]
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return len(raw) - 2
 	}
-	return s
+	return len(stringOf(raw))
+}
+
+// sub is o.sub(key), taken from the objects the fast path split while
+// reading the record (d.subs) when it holds this one: the same bytes,
+// split the same way.
+func (d *decoder) sub(o obj, key string) (obj, error) {
+	if raw := o[key]; len(raw) > 0 && d.subs != nil {
+		if s, ok := d.subs[&raw[0]]; ok {
+			return s, nil
+		}
+	}
+	return o.sub(key)
 }
 
 func (o obj) sub(key string) (obj, error) {
 	if !o.has(key) {
 		return obj{}, nil
 	}
-	var m obj
-	if err := json.Unmarshal(o[key], &m); err != nil {
+	m, err := unmarshalObject(o[key])
+	if err != nil {
 		return nil, fmt.Errorf("%s: not an object", key)
 	}
 	return m, nil
@@ -232,10 +252,16 @@ func toF(p *int64) *float64 {
 // request converts one record, at p; shape is 3 or 4. Its numbers go
 // through the shared value checks of b's run.
 func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p ingest.Pos) (formats.Request, int, error) {
-	var o obj
-	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
+	o, err := unmarshalObject(raw)
+	if err != nil || o == nil {
 		return formats.Request{}, 0, errors.New("not an object")
 	}
+	return d.requestObj(b, o, status, p)
+}
+
+// requestObj is request for the record's members.
+func (d *decoder) requestObj(b *benchmark, o obj, status string, p ingest.Pos) (formats.Request, int, error) {
+	var err error
 	if b.rs.byStatus == nil {
 		b.rs.byStatus = map[string]int{}
 		b.rs.unknown = map[string]int{}
@@ -243,7 +269,6 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p in
 	var (
 		req   formats.Request
 		shape int
-		err   error
 	)
 	switch typ := o.str("type_"); {
 	case o.has("info") || typ == "generative_request_stats":
@@ -268,7 +293,7 @@ func (d *decoder) request(b *benchmark, raw json.RawMessage, status string, p in
 		}
 	}
 	b.rs.byStatus[req.Status]++
-	b.rs.hiddenTokens(d.version, &req, o.str("output"))
+	b.rs.hiddenTokens(d.version, &req, o.strLen("output"))
 	return req, shape, nil
 }
 
@@ -349,11 +374,11 @@ func requestV3(b *benchmark, o obj, status string, r reading) (formats.Request, 
 // requestV4 reads a v0.4+ record.
 func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (formats.Request, error) {
 	req := formats.Request{SourceID: o.str("request_id"), ResponseID: o.str("response_id"), Status: status}
-	info, err := o.sub("info")
+	info, err := d.sub(o, "info")
 	if err != nil {
 		return req, err
 	}
-	tm, err := info.sub("timings")
+	tm, err := d.sub(info, "timings")
 	if err != nil {
 		return req, fmt.Errorf("info.%w", err)
 	}
@@ -386,7 +411,7 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 	if err != nil {
 		return req, err
 	}
-	outMetrics, err := o.sub("output_metrics")
+	outMetrics, err := d.sub(o, "output_metrics")
 	if err != nil {
 		return req, err
 	}
@@ -402,7 +427,7 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 		return req, err
 	}
 	if !o.has("prompt_tokens") {
-		inMetrics, err := o.sub("input_metrics")
+		inMetrics, err := d.sub(o, "input_metrics")
 		if err != nil {
 			return req, err
 		}

@@ -31,13 +31,14 @@ var traps = []convention.Trap{{
 // hiddenTokens reports whether a successful record of a version before
 // v0.7 counted tokens its output text cannot hold (reasoning it did not
 // time), and counts it in rs.
-func (rs *requestStats) hiddenTokens(version string, req *formats.Request, output string) {
-	if versionAtLeast(version, 0, 7) || req.Status != formats.StatusOK || req.OutputTokens == nil || output == "" {
+// outputLen is the output text's length in bytes (0: none).
+func (rs *requestStats) hiddenTokens(version string, req *formats.Request, outputLen int) {
+	if versionAtLeast(version, 0, 7) || req.Status != formats.StatusOK || req.OutputTokens == nil || outputLen == 0 {
 		return
 	}
-	if n := *req.OutputTokens; n > int64(len(output))+1 {
+	if n := *req.OutputTokens; n > int64(outputLen)+1 {
 		if rs.hidden == 0 {
-			rs.hiddenFirst = fmt.Sprintf("request %s: output_tokens %d for %d bytes of output text", req.SourceID, n, len(output))
+			rs.hiddenFirst = fmt.Sprintf("request %s: output_tokens %d for %d bytes of output text", req.SourceID, n, outputLen)
 		}
 		rs.hidden++
 	}

@@ -79,10 +79,10 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 	}
 	var rs requestStats
 	req := formats.Request{Status: formats.StatusOK, OutputTokens: ingest.Ptr(int64(600)), SourceID: "v7"}
-	if rs.hiddenTokens("0.7.0", &req, "The answer is 42."); rs.hidden != 0 {
+	if rs.hiddenTokens("0.7.0", &req, len("The answer is 42.")); rs.hidden != 0 {
 		t.Error("a v0.7 record flagged: v0.7 times reasoning")
 	}
-	if rs.hiddenTokens("0.6.1", &req, "The answer is 42."); rs.hidden != 1 {
+	if rs.hiddenTokens("0.6.1", &req, len("The answer is 42.")); rs.hidden != 1 {
 		t.Error("a v0.6 record with 600 tokens for 17 bytes not flagged")
 	}
 }

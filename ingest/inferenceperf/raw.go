@@ -2,6 +2,7 @@ package inferenceperf
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +17,9 @@ import (
 type lite struct {
 	start, end float64
 	stage      *int
+	// the record's "response" value (respHints)
+	respOff, respLen int
+	respHash         uint64
 }
 
 // rawFile is the first pass over per_request_lifecycle_metrics.json: every
@@ -25,6 +29,7 @@ type rawFile struct {
 	path  string
 	src   formats.SourceFile
 	lites []lite
+	seed  maphash.Seed // of the respHints
 	cut   string
 	// assign routes record i to a run; assignNote says how.
 	assign     []*runPlan
@@ -63,7 +68,7 @@ func (im *runImport) readRawPass1(path string) (*rawFile, error) {
 		}
 		defer in.Close()
 	}
-	raw := &rawFile{path: path, gens: map[generation]int{}, unknown: map[string]int{}, allStageIDs: true}
+	raw := &rawFile{path: path, gens: map[generation]int{}, unknown: map[string]int{}, allStageIDs: true, seed: maphash.MakeSeed()}
 	var rd io.Reader = in
 	if !in.Regular() {
 		tmp, err := os.CreateTemp("", "tokentrace-per-request-*.json")
@@ -75,8 +80,8 @@ func (im *runImport) readRawPass1(path string) (*rawFile, error) {
 		rd = io.TeeReader(in, tmp)
 	}
 	first := true
-	_, cut, err := scanRecords(path, rd, in.MaxValue(), -1, func(i int, r *record) error {
-		raw.lites = append(raw.lites, lite{r.start, r.end, r.stageID})
+	_, cut, err := scanRecordsHinted(path, rd, in.MaxValue(), -1, &respHints{seed: raw.seed}, func(i int, r *record) error {
+		raw.lites = append(raw.lites, lite{r.start, r.end, r.stageID, r.respOff, r.respLen, r.respHash})
 		if r.stageID == nil {
 			raw.allStageIDs = false
 		}
@@ -171,13 +176,21 @@ func (im *runImport) emitRequests() error {
 	keys := map[*runPlan]int64{}
 	started := map[*runPlan]bool{}
 	known := im.tokensKnown()
+	var cm chunkMemo
 	pass := func(only *runPlan) error {
 		rd, err := im.reread()
 		if err != nil {
 			return err
 		}
 		defer rd.Close()
-		_, _, err = scanRecords(raw.path, rd, im.opt.MaxValue(), len(raw.lites), func(i int, r *record) error {
+		hints := &respHints{seed: raw.seed, get: func(i int) (int, int, uint64) {
+			if i >= len(raw.lites) {
+				return 0, 0, 0
+			}
+			l := raw.lites[i]
+			return l.respOff, l.respLen, l.respHash
+		}}
+		_, _, err = scanRecordsHinted(raw.path, rd, im.opt.MaxValue(), len(raw.lites), hints, func(i int, r *record) error {
 			p := raw.assign[i]
 			if only != nil && p != only {
 				return nil
@@ -194,7 +207,7 @@ func (im *runImport) emitRequests() error {
 			if r.timesBad {
 				p.unplaced++
 			}
-			events, consistent := r.eventsOf(known, im.opt.NoText)
+			events, consistent := r.eventsOf(known, im.opt.NoText, &cm)
 			if !consistent {
 				raw.inconsistent++
 			}
@@ -202,7 +215,7 @@ func (im *runImport) emitRequests() error {
 				events[j].RunID, events[j].RequestKey = p.id, keys[p]
 			}
 			codes := raw.markTraps(r, keys[p], events, p)
-			req := r.toRequest(p.id, keys[p], events)
+			req := r.toRequest(p.id, keys[p], events, &cm)
 			for _, c := range codes {
 				req.AddCorrection(c)
 			}

@@ -69,20 +69,29 @@ type record struct {
 	streamed                       bool // response metrics of the streamed kind
 	tokenTimes                     []float64
 	chunkTimes                     []float64
-	chunks                         []string
-	hasResponse                    bool // response metrics present (not None)
-	model                          string
-	maxTokens                      *int64
-	stream                         *bool
-	chat                           *bool
-	multimodal                     bool
-	unknown                        []string
+	// chunks are response_chunks: decoded strings (the reference decoder),
+	// or the string literals as the fast path found them (chunkLits,
+	// quotes and escapes included, pointing into the reader's buffer:
+	// valid only during the scan's callback); see nChunks and chunk.
+	chunks      []string
+	chunkLits   [][]byte
+	hasResponse bool // response metrics present (not None)
+	model       string
+	maxTokens   *int64
+	stream      *bool
+	chat        *bool
+	multimodal  bool
+	unknown     []string
 	// quoted are the numeric fields written as strings (path: raw), for
 	// the value checks of the pass that emits the record (checkValues).
 	quoted [][2]string
 	// timesBad: a time of the record is an offending value (checkValues):
 	// no offset and no event can be placed.
 	timesBad bool
+	// the "response" value's offset in the record, length and hash
+	// (respHints; respLen 0: not known)
+	respOff, respLen int
+	respHash         uint64
 }
 
 // Keys inference-perf writes in a per-request record (v0.1.0 … 7de5ef2).
@@ -107,10 +116,10 @@ func (e *fieldErr) Error() string { return e.path + ": " + e.msg }
 // parseRecord reads one record. Wrong types where inference-perf writes a
 // number (times, token counts) are errors naming the key; a number written
 // as a string is read (and counted by checkValues).
-func parseRecord(fields map[string]json.RawMessage) (*record, error) {
+func parseRecord(fields *obj) (*record, error) {
 	r := &record{}
 	var err error
-	number := func(m map[string]json.RawMessage, key, at string, required bool) (*float64, error) {
+	number := func(m *obj, key, at string, required bool) (*float64, error) {
 		return r.number(m, key, at, required)
 	}
 	start, err := number(fields, "start_time", "start_time", true)
@@ -122,7 +131,7 @@ func parseRecord(fields map[string]json.RawMessage) (*record, error) {
 		return nil, err
 	}
 	r.start, r.end = *start, *end
-	if raw, ok := fields["stage_id"]; ok && !isNull(raw) {
+	if raw, ok := fields.m["stage_id"]; ok && !isNull(raw) {
 		v, err := number(fields, "stage_id", "stage_id", false)
 		if err != nil {
 			return nil, err
@@ -131,13 +140,13 @@ func parseRecord(fields map[string]json.RawMessage) (*record, error) {
 			r.stageID = ingest.Ptr(int(*v))
 		}
 	}
-	for k := range fields {
+	for k := range fields.m {
 		if !recordKeys[k] {
 			r.unknown = append(r.unknown, k)
 		}
 	}
-	r.parseRequest(fields["request"])
-	if raw, ok := fields["error"]; ok && !isNull(raw) {
+	r.parseRequest(fields.m["request"])
+	if raw, ok := fields.m["error"]; ok && !isNull(raw) {
 		var e map[string]json.RawMessage
 		if json.Unmarshal(raw, &e) != nil || e == nil {
 			return nil, &fieldErr{"error", "not an object"}
@@ -150,9 +159,9 @@ func parseRecord(fields map[string]json.RawMessage) (*record, error) {
 			}
 		}
 	}
-	if raw, ok := fields["info"]; ok && !isNull(raw) {
-		var info map[string]json.RawMessage
-		if json.Unmarshal(raw, &info) != nil || info == nil {
+	if raw, ok := fields.m["info"]; ok && !isNull(raw) {
+		info, ok := fields.object("info")
+		if !ok {
 			return nil, &fieldErr{"info", "not an object"}
 		}
 		if err := r.parseInfo(info); err != nil {
@@ -164,25 +173,25 @@ func parseRecord(fields map[string]json.RawMessage) (*record, error) {
 }
 
 // parseInfo reads the info object of any generation.
-func (r *record) parseInfo(info map[string]json.RawMessage) error {
-	for k := range info {
+func (r *record) parseInfo(info *obj) error {
+	for k := range info.m {
 		if !infoKeys[k] {
 			r.unknown = append(r.unknown, "info."+k)
 		}
 	}
-	_, r.extraInfo = info["extra_info"]
+	_, r.extraInfo = info.m["extra_info"]
 	var err error
 	switch {
 	case has(info, "request_metrics") || has(info, "response_metrics"):
 		r.gen = genMetrics
-		if raw := info["request_metrics"]; !isNull(raw) {
-			var rm map[string]json.RawMessage
-			if json.Unmarshal(raw, &rm) != nil || rm == nil {
+		if raw := info.m["request_metrics"]; !isNull(raw) {
+			rm, ok := info.object("request_metrics")
+			if !ok {
 				return &fieldErr{"info.request_metrics", "not an object"}
 			}
-			if t := rm["text"]; !isNull(t) {
-				var text map[string]json.RawMessage
-				if json.Unmarshal(t, &text) != nil || text == nil {
+			if t := rm.m["text"]; !isNull(t) {
+				text, ok := rm.object("text")
+				if !ok {
 					return &fieldErr{"info.request_metrics.text", "not an object"}
 				}
 				if r.inputTokens, err = r.number(text, "input_tokens", "info.request_metrics.text.input_tokens", false); err != nil {
@@ -190,18 +199,18 @@ func (r *record) parseInfo(info map[string]json.RawMessage) error {
 				}
 			}
 			for _, m := range []string{"image", "video", "audio"} {
-				if !isNull(rm[m]) {
+				if !isNull(rm.m[m]) {
 					r.multimodal = true
 				}
 			}
 		}
-		return r.parseResponse(info["response_metrics"], "info.response_metrics")
+		return r.parseResponse(info, "response_metrics", "info.response_metrics")
 	case has(info, "response_info"):
 		r.gen = genResponseInfo
 		if r.inputTokens, err = r.number(info, "input_tokens", "info.input_tokens", false); err != nil {
 			return err
 		}
-		return r.parseResponse(info["response_info"], "info.response_info")
+		return r.parseResponse(info, "response_info", "info.response_info")
 	default:
 		r.gen = genTimes
 		if r.inputTokens, err = r.number(info, "input_tokens", "info.input_tokens", false); err != nil {
@@ -221,16 +230,16 @@ func (r *record) parseInfo(info map[string]json.RawMessage) error {
 
 // parseResponse reads a v0.5 response_info or v0.6+ response_metrics
 // object (null for a request that got no response).
-func (r *record) parseResponse(raw json.RawMessage, at string) error {
-	if isNull(raw) {
+func (r *record) parseResponse(info *obj, key, at string) error {
+	if isNull(info.m[key]) {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || m == nil {
+	m, ok := info.object(key)
+	if !ok {
 		return &fieldErr{at, "not an object"}
 	}
 	r.hasResponse = true
-	for k := range m {
+	for k := range m.m {
 		if !responseKeys[k] {
 			r.unknown = append(r.unknown, at+"."+k)
 		}
@@ -239,9 +248,9 @@ func (r *record) parseResponse(raw json.RawMessage, at string) error {
 	if r.outputTokens, err = r.number(m, "output_tokens", at+".output_tokens", false); err != nil {
 		return err
 	}
-	if u := m["server_usage"]; !isNull(u) {
-		var usage map[string]json.RawMessage
-		if json.Unmarshal(u, &usage) != nil || usage == nil {
+	if u := m.m["server_usage"]; !isNull(u) {
+		usage, ok := m.object("server_usage")
+		if !ok {
 			return &fieldErr{at + ".server_usage", "not an object"}
 		}
 		if r.serverPrompt, err = r.number(usage, "prompt_tokens", at+".server_usage.prompt_tokens", false); err != nil {
@@ -251,8 +260,8 @@ func (r *record) parseResponse(raw json.RawMessage, at string) error {
 			return err
 		}
 	}
-	_, hasChunks := m["chunk_times"]
-	_, hasTimes := m["output_token_times"]
+	_, hasChunks := m.m["chunk_times"]
+	_, hasTimes := m.m["output_token_times"]
 	r.streamed = hasChunks || hasTimes || has(m, "response_chunks")
 	if r.chunkTimes, err = r.floats(m, "chunk_times", at+".chunk_times"); err != nil {
 		return err
@@ -260,13 +269,15 @@ func (r *record) parseResponse(raw json.RawMessage, at string) error {
 	if r.tokenTimes, err = r.floats(m, "output_token_times", at+".output_token_times"); err != nil {
 		return err
 	}
-	if raw := m["response_chunks"]; !isNull(raw) {
-		if json.Unmarshal(raw, &r.chunks) != nil {
+	if raw := m.m["response_chunks"]; !isNull(raw) {
+		if lits, ok := m.strs["response_chunks"]; ok {
+			r.chunkLits = lits
+		} else if json.Unmarshal(raw, &r.chunks) != nil {
 			return &fieldErr{at + ".response_chunks", "not a list of strings"}
 		}
 	}
-	if len(r.chunks) > 0 && len(r.chunks) != len(r.chunkTimes) {
-		return &fieldErr{at, fmt.Sprintf("%d response_chunks for %d chunk_times (inference-perf writes them 1:1)", len(r.chunks), len(r.chunkTimes))}
+	if n := r.nChunks(); n > 0 && n != len(r.chunkTimes) {
+		return &fieldErr{at, fmt.Sprintf("%d response_chunks for %d chunk_times (inference-perf writes them 1:1)", n, len(r.chunkTimes))}
 	}
 	return nil
 }
@@ -302,8 +313,8 @@ func (r *record) parseRequest(raw json.RawMessage) {
 	}
 }
 
-func has(m map[string]json.RawMessage, k string) bool {
-	_, ok := m[k]
+func has(o *obj, k string) bool {
+	_, ok := o.m[k]
 	return ok
 }
 
@@ -316,8 +327,12 @@ func isNull(raw json.RawMessage) bool {
 // required); a number, or a string spelling one (noted in r.quoted), is
 // its value, NaN and infinities included (checkValues judges them);
 // anything else is an error naming at.
-func (r *record) number(m map[string]json.RawMessage, key, at string, required bool) (*float64, error) {
-	raw := m[key]
+func (r *record) number(m *obj, key, at string, required bool) (*float64, error) {
+	return r.numberRaw(m.m[key], at, required)
+}
+
+// numberRaw is number for the raw value raw.
+func (r *record) numberRaw(raw json.RawMessage, at string, required bool) (*float64, error) {
 	if isNull(raw) {
 		if required {
 			return nil, &fieldErr{at, "missing (a number is required)"}
@@ -336,10 +351,13 @@ func (r *record) number(m map[string]json.RawMessage, key, at string, required b
 
 // floats reads a list of numbers (null or absent: nil); an element is read
 // as number reads a field.
-func (r *record) floats(m map[string]json.RawMessage, key, at string) ([]float64, error) {
-	raw := m[key]
+func (r *record) floats(m *obj, key, at string) ([]float64, error) {
+	raw := m.m[key]
 	if isNull(raw) {
 		return nil, nil
+	}
+	if v, ok := m.nums[key]; ok {
+		return v, nil
 	}
 	var v []float64
 	if err := json.Unmarshal(raw, &v); err == nil {
@@ -351,7 +369,7 @@ func (r *record) floats(m map[string]json.RawMessage, key, at string) ([]float64
 	}
 	v = make([]float64, len(elems))
 	for i, e := range elems {
-		x, err := r.number(map[string]json.RawMessage{"": e}, "", at, false)
+		x, err := r.numberRaw(e, at, false)
 		if err != nil || x == nil {
 			return nil, &fieldErr{at, "not a list of numbers"}
 		}
@@ -420,13 +438,11 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// scanRecords decodes the array one element at a time, calling fn with
-// each record's 0-based index; it stops after limit records when limit ≥ 0.
-// An array cut short returns the number of complete records and a note
-// saying where the cut is; anything else undecodable is a positioned error
-// ("record 7: info.output_token_times: not a list of numbers").
-func scanRecords(path string, rd io.Reader, max int64, limit int, fn func(i int, r *record) error) (n int, cut string, err error) {
-	dec := ingest.NewJSONDecoder(rd, max)
+// refScan is scanRecords by encoding/json, the reference: it reads dec
+// from before the array's '[', skips the first skip elements (records the
+// caller has had already), and numbers the rest from n. offset is added
+// to the decoder's byte offsets for the file's.
+func refScan(path string, dec *json.Decoder, offset int64, n, skip, limit int, fn func(i int, r *record) error) (int, string, error) {
 	t, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return 0, "", ingest.Errorf(path, "", "empty file (expected a JSON array)")
@@ -438,6 +454,14 @@ func scanRecords(path string, rd io.Reader, max int64, limit int, fn func(i int,
 		return 0, "", &ingest.FormatError{File: path, Where: "byte 0", Msg: "not a JSON array", Err: err}
 	}
 	for dec.More() {
+		if skip > 0 {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return 0, "", err // decoded before: cannot happen
+			}
+			skip--
+			continue
+		}
 		if limit >= 0 && n >= limit {
 			return n, "", nil
 		}
@@ -455,7 +479,7 @@ func scanRecords(path string, rd io.Reader, max int64, limit int, fn func(i int,
 		if fields == nil {
 			return 0, "", ingest.Errorf(path, where, "null instead of an object")
 		}
-		r, err := parseRecord(fields)
+		r, err := parseRecord(&obj{m: fields})
 		if err != nil {
 			return 0, "", ingest.Wrap(path, where, err)
 		}
@@ -477,7 +501,7 @@ func scanRecords(path string, rd io.Reader, max int64, limit int, fn func(i int,
 		return 0, "", ingest.Errorf(path, fmt.Sprintf("record %d", n+1), "unexpected %v", t)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return 0, "", ingest.Errorf(path, fmt.Sprintf("byte %d", dec.InputOffset()), "data after the JSON array")
+		return 0, "", ingest.Errorf(path, fmt.Sprintf("byte %d", offset+dec.InputOffset()), "data after the JSON array")
 	}
 	return n, "", nil
 }
@@ -601,7 +625,7 @@ var httpErrorType = regexp.MustCompile(`^HTTP Error (\d{3})$`)
 // (tokensKnown); v0.1.1–v0.4 records give one event per recorded time
 // (output_token_times), kind content, with no text or count: the tool did
 // not keep what arrived at each time. No other event is invented.
-func (r *record) eventsOf(tokensKnown, noText bool) ([]formats.Event, bool) {
+func (r *record) eventsOf(tokensKnown, noText bool, cm *chunkMemo) ([]formats.Event, bool) {
 	var events []formats.Event
 	if r.timesBad {
 		return nil, true
@@ -624,15 +648,15 @@ func (r *record) eventsOf(tokensKnown, noText bool) ([]formats.Event, bool) {
 		}
 		for i, t := range r.chunkTimes {
 			e := formats.Event{Index: int32(i), ReadIndex: int32(i), OffsetNs: offset(t), Kind: formats.KindContent}
-			if i < len(r.chunks) {
-				kind, hasChoices, text, reasoning, finish, _ := chunkEvent(r.chunks[i])
-				e.Kind, e.HasChoices, e.FinishReason = kind, hasChoices, finish
-				e.Bytes = int32(min(len(r.chunks[i]), math.MaxInt32))
-				if !noText && text != "" {
-					e.Text = ingest.Ptr(text)
+			if i < r.nChunks() {
+				c, size := cm.chunk(r, i)
+				e.Kind, e.HasChoices, e.FinishReason = c.kind, c.hasChoices, c.finish
+				e.Bytes = int32(min(size, math.MaxInt32))
+				if !noText && c.text != "" {
+					e.Text = ingest.Ptr(c.text)
 				}
-				if !noText && reasoning != "" {
-					e.ReasoningText = ingest.Ptr(reasoning)
+				if !noText && c.reasoning != "" {
+					e.ReasoningText = ingest.Ptr(c.reasoning)
 				}
 			}
 			if toks != nil {
@@ -651,7 +675,7 @@ func (r *record) eventsOf(tokensKnown, noText bool) ([]formats.Event, bool) {
 }
 
 // toRequest builds the Request of record key in run runID.
-func (r *record) toRequest(runID string, key int64, events []formats.Event) formats.Request {
+func (r *record) toRequest(runID string, key int64, events []formats.Event, cm *chunkMemo) formats.Request {
 	req := formats.Request{RunID: runID, RequestKey: key, ClockDomain: formats.ClockMonotonic}
 	if ns, ok := toNs(r.start); ok && !r.timesBad {
 		req.StartNs = ingest.Ptr(ns)
@@ -662,9 +686,9 @@ func (r *record) toRequest(runID string, key int64, events []formats.Event) form
 		req.StreamEndOffsetNs = ingest.Ptr(d)
 	}
 	req.MaxTokens = r.maxTokens
-	for _, c := range r.chunks {
-		if _, _, _, _, _, id := chunkEvent(c); id != "" {
-			req.ResponseID = id
+	for i := range r.nChunks() {
+		if c, _ := cm.chunk(r, i); c.id != "" {
+			req.ResponseID = c.id
 			break
 		}
 	}
