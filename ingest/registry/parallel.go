@@ -193,6 +193,10 @@ type recorder struct {
 	buffered   *atomic.Int64 // bytes held by all recorders
 	ops        []op
 	bytes      int64 // the bytes of ops, counted in buffered
+	// chunks hold the events of ops (from eventChunks), cur the last
+	// one's free part.
+	chunks []*[]formats.Event
+	cur    []formats.Event
 	// direct is set once the recorder has passed its calls on and sends
 	// the rest straight to sink (on the worker, during the job's turn).
 	direct bool
@@ -212,7 +216,7 @@ func (r *recorder) add(o op) error {
 			return errStopped
 		default:
 			sz := o.size()
-			r.ops = append(r.ops, o.clone())
+			r.ops = append(r.ops, r.clone(o))
 			r.bytes += sz
 			if r.buffered.Add(sz) <= bufferBudget {
 				return nil
@@ -235,12 +239,50 @@ func (r *recorder) flush() error {
 	r.ops, r.direct = nil, true
 	r.buffered.Add(-r.bytes)
 	r.bytes = 0
+	defer r.release()
 	for _, o := range ops {
 		if err := o.apply(r.sink, r.warn); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eventChunk is how many events a pooled chunk of recorded events holds
+// (about 1 MB).
+const eventChunk = 8192
+
+// eventChunks are the chunks recorders copy events into, reused from one
+// job to the next.
+var eventChunks = sync.Pool{New: func() any {
+	s := make([]formats.Event, eventChunk)
+	return &s
+}}
+
+// events returns room for n events among the recorder's chunks.
+func (r *recorder) events(n int) []formats.Event {
+	if n > eventChunk {
+		return make([]formats.Event, n)
+	}
+	if len(r.cur) < n {
+		p := eventChunks.Get().(*[]formats.Event)
+		r.chunks = append(r.chunks, p)
+		r.cur = *p
+	}
+	s := r.cur[:n:n]
+	r.cur = r.cur[n:]
+	return s
+}
+
+// release gives the recorder's chunks back once their events have been
+// replayed (a sink keeps no events: formats.Sink), cleared so that they
+// hold no text alive.
+func (r *recorder) release() {
+	for _, p := range r.chunks {
+		clear(*p)
+		eventChunks.Put(p)
+	}
+	r.chunks, r.cur = nil, nil
 }
 
 func (o op) apply(sink formats.Sink, warn func(string)) error {
@@ -304,12 +346,15 @@ func (o op) size() int64 {
 
 // clone copies what o points to that its producer may reuse or change
 // once the call returns (formats.Sink): the request and the values its
-// pointers hold, the events and theirs, the run row whole.
-func (o op) clone() op {
+// pointers hold, the events (into r's chunks) and theirs, the run row
+// whole.
+func (r *recorder) clone(o op) op {
 	switch o.kind {
 	case opRequest:
 		o.req = cloneRequest(o.req)
-		o.ev = cloneEvents(o.ev)
+		if o.ev != nil {
+			o.ev = cloneEvents(r.events(len(o.ev)), o.ev)
+		}
 	case opRun, opStartRun:
 		o.run = deepCopy(o.run)
 	}
@@ -369,13 +414,10 @@ func init() {
 	}
 }
 
-// cloneEvents copies ev and the values of its pointers (one array for
-// the token counts, one for the texts).
-func cloneEvents(ev []formats.Event) []formats.Event {
-	if ev == nil {
-		return nil
-	}
-	out := make([]formats.Event, len(ev))
+// cloneEvents copies ev into out (as long) and the values of its
+// pointers (one array for the token counts, one for the texts), and
+// returns out.
+func cloneEvents(out, ev []formats.Event) []formats.Event {
 	copy(out, ev)
 	var tokens, texts int
 	for i := range ev {

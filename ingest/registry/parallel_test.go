@@ -254,7 +254,7 @@ func TestCloneRequestCopiesEveryPointer(t *testing.T) {
 
 	tok, text, reason := int32(3), "hi", "hmm"
 	ev := []formats.Event{{Tokens: &tok, Text: &text}, {ReasoningText: &reason}, {}}
-	ce := cloneEvents(ev)
+	ce := cloneEvents(make([]formats.Event, len(ev)), ev)
 	tok, text, reason = 9, "changed", "changed"
 	if *ce[0].Tokens != 3 || *ce[0].Text != "hi" || *ce[1].ReasoningText != "hmm" || ce[2].Tokens != nil || ce[2].Text != nil {
 		t.Errorf("cloned events follow the originals: %+v", ce)
