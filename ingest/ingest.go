@@ -114,6 +114,12 @@ type Options struct {
 	MaxValueBytes int64
 	// Stdin is the reader of the input "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// Parallel is how many input files ingest/registry recognizes and
+	// decodes at once (ResolveInputs, Import): 0 means one per CPU
+	// (runtime.GOMAXPROCS), at most 4; 1 reads them one after another.
+	// The rows reach the sink in the same order whatever it is. Importers
+	// ignore it.
+	Parallel int
 }
 
 // DefaultMaxValueBytes is the default cap on one value of an input

@@ -1,7 +1,10 @@
 package ingest
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -90,5 +93,52 @@ func TestQuotePythonNonFinite(t *testing.T) {
 	plain := []byte(`{"a": 1}`)
 	if out, shifts := QuotePythonNonFinite(plain, ""); &out[0] != &plain[0] || shifts != nil {
 		t.Errorf("a text without the words is returned as is")
+
+// TestSkipJSONValueLikeTokens: SkipJSONValue (a RawMessage decode) stops
+// where skipping the value token by token does — the next token is the
+// same — and fails on the same values: cut, malformed, non-standard.
+func TestSkipJSONValueLikeTokens(t *testing.T) {
+	walk := func(doc string, skip func(*json.Decoder) error) (out []string) {
+		dec := json.NewDecoder(strings.NewReader(doc))
+		if _, err := dec.Token(); err != nil { // '{' or '['
+			return []string{"open: " + err.Error()}
+		}
+		for dec.More() {
+			if strings.HasPrefix(strings.TrimSpace(doc), "{") {
+				k, err := dec.Token()
+				if err != nil {
+					return append(out, "key error")
+				}
+				out = append(out, fmt.Sprint(k))
+			}
+			if err := skip(dec); err != nil {
+				return append(out, "skip error")
+			}
+		}
+		t, err := dec.Token()
+		return append(out, fmt.Sprint(t, err))
+	}
+	byTokens := func(dec *json.Decoder) error {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		return SkipJSONRest(dec, t)
+	}
+	for _, doc := range []string{
+		`{"a": 1, "b": {"x": [1, {"y": 2}]}, "c": "s", "d": [0.5, 1e3, -2], "e": null, "f": true}`,
+		`[{"a": 1}, [1, [2, [3]]], "s", 4]`,
+		`{"a": [1, 2, 3`,
+		`{"a": {"b": 1}, "c": [1,`,
+		`{"a": NaN, "b": 1}`,
+		`{"a": [1 2], "b": 1}`,
+		`{"a": {"b" 1}, "c": 2}`,
+		`{"a": "x\u00e9\"y", "b": {}}`,
+		`{"a": [], "b": {}, "c": ""}`,
+		`{"a": 1}`,
+	} {
+		if got, want := walk(doc, SkipJSONValue), walk(doc, byTokens); !slices.Equal(got, want) {
+			t.Errorf("%s: SkipJSONValue walks %q, token by token %q", doc, got, want)
+		}
 	}
 }

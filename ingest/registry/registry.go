@@ -38,6 +38,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -146,7 +147,8 @@ func Resolve(inputs []string, from string) (jobs []Job, skipped []string, err er
 // already an input or found earlier.
 //
 // Detection opens each file once (ingest.Open) and hands its decoded head
-// to every importer's Detect. An input that cannot be opened again —
+// to every importer's Detect, on opt.Parallel workers (the verdicts, and
+// the first error, taken in the inputs' order). An input that cannot be opened again —
 // standard input, a named pipe, a process substitution — stays open in
 // its Job, and Import continues reading it from where detection left it;
 // a regular file is closed after detection and opened again by Import, so
@@ -198,56 +200,92 @@ func ResolveInputs(inputs []string, from string, opt ingest.Options) (jobs []Job
 			cands = append(cands, cand{f, false})
 		}
 	}
+	// Each candidate is opened and recognized on its own (on several
+	// workers: opt.Parallel), the verdicts then taken in order.
+	type verdict struct {
+		im    ingest.Importer
+		in    *ingest.Input // kept open: not a regular file
+		head  []byte        // of an explicit file no importer claims
+		comps []string      // im's companions of the file
+		err   error
+	}
+	verdicts := make([]verdict, len(cands))
+	var firstErr atomic.Int64 // the smallest index whose verdict is an error
+	firstErr.Store(int64(len(cands)))
+	failed := func(i int) {
+		for {
+			cur := firstErr.Load()
+			if int64(i) >= cur || firstErr.CompareAndSwap(cur, int64(i)) {
+				return
+			}
+		}
+	}
+	forEach(len(cands), workerCount(opt, len(cands)), func(i int) bool { return int64(i) > firstErr.Load() }, func(i int) {
+		c, v := cands[i], &verdicts[i]
+		in, err := ingest.Open(c.path, opt)
+		if err != nil {
+			v.err = err
+			failed(i)
+			return
+		}
+		switch {
+		case forced != nil && c.explicit:
+			v.im = forced // a named file is read as told
+		case forced != nil:
+			// in a directory, --from picks the format but files of other
+			// kinds (SOURCE.md, inputs.json) are still skipped
+			if forced.Detect(c.path, in.Head()) {
+				v.im = forced
+			}
+		default:
+			if v.im, v.err = detect(c.path, in.Head()); v.err != nil {
+				in.Close()
+				failed(i)
+				return
+			}
+		}
+		if v.im == nil {
+			if c.explicit {
+				v.head = in.Head()
+				failed(i)
+			}
+			in.Close()
+			return
+		}
+		if in.Regular() {
+			in.Close()
+		} else {
+			v.in = in
+		}
+		v.comps = v.im.Companions(c.path)
+	})
 	fail := func(err error) ([]Job, []string, error) {
-		for _, j := range jobs {
-			if j.input != nil {
-				j.input.Close()
+		for _, v := range verdicts {
+			if v.in != nil {
+				v.in.Close()
 			}
 		}
 		return nil, nil, err
 	}
 	companion := map[string]bool{}
-	for _, c := range cands {
-		in, err := ingest.Open(c.path, opt)
-		if err != nil {
-			return fail(err)
+	for i, c := range cands {
+		v := verdicts[i]
+		if v.err != nil {
+			return fail(v.err)
 		}
-		var im ingest.Importer
-		switch {
-		case forced != nil && c.explicit:
-			im = forced // a named file is read as told
-		case forced != nil:
-			// in a directory, --from picks the format but files of other
-			// kinds (SOURCE.md, inputs.json) are still skipped
-			if forced.Detect(c.path, in.Head()) {
-				im = forced
-			}
-		default:
-			if im, err = detect(c.path, in.Head()); err != nil {
-				in.Close()
-				return fail(err)
-			}
-		}
-		if im == nil {
-			in.Close()
+		if v.im == nil {
 			if c.explicit {
 				if owner, oim := companionOwner(c.path); owner != "" {
 					return fail(fmt.Errorf("%s: %w on its own: it is a companion of %s beside it, which the %s importer reads with it: give that file or the directory; to import this file alone, name its format with --from %s",
 						c.path, ErrUnrecognized, filepath.Base(owner), oim.Name(), oim.Name()))
 				}
-				return fail(unrecognized(c.path, in))
+				return fail(unrecognized(c.path, v.head))
 			}
 			skipped = append(skipped, c.path)
 			continue
 		}
-		j := Job{Path: c.path, Importer: im}
-		if in.Regular() {
-			in.Close()
-		} else {
-			j.input = in
-		}
-		jobs = append(jobs, j)
-		for _, comp := range im.Companions(c.path) {
+		jobs = append(jobs, Job{Path: c.path, Importer: v.im, input: v.in})
+		for _, comp := range v.comps {
 			companion[filepath.Clean(comp)] = true
 		}
 	}
@@ -312,10 +350,10 @@ func companionOwner(path string) (string, ingest.Importer) {
 
 // unrecognized is the error for an explicitly named input no importer
 // claims.
-func unrecognized(path string, in *ingest.Input) error {
+func unrecognized(path string, head []byte) error {
 	known := fmt.Sprintf("known: %s; force one with --from", strings.Join(Names(), ", "))
 	switch {
-	case len(in.Head()) == 0:
+	case len(head) == 0:
 		return fmt.Errorf("%s: %w: it is empty", ingest.DisplayName(path), ErrUnrecognized)
 	case path == ingest.StdinPath:
 		return fmt.Errorf("standard input: %w: name its format with --from (%s); standard input has no file name, so the formats told by their file names (summaries, logs) are not recognized there", ErrUnrecognized, strings.Join(Names(), ", "))
@@ -426,24 +464,33 @@ var ErrAmbiguous = errors.New("matches the shapes of more than one format")
 
 // detect returns the importer that recognizes path (whose decoded head is
 // head), or nil; an error wrapping ErrAmbiguous when two benchmark tools'
-// importers claim it (see the package documentation). The server-log
-// importer is asked only when none does.
+// importers claim it (see the package documentation). The fallbacks (the
+// importers without a Tool: Prometheus text, server logs) are asked only
+// when no benchmark tool's importer claims the file, the last in the list
+// first: a file the tools' importers claim — every file of a sweep of
+// benchmark runs — does not pay for the server logs' scans of its head.
 func detect(path string, head []byte) (ingest.Importer, error) {
 	var claims []ingest.Importer
-	var fallback ingest.Importer
-	for i, im := range All() {
-		if !im.Detect(path, head) {
+	for _, im := range importers {
+		if im.Tool == nil {
 			continue
 		}
-		if importers[i].Tool == nil { // server logs
-			fallback = im
-			continue
+		if in := im.New(); in.Detect(path, head) {
+			claims = append(claims, in)
 		}
-		claims = append(claims, im)
 	}
 	switch len(claims) {
 	case 0:
-		return fallback, nil
+		// the last fallback that claims the file, as when all were asked
+		for i := len(importers) - 1; i >= 0; i-- {
+			if importers[i].Tool != nil {
+				continue
+			}
+			if in := importers[i].New(); in.Detect(path, head) {
+				return in, nil
+			}
+		}
+		return nil, nil
 	case 1:
 		return claims[0], nil
 	}
@@ -464,6 +511,15 @@ var ErrLabels = errors.New("labels do not match the inputs")
 // jobs share a directory name. With opt.NoHash, jobs whose files have the
 // same size as another job's are hashed all the same (possible duplicate
 // inputs), the others not.
+//
+// Several jobs are decoded on opt.Parallel workers (default: one per CPU,
+// at most 4), and reach sink exactly as one after another would send
+// them: each job's tool hint, rows and warnings (opt.Warn) in job order,
+// never interleaved, the first failing job's error (after the rows it
+// sent) ending the import. A few jobs are decoded ahead and held, within
+// a bound on the rows held (see importParallel), so that memory does not
+// grow with the number of files. The sink's methods and opt.Warn are
+// called from one goroutine at a time, not always the caller's.
 func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) error {
 	if len(labels) > 0 && len(labels) != len(jobs) {
 		return fmt.Errorf("%w: %d --label values for %d input files: give one per file", ErrLabels, len(labels), len(jobs))
@@ -484,13 +540,7 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 	// requests.output_tokens holds the N the report uses (SCHEMA.md)
 	sink = formats.WithOutputCount(sink)
 	used := map[string]int{}
-	defer func() { // the inputs kept open by Resolve and not reached
-		for _, j := range jobs {
-			if j.input != nil {
-				j.input.Close()
-			}
-		}
-	}()
+	opts := make([]ingest.Options, len(jobs))
 	for i, j := range jobs {
 		o := opt
 		if o.NoHash && size[i] >= 0 && sizes[size[i]] > 1 {
@@ -505,11 +555,24 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 		if n := used[o.Label]; n > 1 {
 			o.Label = fmt.Sprintf("%s-%d", o.Label, n)
 		}
+		opts[i] = o
+	}
+	if w := workerCount(opt, len(jobs)); w > 1 {
+		return importParallel(jobs, opts, w, sink)
+	}
+	defer func() { // the inputs kept open by Resolve and not reached
+		for _, j := range jobs {
+			if j.input != nil {
+				j.input.Close()
+			}
+		}
+	}()
+	for i, j := range jobs {
 		jobs[i].input = nil // importJob closes it
 		// the sink may prepare for this tool's runs (an Analyzer under
 		// --convention tool computes only that tool's conventions)
 		formats.ToolHint(sink, j.Importer.Name())
-		if err := importJob(j, o, sink); err != nil {
+		if err := importJob(j, opts[i], sink); err != nil {
 			return err
 		}
 	}
