@@ -32,7 +32,7 @@ DEMO_SLO    := ttft<=500ms,e2e<=15s
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/tokentrace
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/tokentrace  # auto: the version from git even where GOFLAGS says -buildvcs=false
 
 demo: build
 	./$(BIN) analyze $(DEMO_INPUTS) -o $(OUT)/demo --slo '$(DEMO_SLO)'

@@ -348,6 +348,9 @@ func writeCompareLegend(w io.Writer, r *compare.Result, md bool, notes *footnote
 		fmt.Sprintf("vs %s: the change against the base; ~ not significant, ? untested. Δ bounds: one-sided %s%% lower and upper bounds of the difference (together a %s%% interval), the test gate --baseline applies at --alpha %s: a change is significant when the bound on its side excludes 0",
 			clean(r.Sides[0].Label, md), fmtPct(1-a), fmtPct(1-2*a), strconv.FormatFloat(a, 'g', -1, 64)),
 	}
+	if anyGeomean(r) {
+		legend = append(legend, "geomean: the geometric mean of the metric's rows above (its statistics, over every configuration compared), benchstat's summary row: one overall ratio, not a test")
+	}
 	if anySpread(r) {
 		legend = append(legend, "±: between-run spread (half the range of the runs' own values, relative to the pooled value); runs of one configuration are pooled")
 	}
@@ -364,6 +367,16 @@ func writeCompareLegend(w io.Writer, r *compare.Result, md bool, notes *footnote
 	if !md {
 		fmt.Fprintln(w)
 	}
+}
+
+// anyGeomean reports whether some table has a geomean row.
+func anyGeomean(r *compare.Result) bool {
+	for _, t := range r.Tables {
+		if t.Geomean != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // anySpread reports whether some cell pools several runs.

@@ -662,7 +662,7 @@ func newImport() *cobra.Command {
 					return err
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "imported %d runs, %d requests, %d events into %s\n", counter.runs, counter.requests, counter.events, out)
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s, %s, %s into %s\n", count(counter.runs, "run"), count(counter.requests, "request"), count(counter.events, "event"), out)
 			return nil
 		},
 	}
@@ -879,4 +879,12 @@ var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...).WithTra
 // (formats.UniqueRuns).
 func noteRenamed(orig, id string) {
 	warnf("run %q of a later input renamed %q (an earlier input has a run of that name)", orig, id)
+}
+
+// count writes n with its noun, plural unless n is 1 ("1 run", "2 runs").
+func count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

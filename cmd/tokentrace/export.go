@@ -70,8 +70,8 @@ succeeded.`,
 			if err := w.Close(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "exported %d runs, %d requests, %d events to %s/{events,requests,runs}.%s\n",
-				counter.runs, counter.requests, counter.events, out, format)
+			fmt.Fprintf(cmd.OutOrStdout(), "exported %s, %s, %s to %s/{events,requests,runs}.%s\n",
+				count(counter.runs, "run"), count(counter.requests, "request"), count(counter.events, "event"), out, format)
 			return nil
 		},
 	}
@@ -123,7 +123,7 @@ func exportPerfetto(cmd *cobra.Command, args []string, in inputFlags, out, timeo
 	if err := formats.WriteFileAtomic(out, func(f *os.File) error { return plots.WritePerfetto(f, runs, series) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "exported %d runs (%d requests) and %d series-only runs to %s (open it in ui.perfetto.dev or chrome://tracing)\n",
-		len(runs), requests, len(series), formats.SafeText(out))
+	fmt.Fprintf(cmd.OutOrStdout(), "exported %s (%s) and %s to %s (open it in ui.perfetto.dev or chrome://tracing)\n",
+		count(len(runs), "run"), count(requests, "request"), count(len(series), "series-only run"), formats.SafeText(out))
 	return nil
 }

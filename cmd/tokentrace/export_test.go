@@ -57,7 +57,7 @@ func TestExportCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "exported 1 runs, 20 requests, 4510 events") {
+	if !strings.Contains(out, "exported 1 run, 20 requests, 4510 events") {
 		t.Errorf("export says %q", out)
 	}
 	for _, f := range []string{"events.csv", "requests.csv", "runs.csv"} {

@@ -265,7 +265,7 @@ func TestPerfettoExportReadByDevTools(t *testing.T) {
 		`{"metric":{"__name__":"vllm:num_requests_waiting","engine":"0"},"values":[[1785363060,"1"],[1785364000,"3"],[1785365000,"NaN"]]}]}}`), 0o644))
 	trace := filepath.Join(dir, "trace.json")
 	out, err := run(t, "export", run524, prom, "--format", "perfetto", "-o", trace)
-	if err != nil || !strings.Contains(out, "exported 1 runs (100 requests) and 1 series-only runs to") {
+	if err != nil || !strings.Contains(out, "exported 1 run (100 requests) and 1 series-only run to") {
 		t.Fatalf("%v: %s", err, out)
 	}
 	// expectations from the tables

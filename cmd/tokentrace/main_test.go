@@ -134,7 +134,7 @@ func TestImportNoTextAndPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "imported 1 runs, 20 requests") {
+	if !strings.Contains(out, "imported 1 run, 20 requests") {
 		t.Fatalf("import output %q", out)
 	}
 	for _, f := range []string{"events.arrow", "requests.arrow", "runs.arrow"} {
