@@ -93,6 +93,8 @@ func TestQuotePythonNonFinite(t *testing.T) {
 	plain := []byte(`{"a": 1}`)
 	if out, shifts := QuotePythonNonFinite(plain, ""); &out[0] != &plain[0] || shifts != nil {
 		t.Errorf("a text without the words is returned as is")
+	}
+}
 
 // TestSkipJSONValueLikeTokens: SkipJSONValue (a RawMessage decode) stops
 // where skipping the value token by token does — the next token is the
