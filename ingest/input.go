@@ -334,7 +334,8 @@ func ImportFile(im Importer, path string, opt Options, sink formats.Sink) error 
 //   - the checks across a run's requests (RunTraps): duplicate_request
 //     (an identical repetition of a request is dropped, the Run row's
 //     RequestCount lowered to match) and start_time_far (the start is
-//     nulled). The first FarStartSample requests of each run are held
+//     nulled). The first FarStartSample requests of each run (fewer when
+//     their messages pass FarStartHeldEvents) are held
 //     (copied) until the run's reference start is known, or a row of
 //     another run comes (the importer's order of rows is kept). Each check that
 //     fires is added to the Run row's Checks and passed to opt.Warn.
@@ -394,7 +395,7 @@ func (c *importSink) Request(r *formats.Request, events []formats.Event) error {
 func (c *importSink) flushOthers(id string) error {
 	for other, rc := range c.runs {
 		if other != id && !rc.refSet {
-			if err := c.flush(rc); err != nil {
+			if err := c.flush(rc, nil); err != nil {
 				return err
 			}
 		}

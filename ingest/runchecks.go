@@ -32,7 +32,16 @@ const FarStartNs = 30 * 24 * 3600 * 1e9
 // FarStartSample is how many requests of a run are held (with their
 // events, copied) to find its reference start before they go on: the
 // median of up to 64 starts stands unless more than half of them are far.
+// Fewer are held when their messages pass FarStartHeldEvents: the copies
+// then stay within about 110 MB (112 bytes an event) however long the
+// replies.
 const FarStartSample = 64
+
+// FarStartHeldEvents bounds the events held with the sample: 1M.
+const FarStartHeldEvents = 1 << 20
+
+// farStartHeldEvents is FarStartHeldEvents (tests lower it).
+var farStartHeldEvents = FarStartHeldEvents
 
 // RunTraps are the catalogue entries of the checks across a run's
 // requests (analyze/TRAPS.md); ingest/registry lists them with
@@ -73,6 +82,7 @@ type runChecks struct {
 	identical, differing int64
 	firstDup, dupField   string
 	held                 []heldRow
+	heldEvents           int
 	refSet               bool
 	ref                  int64
 	domain               string
@@ -181,22 +191,38 @@ func (s *importSink) request(rc *runChecks, r *formats.Request, events []formats
 		}
 	}
 	if !rc.refSet {
+		if rc.heldEvents+len(events) > farStartHeldEvents {
+			// the sample so far and this request give the reference;
+			// this one goes on without a copy
+			if err := s.flush(rc, r); err != nil {
+				return err
+			}
+			return s.forward(rc, r, events)
+		}
 		rc.held = append(rc.held, heldRow{*r, slices.Clone(events)})
-		if len(rc.held) < FarStartSample {
+		rc.heldEvents += len(events)
+		if len(rc.held) < FarStartSample && rc.heldEvents < farStartHeldEvents {
 			return nil
 		}
-		return s.flush(rc)
+		return s.flush(rc, nil)
 	}
 	return s.forward(rc, r, events)
 }
 
-// flush sets the run's reference start from the held requests and sends
-// them on.
-func (s *importSink) flush(rc *runChecks) error {
+// flush sets the run's reference start from the held requests (and extra,
+// not nil: a request the caller sends on itself) and sends them on.
+func (s *importSink) flush(rc *runChecks, extra *formats.Request) error {
 	rc.refSet = true
-	domains := map[string]int{}
+	sample := make([]*formats.Request, 0, len(rc.held)+1)
 	for i := range rc.held {
-		if r := &rc.held[i].req; r.StartNs != nil && !r.IsServerRow() {
+		sample = append(sample, &rc.held[i].req)
+	}
+	if extra != nil {
+		sample = append(sample, extra)
+	}
+	domains := map[string]int{}
+	for _, r := range sample {
+		if r.StartNs != nil && !r.IsServerRow() {
 			domains[r.ClockDomain]++
 		}
 	}
@@ -206,8 +232,8 @@ func (s *importSink) flush(rc *runChecks) error {
 		}
 	}
 	var starts []int64
-	for i := range rc.held {
-		if r := &rc.held[i].req; r.StartNs != nil && !r.IsServerRow() && r.ClockDomain == rc.domain {
+	for _, r := range sample {
+		if r.StartNs != nil && !r.IsServerRow() && r.ClockDomain == rc.domain {
 			starts = append(starts, *r.StartNs)
 		}
 	}
@@ -259,7 +285,7 @@ func farSpan(d float64) string {
 // row (a copy of r); nil when no check fired.
 func (s *importSink) runDone(rc *runChecks, r *formats.Run) ([]formats.DataCheck, error) {
 	if !rc.refSet {
-		if err := s.flush(rc); err != nil {
+		if err := s.flush(rc, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -170,9 +170,18 @@ with your GOGC under it.
 The memory budget (--memory-budget, default 1 GiB, or GOMEMLIMIT when it is
 set) bounds what the analysis plans to hold, by the input's shape:
 
-  per request and convention   about 400 bytes (its metrics, kept for exact
-                               percentiles of TTFT, TPOT, E2E, OSL, …)
+  per request and convention   about 400 bytes of metrics, kept for exact
+                               percentiles of TTFT, TPOT, E2E, OSL, … (about
+                               840 bytes live per request measured on 1M
+                               AIPerf requests: 1.1-1.35 GB peak RSS)
   per token gap and convention 16 bytes (the pooled ITL and its sorted copy)
+  the request being read       about 250 bytes per message while it is
+                               imported and computed (its events), up to
+                               twice that in RSS: one AIPerf record of 10M
+                               chunks (100 MB) took 3.5 GB. The budget does
+                               not bound it; --max-value-size does, by the
+                               record's bytes (a 64MiB cap refuses such a
+                               record in 0.25 GB)
 
 report computes one convention, --convention tool one per profile of the
 runs' tools. The exact pooled ITL gets half the budget: past it (about 33
@@ -181,7 +190,7 @@ DDSketch, a mergeable quantile sketch whose every percentile is within 0.5%
 of the order statistic at its rank (VLDB 2019; github.com/DataDog/sketches-go);
 its count, mean, std, min and max stay exact, the report says so (warning
 itl_sketch) and the ITL-by-position plot is skipped. The per-request metrics
-are never sketched: a run of R requests needs about 400 × R bytes per
+are never sketched: a run of R requests needs about 400-840 × R bytes per
 convention whatever the budget.`,
 	}
 }

@@ -709,6 +709,7 @@ func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64,
 	}
 	off := ttft
 	scale, known := nsPerUnit[unit]
+	events = slices.Grow(events, len(icl)+1) // one allocation, not append's doublings
 	for i := 0; i <= len(icl); i++ {
 		if i > 0 {
 			gap, ok := scaledNs(icl[i-1], scale)
