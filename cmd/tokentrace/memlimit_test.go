@@ -15,10 +15,10 @@ func TestMemLimitFor(t *testing.T) {
 		want int64
 	}{
 		{0, 100 << 20},
-		{40 << 20, 100 << 20},  // 2·40 MiB is below the default
-		{80 << 20, 160 << 20},  // twice the live heap
-		{400 << 20, 800 << 20}, // …
-		{600 << 20, 1 << 30},   // capped by the 1 GiB budget
+		{40 << 20, 100 << 20},  // 1.5·40 MiB is below the default
+		{80 << 20, 120 << 20},  // half as much again as the live heap
+		{400 << 20, 600 << 20}, // …
+		{800 << 20, 1 << 30},   // capped by the 1 GiB budget
 		{1 << 30, 1280 << 20},  // the live heap past the budget: a quarter above it
 	} {
 		if got := memLimitFor(c.live); got != c.want {
