@@ -1,6 +1,7 @@
 // Package jsonscan is the validating JSON scanner the importers' fast
-// paths share (guidellm's and inferenceperf's record readers): one copy,
-// so a fix to the scanner reaches every importer that reads with it.
+// paths share (the record readers of guidellm, inferenceperf and aiperf,
+// llmperf's row splitter): one copy, so a fix to the scanner reaches
+// every importer that reads with it.
 //
 // It accepts exactly what encoding/json accepts within a value (strings
 // may hold invalid UTF-8, as there), except nesting deeper than MaxDepth,
