@@ -1,12 +1,13 @@
 package aiperf
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // fastDecodeRecord decodes one profile_export.jsonl line as decodeRecord
@@ -35,43 +36,43 @@ func fastDecodeRecord(line []byte) (*record, bool) {
 // left in re (nil: nothing), taking it: the record's first list of
 // numbers goes into re's list, its metrics into re's map, emptied.
 func fastDecodeInto(line []byte, re *reuse) (*record, bool) {
-	s := scanner{b: line}
+	s := scanner{Scanner: jsonscan.Scanner{B: line}}
 	if re != nil {
 		s.spare, s.spareMetrics = re.icl, re.metrics
 		re.icl, re.metrics = nil, nil
 	}
 	var rec record
-	s.ws()
-	if s.peek() != '{' {
+	s.WS()
+	if s.Next() != '{' {
 		return nil, false
 	}
 	ok := s.members(func(key string) bool {
 		switch key {
 		case "metadata":
-			start := s.i
+			start := s.I
 			if s.meta(&rec.Metadata) {
 				return true
 			}
-			s.i = start // not one meta takes: encoding/json decides
-			raw, ok := s.skip()
+			s.I = start // not one meta takes: encoding/json decides
+			raw, ok := s.Value(0)
 			return ok && json.Unmarshal(raw, &rec.Metadata) == nil
 		case "metrics":
 			return s.metrics(&rec)
 		case "error":
-			raw, ok := s.skip()
+			raw, ok := s.Value(0)
 			return ok && json.Unmarshal(raw, &rec.Error) == nil
 		}
 		if foldsTo(key, "metadata", "metrics", "error") {
 			return false // encoding/json matches names case-insensitively
 		}
-		_, ok := s.skip()
+		_, ok := s.Value(0)
 		return ok
 	})
 	if !ok {
 		return nil, false
 	}
-	s.ws()
-	if s.i != len(s.b) || rec.Metadata == nil {
+	s.WS()
+	if s.I != len(s.B) || rec.Metadata == nil {
 		return nil, false
 	}
 	return &rec, true
@@ -103,7 +104,7 @@ var metaNames = []string{"session_num", "x_request_id", "x_correlation_id", "con
 // may then hold part of the object: the caller decodes it again, whole,
 // with encoding/json, which sets every field the object names).
 func (s *scanner) meta(m **recordMeta) bool {
-	if s.peek() != '{' {
+	if s.Next() != '{' {
 		return false
 	}
 	if *m == nil {
@@ -134,9 +135,9 @@ func (s *scanner) meta(m **recordMeta) bool {
 			return s.raw(&md.RequestEndNs)
 		case "was_cancelled":
 			switch {
-			case s.lit("true"):
+			case s.Lit("true"):
 				md.WasCancelled = true
-			case s.lit("false"):
+			case s.Lit("false"):
 				md.WasCancelled = false
 			default:
 				return false
@@ -146,7 +147,7 @@ func (s *scanner) meta(m **recordMeta) bool {
 		if foldsTo(key, metaNames...) {
 			return false
 		}
-		_, ok := s.skip()
+		_, ok := s.Value(0)
 		return ok
 	})
 }
@@ -163,15 +164,15 @@ func (s *scanner) plainString(dst *string) bool {
 // integer reads a JSON integer that fits an int64 into *dst (a new
 // value, as encoding/json allocates one).
 func (s *scanner) integer(dst **int64) bool {
-	start := s.i
-	if s.peek() == '-' {
-		s.i++
+	start := s.I
+	if s.Next() == '-' {
+		s.I++
 	}
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
+	for s.I < len(s.B) && s.B[s.I] >= '0' && s.B[s.I] <= '9' {
+		s.I++
 	}
-	tok := s.b[start:s.i]
-	if c := s.peek(); c == '.' || c == 'e' || c == 'E' || len(tok) == 0 || !validNumber(tok) {
+	tok := s.B[start:s.I]
+	if c := s.Next(); c == '.' || c == 'e' || c == 'E' || len(tok) == 0 || !jsonscan.ValidNumber(tok) {
 		return false
 	}
 	v, err := strconv.ParseInt(string(tok), 10, 64)
@@ -185,7 +186,7 @@ func (s *scanner) integer(dst **int64) bool {
 // raw reads any valid value into *dst (a copy: the line's buffer is
 // reused), null included, as json.RawMessage decodes.
 func (s *scanner) raw(dst *json.RawMessage) bool {
-	v, ok := s.skip()
+	v, ok := s.Value(0)
 	if ok {
 		*dst = append(json.RawMessage(nil), v...)
 	}
@@ -205,11 +206,11 @@ func foldsTo(key string, names ...string) bool {
 
 // metrics reads the "metrics" object into rec.Metrics.
 func (s *scanner) metrics(rec *record) bool {
-	if s.lit("null") {
+	if s.Lit("null") {
 		rec.Metrics = nil
 		return true
 	}
-	if s.peek() != '{' {
+	if s.Next() != '{' {
 		return false
 	}
 	if rec.Metrics == nil {
@@ -223,7 +224,7 @@ func (s *scanner) metrics(rec *record) bool {
 	}
 	return s.members(func(name string) bool {
 		var m metric
-		if !s.lit("null") && !s.metric(&m) {
+		if !s.Lit("null") && !s.metric(&m) {
 			return false
 		}
 		rec.Metrics[name] = m
@@ -233,30 +234,30 @@ func (s *scanner) metrics(rec *record) bool {
 
 // metric reads one {"value": …, "unit": "…"} object.
 func (s *scanner) metric(m *metric) bool {
-	if s.peek() != '{' {
+	if s.Next() != '{' {
 		return false
 	}
 	return s.members(func(key string) bool {
 		switch key {
 		case "value":
-			start := s.i
+			start := s.I
 			m.list, m.listOK = nil, false
-			if s.peek() == '[' {
+			if s.Next() == '[' {
 				if list, ok := s.numbers(); ok {
 					m.list, m.listOK = list, true
 				} else {
-					s.i = start // not a plain list of numbers: validate it whole
-					if _, ok := s.skip(); !ok {
+					s.I = start // not a plain list of numbers: validate it whole
+					if _, ok := s.Value(0); !ok {
 						return false
 					}
 				}
-			} else if _, ok := s.skip(); !ok {
+			} else if _, ok := s.Value(0); !ok {
 				return false
 			}
-			m.Value = json.RawMessage(s.b[start:s.i])
+			m.Value = json.RawMessage(s.B[start:s.I])
 			return true
 		case "unit":
-			if s.lit("null") {
+			if s.Lit("null") {
 				m.Unit = ""
 				return true
 			}
@@ -267,21 +268,21 @@ func (s *scanner) metric(m *metric) bool {
 		if foldsTo(key, "value", "unit") {
 			return false
 		}
-		_, ok := s.skip()
+		_, ok := s.Value(0)
 		return ok
 	})
 }
 
-// members reads the object at s.i (its '{' next), calling member with
+// members reads the object at s.I (its '{' next), calling member with
 // each name once the scanner stands at its value; member reads the value.
 // False when the object is not one members takes (escapes in a name: the
 // reference decodes those) or member returns false.
 func (s *scanner) members(member func(key string) bool) bool {
-	if !s.eat('{') {
+	if !s.Eat('{') {
 		return false
 	}
-	s.ws()
-	if s.eat('}') {
+	s.WS()
+	if s.Eat('}') {
 		return true
 	}
 	for {
@@ -289,37 +290,37 @@ func (s *scanner) members(member func(key string) bool) bool {
 		if !ok {
 			return false
 		}
-		s.ws()
-		if !s.eat(':') {
+		s.WS()
+		if !s.Eat(':') {
 			return false
 		}
-		s.ws()
+		s.WS()
 		if !member(key) {
 			return false
 		}
-		s.ws()
-		if s.eat('}') {
+		s.WS()
+		if s.Eat('}') {
 			return true
 		}
-		if !s.eat(',') {
+		if !s.Eat(',') {
 			return false
 		}
-		s.ws()
+		s.WS()
 	}
 }
 
 // numbers reads a list of plain JSON numbers into s.spare (reused, when
-// the caller gave one; a new slice otherwise); ok is false (s.i anywhere)
+// the caller gave one; a new slice otherwise); ok is false (s.I anywhere)
 // when an element is anything else.
 func (s *scanner) numbers() ([]float64, bool) {
-	s.i++ // '['
-	s.ws()
+	s.I++ // '['
+	s.WS()
 	out := s.spare[:0]
 	s.spare = nil // one list per buffer: a second list gets its own
 	if out == nil {
 		out = make([]float64, 0, 64)
 	}
-	if s.eat(']') {
+	if s.Eat(']') {
 		return out, true
 	}
 	for {
@@ -328,14 +329,14 @@ func (s *scanner) numbers() ([]float64, bool) {
 			return nil, false
 		}
 		out = append(out, f)
-		s.ws()
-		if s.eat(']') {
+		s.WS()
+		if s.Eat(']') {
 			return out, true
 		}
-		if !s.eat(',') {
+		if !s.Eat(',') {
 			return nil, false
 		}
-		s.ws()
+		s.WS()
 	}
 }
 
@@ -343,7 +344,7 @@ func (s *scanner) numbers() ([]float64, bool) {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// number reads one JSON number at s.i, as strconv.ParseFloat reads it
+// number reads one JSON number at s.I, as strconv.ParseFloat reads it
 // (correctly rounded; encoding/json's own parser). Numbers whose digits
 // fit in 2^53 with a power of ten of at most 22 either way — every
 // inter-chunk value AIPerf writes (milliseconds with up to 6 decimals) —
@@ -354,7 +355,7 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // a token that is not a JSON number, or that a number character follows
 // (the list is then validated whole by the caller).
 func (s *scanner) number() (float64, bool) {
-	b, start := s.b, s.i
+	b, start := s.B, s.I
 	i := start
 	neg := i < len(b) && b[i] == '-'
 	if neg {
@@ -425,7 +426,7 @@ func (s *scanner) number() (float64, bool) {
 			return 0, false // e.g. 1.5-3: not one number
 		}
 	}
-	s.i = i
+	s.I = i
 	if simple && mant < 1<<53 && exp >= -22 && exp <= 22 {
 		f := float64(mant)
 		if exp < 0 {
@@ -444,10 +445,10 @@ func (s *scanner) number() (float64, bool) {
 	return f, err == nil
 }
 
-// scanner reads JSON from b at i.
+// scanner reads JSON from B at I: the shared validating scanner
+// (jsonscan), plus the buffers a record may reuse and the readers above.
 type scanner struct {
-	b []byte
-	i int
+	jsonscan.Scanner
 	// spare is a buffer the first list numbers reads may reuse, and
 	// spareMetrics a map the first metrics object may (nil: none).
 	spare        []float64
@@ -476,191 +477,19 @@ func (re *reuse) keep(rec *record) {
 	}
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *scanner) peek() byte {
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
-}
-
-func (s *scanner) eat(c byte) bool {
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-func (s *scanner) lit(w string) bool {
-	if bytes.HasPrefix(s.b[s.i:], []byte(w)) {
-		s.i += len(w)
-		return true
-	}
-	return false
-}
-
 // str reads a string without escapes (ok false for one with escapes,
 // control characters or invalid UTF-8: the reference decodes those).
 func (s *scanner) str() (string, bool) {
-	if !s.eat('"') {
+	lit, esc, ok := s.Str()
+	if !ok || esc {
 		return "", false
 	}
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw := s.b[start:s.i]
-			s.i++
-			if name, ok := knownNames[string(raw)]; ok {
-				return name, true // not allocated again
-			}
-			if !utf8.Valid(raw) {
-				return "", false
-			}
-			return string(raw), true
-		case c == '\\' || c < 0x20:
-			return "", false
-		}
-		s.i++
+	raw := lit[1 : len(lit)-1]
+	if name, ok := knownNames[string(raw)]; ok {
+		return name, true // not allocated again
 	}
-	return "", false
-}
-
-// skip validates one JSON value and returns its bytes.
-func (s *scanner) skip() ([]byte, bool) {
-	start := s.i
-	if !s.value(0) {
-		return nil, false
+	if !utf8.Valid(raw) {
+		return "", false
 	}
-	return s.b[start:s.i], true
-}
-
-// maxDepth bounds skip's nesting (encoding/json's own limit is 10000).
-const maxDepth = 1000
-
-func (s *scanner) value(depth int) bool {
-	if depth > maxDepth {
-		return false
-	}
-	switch c := s.peek(); {
-	case c == '{':
-		s.i++
-		s.ws()
-		if s.eat('}') {
-			return true
-		}
-		for {
-			if !s.anyString() {
-				return false
-			}
-			s.ws()
-			if !s.eat(':') {
-				return false
-			}
-			s.ws()
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.ws()
-			if s.eat('}') {
-				return true
-			}
-			if !s.eat(',') {
-				return false
-			}
-			s.ws()
-		}
-	case c == '[':
-		s.i++
-		s.ws()
-		if s.eat(']') {
-			return true
-		}
-		for {
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.ws()
-			if s.eat(']') {
-				return true
-			}
-			if !s.eat(',') {
-				return false
-			}
-			s.ws()
-		}
-	case c == '"':
-		return s.anyString()
-	case c == 't':
-		return s.lit("true")
-	case c == 'f':
-		return s.lit("false")
-	case c == 'n':
-		return s.lit("null")
-	case c == '-' || c >= '0' && c <= '9':
-		start := s.i
-		for s.i < len(s.b) {
-			c := s.b[s.i]
-			if c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' {
-				s.i++
-				continue
-			}
-			break
-		}
-		return validNumber(s.b[start:s.i])
-	}
-	return false
-}
-
-// anyString validates a string, escapes included.
-func (s *scanner) anyString() bool {
-	if !s.eat('"') {
-		return false
-	}
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return true
-		case c < 0x20:
-			return false
-		case c == '\\':
-			s.i++
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
-			case 'u':
-				if s.i+5 > len(s.b) {
-					return false
-				}
-				for _, h := range s.b[s.i+1 : s.i+5] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return false
-					}
-				}
-				s.i += 5
-			default:
-				return false
-			}
-		default:
-			s.i++
-		}
-	}
-	return false
+	return string(raw), true
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // sameRecord reports how fast differs from the reference ref ("" when it
@@ -170,7 +172,7 @@ func BenchmarkDecodeRecord(b *testing.B) {
 
 // FuzzFastNumber: the scanner's number reader takes a number exactly when
 // the reader it replaced did — the longest run of number characters,
-// valid JSON number grammar (validNumber), parsed by strconv.ParseFloat
+// valid JSON number grammar (jsonscan.ValidNumber), parsed by strconv.ParseFloat
 // without error — and gives ParseFloat's bits, on its exact fast path and
 // off it.
 func FuzzFastNumber(f *testing.F) {
@@ -180,7 +182,7 @@ func FuzzFastNumber(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, tok string) {
-		s := scanner{b: []byte(tok)}
+		s := scanner{Scanner: jsonscan.Scanner{B: []byte(tok)}}
 		got, ok := s.number()
 		n := 0
 		for n < len(tok) && strings.IndexByte("0123456789.-+eE", tok[n]) >= 0 {
@@ -188,12 +190,12 @@ func FuzzFastNumber(f *testing.F) {
 		}
 		ref := tok[:n]
 		want, err := strconv.ParseFloat(ref, 64)
-		refOK := n > 0 && validNumber([]byte(ref)) && err == nil
+		refOK := n > 0 && jsonscan.ValidNumber([]byte(ref)) && err == nil
 		if ok != refOK {
 			t.Fatalf("%q: fast ok %v, reference %v (%q, ParseFloat err %v)", tok, ok, refOK, ref, err)
 		}
-		if ok && (math.Float64bits(got) != math.Float64bits(want) || s.i != n) {
-			t.Fatalf("%q: fast %v (%#x, read %d), ParseFloat %v (%#x, %d)", tok, got, math.Float64bits(got), s.i, want, math.Float64bits(want), n)
+		if ok && (math.Float64bits(got) != math.Float64bits(want) || s.I != n) {
+			t.Fatalf("%q: fast %v (%#x, read %d), ParseFloat %v (%#x, %d)", tok, got, math.Float64bits(got), s.I, want, math.Float64bits(want), n)
 		}
 	})
 }
@@ -204,7 +206,7 @@ func TestFastNumberExact(t *testing.T) {
 	for _, tok := range []string{"9007199254740991", "9007199254740992", "9007199254740993", "900719925474099.3",
 		"1e22", "1e23", "3e-22", "3e-23", "0.0000000000000000000001", "0.00000000000000000000001", "19.895419", "164.714975",
 		"8780.517349", "1234567890123456789", "12345678901234567890", "-45.468263"} {
-		s := scanner{b: []byte(tok)}
+		s := scanner{Scanner: jsonscan.Scanner{B: []byte(tok)}}
 		got, ok := s.number()
 		want, err := strconv.ParseFloat(tok, 64)
 		if !ok || err != nil || math.Float64bits(got) != math.Float64bits(want) {
@@ -217,10 +219,10 @@ func TestFastNumberExact(t *testing.T) {
 // by the scanner itself, not handed to encoding/json, with every field set.
 func TestMetaFastPath(t *testing.T) {
 	obj := `{"session_num":0,"x_request_id":"64a1","x_correlation_id":"cfd4","conversation_id":"session_000000","turn_index":2,"credit_issued_ns":1759999999999998900,"request_start_ns":1760000000000000000,"request_ack_ns":1,"request_end_ns":1760000008780623882,"worker_id":"w","benchmark_phase":"profiling","was_cancelled":false,"agent_depth":0}`
-	s := scanner{b: []byte(obj)}
+	s := scanner{Scanner: jsonscan.Scanner{B: []byte(obj)}}
 	var m *recordMeta
-	if !s.meta(&m) || s.i != len(obj) {
-		t.Fatalf("meta declined (at %d)", s.i)
+	if !s.meta(&m) || s.I != len(obj) {
+		t.Fatalf("meta declined (at %d)", s.I)
 	}
 	zero, two := int64(0), int64(2)
 	want := &recordMeta{SessionNum: &zero, XRequestID: "64a1", XCorrelationID: "cfd4", ConversationID: "session_000000", TurnIndex: &two,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // record is one line of profile_export.jsonl (AIPerf MetricRecordInfo,
@@ -292,47 +293,11 @@ func jsonTrim(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
 // plainNumber parses b when it is a JSON number (-?digits[.digits][e±digits]).
 func plainNumber(b []byte) (float64, bool) {
-	if len(b) == 0 || !validNumber(b) {
+	if len(b) == 0 || !jsonscan.ValidNumber(b) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	return f, err == nil
-}
-
-// validNumber reports whether b follows JSON's number grammar.
-func validNumber(b []byte) bool {
-	i := 0
-	if b[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	start := i
-	if n := digits(); n == 0 || (n > 1 && b[start] == '0') {
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(b)
 }
 
 // slowFloatList is floatList's reference: encoding/json.

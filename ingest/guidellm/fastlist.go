@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // noFastList turns the fast path off (tests compare the two).
@@ -227,22 +228,22 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 		var o obj
 		for {
 			clear(d.subs)
-			s := scanner{b: st.buf, i: start, subs: d.subs}
+			s := scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}, subs: d.subs}
 			// a record is split as it is validated; another value (or a
 			// record fastObject leaves to encoding/json) is validated
 			// whole and handed to record as bytes
 			var ok bool
 			o, ok = s.object(0)
-			if !ok && !s.short {
+			if !ok && !s.Short {
 				clear(d.subs)
-				s = scanner{b: st.buf, i: start}
-				_, ok = s.value(0)
+				s = scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}}
+				_, ok = s.Value(0)
 			}
-			if ok && int64(s.i-sep) <= maxValue-capSlack {
-				raw, i = st.buf[start:s.i], s.i
+			if ok && int64(s.I-sep) <= maxValue-capSlack {
+				raw, i = st.buf[start:s.I], s.I
 				break
 			}
-			if ok || !s.short || int64(len(st.buf)-sep) > maxValue+capSlack {
+			if ok || !s.Short || int64(len(st.buf)-sep) > maxValue+capSlack {
 				return fallback() // invalid, or near the cap: the reference decides
 			}
 			// short (a number at the buffer's end is short too, as more

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // fastObject splits the JSON object raw into its members as json.Unmarshal
@@ -13,14 +15,14 @@ import (
 // or invalid UTF-8, a name given twice, data after the object —: the
 // caller then asks encoding/json (FuzzFastObject holds the two together).
 func fastObject(raw []byte) (obj, bool) {
-	s := scanner{b: raw}
-	s.ws()
+	s := scanner{Scanner: jsonscan.Scanner{B: raw}}
+	s.WS()
 	o, ok := s.object(0)
 	if !ok {
 		return nil, false
 	}
-	s.ws()
-	if s.i != len(s.b) {
+	s.WS()
+	if s.I != len(s.B) {
 		return nil, false
 	}
 	return o, true
@@ -31,11 +33,11 @@ func fastObject(raw []byte) (obj, bool) {
 // theirs, to subDepth) are split as they are validated and kept there,
 // by the address of their first byte, for decoder.sub.
 func (s *scanner) object(depth int) (obj, bool) {
-	if s.next() != '{' {
+	if s.Next() != '{' {
 		return nil, false
 	}
 	o := make(obj, 24)
-	ok := s.members(func(key []byte) bool {
+	ok := s.Members(func(key []byte) bool {
 		if !utf8.Valid(key) {
 			return false
 		}
@@ -44,15 +46,15 @@ func (s *scanner) object(depth int) (obj, bool) {
 		}
 		var v []byte
 		var ok bool
-		if s.subs != nil && depth < subDepth && s.next() == '{' {
-			start := s.i
+		if s.subs != nil && depth < subDepth && s.Next() == '{' {
+			start := s.I
 			var sub obj
 			if sub, ok = s.object(depth + 1); ok {
-				v = s.b[start:s.i]
+				v = s.B[start:s.I]
 				s.subs[&v[0]] = sub
 			}
 		} else {
-			v, ok = s.value(1)
+			v, ok = s.Value(1)
 		}
 		k, known := internedKeys[string(key)]
 		if !known {
@@ -104,8 +106,8 @@ func unmarshalObject(raw []byte) (obj, error) {
 // UTF-8, else by encoding/json.
 func stringOf(raw []byte) string {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		s := scanner{b: raw}
-		if lit, esc, ok := s.str(); ok && s.i == len(raw) {
+		s := scanner{Scanner: jsonscan.Scanner{B: raw}}
+		if lit, esc, ok := s.Str(); ok && s.I == len(raw) {
 			in := lit[1 : len(lit)-1]
 			if !esc && utf8.Valid(in) {
 				return string(in)

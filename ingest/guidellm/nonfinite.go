@@ -170,6 +170,13 @@ func (n *nonFiniteReader) transform() {
 	n.in = append(n.in[:0], in[i:]...)
 }
 
+// ones and highs are the byte-wise constants of the word tests: 0x01 and
+// 0x80 in each byte.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
 // quoteOrBackslash is the index of the first '"' or '\\' in b, len(b)
 // if none: eight bytes at a time (the lowest mark of the word test is
 // exact).

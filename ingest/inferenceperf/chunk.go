@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // chunkInfo is chunkEvent's answer for one recorded chunk.
@@ -36,12 +37,12 @@ func (v sval) String() string {
 // field reads a string-or-null member into v (null clears it, as
 // encoding/json does for a pointer); false for any other value.
 func (s *scanner) field(v *sval) bool {
-	if s.lit("null") {
+	if s.Lit("null") {
 		*v = sval{}
 		return true
 	}
-	at := s.i
-	lit, _, ok := s.str()
+	at := s.I
+	lit, _, ok := s.Str()
 	if !ok {
 		return false
 	}
@@ -73,16 +74,16 @@ type choiceVals struct {
 // chunkEvent then decides. at is the span of the string literal the text
 // came from when it has no escapes (chunkMemo's template), else [0, 0].
 func fastChunk(data []byte) (c chunkInfo, at [2]int, ok bool) {
-	s := scanner{b: data}
-	s.ws()
-	if s.next() != '{' {
+	s := scanner{Scanner: jsonscan.Scanner{B: data}}
+	s.WS()
+	if s.Next() != '{' {
 		return c, at, false
 	}
 	var id, deltaText sval
 	var first choiceVals
 	nChoices := 0
 	var seenID, seenChoices, seenDelta bool
-	ok = s.members(func(key []byte) bool {
+	ok = s.Members(func(key []byte) bool {
 		switch string(key) {
 		case "id":
 			if seenID {
@@ -95,15 +96,15 @@ func fastChunk(data []byte) (c chunkInfo, at [2]int, ok bool) {
 				return false
 			}
 			seenChoices = true
-			if s.lit("null") {
+			if s.Lit("null") {
 				return true
 			}
-			if s.next() != '[' {
+			if s.Next() != '[' {
 				return false
 			}
-			s.i++
-			s.ws()
-			if s.eat(']') {
+			s.I++
+			s.WS()
+			if s.Eat(']') {
 				return true
 			}
 			for {
@@ -115,25 +116,25 @@ func fastChunk(data []byte) (c chunkInfo, at [2]int, ok bool) {
 					first = cv
 				}
 				nChoices++
-				s.ws()
-				if s.eat(']') {
+				s.WS()
+				if s.Eat(']') {
 					return true
 				}
-				if !s.eat(',') {
+				if !s.Eat(',') {
 					return false
 				}
-				s.ws()
+				s.WS()
 			}
 		case "delta":
 			if seenDelta {
 				return false
 			}
 			seenDelta = true
-			if s.lit("null") {
+			if s.Lit("null") {
 				return true
 			}
 			seen := false
-			return s.next() == '{' && s.members(func(k []byte) bool {
+			return s.Next() == '{' && s.Members(func(k []byte) bool {
 				if string(k) == "text" {
 					if seen {
 						return false
@@ -144,19 +145,19 @@ func fastChunk(data []byte) (c chunkInfo, at [2]int, ok bool) {
 				if folds(k, "text") {
 					return false
 				}
-				return s.skip(2)
+				return s.Skip(2)
 			})
 		}
 		if folds(key, "id", "choices", "delta") {
 			return false
 		}
-		return s.skip(1)
+		return s.Skip(1)
 	})
 	if !ok {
 		return c, at, false
 	}
-	s.ws()
-	if s.i != len(s.b) {
+	s.WS()
+	if s.I != len(s.B) {
 		return c, at, false
 	}
 	var src sval
@@ -196,14 +197,14 @@ func fastChunk(data []byte) (c chunkInfo, at [2]int, ok bool) {
 
 // choice reads one element of choices (an object or null).
 func (s *scanner) choice(cv *choiceVals) bool {
-	if s.lit("null") {
+	if s.Lit("null") {
 		return true
 	}
-	if s.next() != '{' {
+	if s.Next() != '{' {
 		return false
 	}
 	var seenText, seenDelta, seenFinish bool
-	return s.members(func(key []byte) bool {
+	return s.Members(func(key []byte) bool {
 		switch string(key) {
 		case "text":
 			if seenText {
@@ -222,11 +223,11 @@ func (s *scanner) choice(cv *choiceVals) bool {
 				return false
 			}
 			seenDelta = true
-			if s.lit("null") {
+			if s.Lit("null") {
 				return true
 			}
 			var seenC, seenRC, seenR bool
-			return s.next() == '{' && s.members(func(k []byte) bool {
+			return s.Next() == '{' && s.Members(func(k []byte) bool {
 				switch string(k) {
 				case "content":
 					if seenC {
@@ -250,13 +251,13 @@ func (s *scanner) choice(cv *choiceVals) bool {
 				if folds(k, "content", "reasoning_content", "reasoning") {
 					return false
 				}
-				return s.skip(4)
+				return s.Skip(4)
 			})
 		}
 		if folds(key, "text", "finish_reason", "delta") {
 			return false
 		}
-		return s.skip(3)
+		return s.Skip(3)
 	})
 }
 
@@ -299,9 +300,9 @@ func (m *chunkMemo) reuse(data []byte) (chunkInfo, bool) {
 	if m.prev == nil || len(data) <= a || !bytes.Equal(data[:a], m.prev[:a]) {
 		return chunkInfo{}, false
 	}
-	s := scanner{b: data, i: a}
-	lit, esc, ok := s.str()
-	if !ok || esc || len(lit) == 2 || !bytes.Equal(data[s.i:], m.prev[b:]) {
+	s := scanner{Scanner: jsonscan.Scanner{B: data, I: a}}
+	lit, esc, ok := s.Str()
+	if !ok || esc || len(lit) == 2 || !bytes.Equal(data[s.I:], m.prev[b:]) {
 		return chunkInfo{}, false
 	}
 	in := lit[1 : len(lit)-1]
@@ -311,7 +312,7 @@ func (m *chunkMemo) reuse(data []byte) (chunkInfo, bool) {
 	c := m.c
 	c.text = string(in)
 	m.prev = append(m.prev[:a], data[a:]...)
-	m.at[1] = s.i
+	m.at[1] = s.I
 	return c, true
 }
 

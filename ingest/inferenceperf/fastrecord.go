@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // obj is one JSON object's members as parseRecord reads them: raw values
@@ -50,7 +51,7 @@ const descendDepth = 4
 // when the input ends inside the object (short).
 func (s *scanner) object(depth int) (*obj, bool) {
 	o := &obj{m: make(map[string]json.RawMessage, 8)}
-	ok := s.members(func(key []byte) bool {
+	ok := s.Members(func(key []byte) bool {
 		if !utf8.Valid(key) {
 			return false
 		}
@@ -58,28 +59,28 @@ func (s *scanner) object(depth int) (*obj, bool) {
 		if _, dup := o.m[k]; dup {
 			return false
 		}
-		start := s.i
+		start := s.I
 		if depth == 0 && k == "response" {
 			if s.skipLen > 0 && start == s.skipAt {
 				// the value pass 1 validated, if its bytes are the same
-				if start+s.skipLen > len(s.b) {
-					s.short = true
+				if start+s.skipLen > len(s.B) {
+					s.Short = true
 					return false
 				}
-				v := s.b[start : start+s.skipLen]
+				v := s.B[start : start+s.skipLen]
 				if maphash.Bytes(s.seed, v) == s.skipHash {
 					s.skipped++
-					s.i += s.skipLen
+					s.I += s.skipLen
 					o.m[k] = v
 					return true
 				}
 			}
-			raw, ok := s.value(depth + 1)
+			raw, ok := s.Value(depth + 1)
 			o.m[k] = raw
 			o.respAt = start
 			return ok
 		}
-		switch s.next() {
+		switch s.Next() {
 		case '{':
 			if depth+1 < descendDepth {
 				sub, ok := s.object(depth + 1)
@@ -90,7 +91,7 @@ func (s *scanner) object(depth int) (*obj, bool) {
 					o.subs = map[string]*obj{}
 				}
 				o.subs[k] = sub
-				o.m[k] = s.b[start:s.i]
+				o.m[k] = s.B[start:s.I]
 				return true
 			}
 		case '[':
@@ -100,29 +101,29 @@ func (s *scanner) object(depth int) (*obj, bool) {
 						o.nums = map[string][]float64{}
 					}
 					o.nums[k] = v
-					o.m[k] = s.b[start:s.i]
+					o.m[k] = s.B[start:s.I]
 					return true
 				}
-				if s.short {
+				if s.Short {
 					return false
 				}
-				s.i = start
+				s.I = start
 			} else if k == "response_chunks" {
 				if v, ok := s.strings(); ok {
 					if o.strs == nil {
 						o.strs = map[string][][]byte{}
 					}
 					o.strs[k] = v
-					o.m[k] = s.b[start:s.i]
+					o.m[k] = s.B[start:s.I]
 					return true
 				}
-				if s.short {
+				if s.Short {
 					return false
 				}
-				s.i = start
+				s.I = start
 			}
 		}
-		raw, ok := s.value(depth + 1)
+		raw, ok := s.Value(depth + 1)
 		o.m[k] = raw
 		return ok
 	})
@@ -132,26 +133,26 @@ func (s *scanner) object(depth int) (*obj, bool) {
 // strings reads a list of string literals (its '[' next); ok is false (i
 // anywhere) when an element is anything else.
 func (s *scanner) strings() ([][]byte, bool) {
-	s.i++ // '['
-	s.ws()
+	s.I++ // '['
+	s.WS()
 	out := make([][]byte, 0, 64)
-	if s.eat(']') {
+	if s.Eat(']') {
 		return out, true
 	}
 	for {
-		lit, _, ok := s.str()
+		lit, _, ok := s.Str()
 		if !ok {
 			return nil, false
 		}
 		out = append(out, lit)
-		s.ws()
-		if s.eat(']') {
+		s.WS()
+		if s.Eat(']') {
 			return out, true
 		}
-		if !s.eat(',') {
+		if !s.Eat(',') {
 			return nil, false
 		}
-		s.ws()
+		s.WS()
 	}
 }
 
@@ -404,7 +405,7 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 			var r *record
 			var perr error
 			for {
-				s := scanner{b: st.buf, i: start, skipAt: -1}
+				s := scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}, skipAt: -1}
 				if hints != nil && hints.get != nil {
 					off, size, h := hints.get(n)
 					s.skipAt, s.skipLen, s.skipHash, s.seed = start+off, size, h, hints.seed
@@ -414,7 +415,7 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 					hints.skipped += s.skipped
 				}
 				if ok {
-					if int64(s.i-sep) > maxValue-capSlack {
+					if int64(s.I-sep) > maxValue-capSlack {
 						return fallback()
 					}
 					r, perr = parseRecord(o)
@@ -423,10 +424,10 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 							r.respOff, r.respLen, r.respHash = o.respAt-start, len(v), maphash.Bytes(hints.seed, v)
 						}
 					}
-					i = s.i
+					i = s.I
 					break
 				}
-				if s.short {
+				if s.Short {
 					if int64(len(st.buf)-sep) > maxValue+capSlack {
 						return fallback()
 					}
@@ -440,9 +441,9 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 				}
 				// not an object the scanner takes: encoding/json decodes
 				// it when it is valid JSON
-				s = scanner{b: st.buf, i: start}
-				raw, valid := s.value(0)
-				if !valid && s.short {
+				s = scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}}
+				raw, valid := s.Value(0)
+				if !valid && s.Short {
 					if int64(len(st.buf)-sep) > maxValue+capSlack {
 						return fallback()
 					}
@@ -455,11 +456,11 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 					continue
 				}
 				var fields map[string]json.RawMessage
-				if !valid || int64(s.i-sep) > maxValue-capSlack || json.Unmarshal(raw, &fields) != nil || fields == nil {
+				if !valid || int64(s.I-sep) > maxValue-capSlack || json.Unmarshal(raw, &fields) != nil || fields == nil {
 					return fallback()
 				}
 				r, perr = parseRecord(&obj{m: fields})
-				i = s.i
+				i = s.I
 				break
 			}
 			if perr != nil {

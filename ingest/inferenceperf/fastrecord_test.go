@@ -16,6 +16,7 @@ import (
 	"testing/iotest"
 
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // scanned is what a scan gave: each record (its chunks decoded, so that
@@ -168,20 +169,20 @@ func TestFastScanMatches(t *testing.T) {
 			checkScan(t, b[:cut], ingest.DefaultMaxValueBytes, -1)
 		}
 		n := 0
-		s := scanner{b: b}
-		s.ws()
-		if s.eat('[') {
-			s.ws()
+		s := scanner{Scanner: jsonscan.Scanner{B: b}}
+		s.WS()
+		if s.Eat('[') {
+			s.WS()
 			for {
 				if _, ok := s.object(0); !ok {
 					break
 				}
 				n++
-				s.ws()
-				if !s.eat(',') {
+				s.WS()
+				if !s.Eat(',') {
 					break
 				}
-				s.ws()
+				s.WS()
 			}
 		}
 		fastTook += n
@@ -443,7 +444,7 @@ func FuzzExactFloat(f *testing.F) {
 		if neg {
 			s = "-" + s
 		}
-		if !validNumber([]byte(s)) {
+		if !jsonscan.ValidNumber([]byte(s)) {
 			return
 		}
 		want, _ := strconv.ParseFloat(s, 64)
@@ -462,14 +463,14 @@ func FuzzNumbers(f *testing.F) {
 		if len(data) == 0 || data[0] != '[' {
 			return
 		}
-		s := scanner{b: data}
+		s := scanner{Scanner: jsonscan.Scanner{B: data}}
 		got, ok := s.numbers()
 		if !ok {
 			return
 		}
 		var want []float64
-		if err := json.Unmarshal(data[:s.i], &want); err != nil {
-			t.Fatalf("numbers took %q, encoding/json: %v", data[:s.i], err)
+		if err := json.Unmarshal(data[:s.I], &want); err != nil {
+			t.Fatalf("numbers took %q, encoding/json: %v", data[:s.I], err)
 		}
 		if len(got) != len(want) {
 			t.Fatalf("numbers(%q) = %v, encoding/json %v", data, got, want)
