@@ -72,6 +72,7 @@ OUT = os.path.join(ROOT, "out", "bench")
 SEED = 1
 STATS = [f"{m}_{p}_ms" for m in ("ttft", "e2e", "tpot") for p in ("p50", "p90", "p99")]
 REL = 1e-6
+SKETCH_REL = 0.005 + 1e-9  # the DDSketch's relative accuracy (analyze.ITLSketchAccuracy)
 
 # name: (synth format, competitor format, per-message times?, streaming
 # export?, truth tolerance in ms on TTFT/E2E: the format's resolution)
@@ -284,6 +285,8 @@ def tt_stats(text, where):
     itl = m.get("itl_ms") or {}
     if itl.get("n"):
         st["itl_n"], st["itl_p99_ms"] = itl["n"], itl["p99"]
+    # past --memory-budget the pooled ITL is a DDSketch (±0.5% per percentile)
+    st["itl_sketch"] = any(w.get("code") == "itl_sketch" for w in run.get("warnings") or [])
     if where == "pooled":
         st["runs"] = len(doc["runs"])
     return st
@@ -310,8 +313,9 @@ def truth_stats(paths):
     return out
 
 
-def close(a, b, abs_ms=0.0):
-    return abs(a - b) <= max(REL * max(abs(a), abs(b)), abs_ms)
+def close(a, b, abs_ms=0.0, rel=None):
+    rel = REL if rel is None else rel
+    return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_ms)
 
 
 def check(res, truth, has_itl, tol_ms):
@@ -329,7 +333,10 @@ def check(res, truth, has_itl, tol_ms):
         bad = []
         if ref is not None and name != ref_name:
             for k in STATS + (["itl_p99_ms"] if has_itl else []):
-                if k not in st or k not in ref or not close(st[k], ref[k]):
+                # a sketched ITL percentile is within the sketch's 0.5% of
+                # the order statistic (tokentrace help memory)
+                rel = SKETCH_REL if k == "itl_p99_ms" and (ref.get("itl_sketch") or st.get("itl_sketch")) else REL
+                if k not in st or k not in ref or not close(st[k], ref[k], rel=rel):
                     bad.append(f"{k} {st.get(k)!r} vs {ref.get(k)!r}")
             for k in ("requests", "itl_n", "runs"):
                 if k in ref and st.get(k) != ref[k]:

@@ -16,7 +16,7 @@ const big = 'maximum_object_size = 4000000000';
 // requests and, where the format has per-message times, gaps(g_ms).
 const queries = {
   // GenAI-Perf raw export: each response is one SSE read; a token message
-  // has non-empty content or reasoning; a request with an error message or
+  // has non-empty content or reasoning, or tool-call deltas; a request with an error message or
   // error body failed; N from the last usage.completion_tokens.
   'genai-perf': `
     WITH doc AS (
@@ -33,11 +33,12 @@ const queries = {
       SELECT id, t0, t,
         json_extract(CASE WHEN starts_with(r, 'data:') THEN substr(r, 6) ELSE r END,
           ['$.choices[0].delta.content', '$.choices[0].delta.reasoning_content', '$.choices[0].delta.reasoning',
-           '$.error', '$.object', '$.usage.completion_tokens']) AS f
+           '$.error', '$.object', '$.usage.completion_tokens', '$.choices[0].delta.tool_calls']) AS f
       FROM resp WHERE NOT starts_with(r, 'data: [DONE]')
     ), cls AS (
       SELECT id, t0, t,
-        coalesce(f[1]->>'$', '') <> '' OR coalesce(f[2]->>'$', '') <> '' OR coalesce(f[3]->>'$', '') <> '' AS tok,
+        coalesce(f[1]->>'$', '') <> '' OR coalesce(f[2]->>'$', '') <> '' OR coalesce(f[3]->>'$', '') <> ''
+          OR coalesce(json_array_length(f[7]), 0) > 0 AS tok,
         (f[4] IS NOT NULL AND f[4]::VARCHAR <> 'null') OR coalesce(f[5]->>'$', '') = 'error' AS bad,
         TRY_CAST(f[6]::VARCHAR AS BIGINT) AS n
       FROM msg

@@ -90,9 +90,10 @@ const run = {
       .filter(col('response').str.startsWith('data: [DONE]').not())
       .select(
         'id', 'timestamp', col('response_timestamps').alias('t'),
-        // A token message: non-empty content or reasoning (a quote inside
-        // a JSON string is escaped, so the key cannot occur in text).
-        col('response').str.contains('"(?:content|reasoning_content|reasoning)":"[^"]').alias('tok'),
+        // A token message: non-empty content or reasoning, or tool-call
+        // deltas (a quote inside a JSON string is escaped, so the key
+        // cannot occur in text).
+        col('response').str.contains('"(?:content|reasoning_content|reasoning)":"[^"]|"tool_calls":\\[[^\\]]').alias('tok'),
         col('response').str.contains('"error":|"object":"error"').alias('bad'),
         col('response').str.extract(/"completion_tokens":(\d+)/, 1).cast(pl.Int64).alias('n'),
       );

@@ -51,16 +51,17 @@ def tpots(ttft, e2e, n):
 
 
 # GenAI-Perf raw export: one JSON object; each response is one SSE read.
-# A token message has a non-empty content or reasoning string: the key
-# followed by a quote that is not the closing one. Inside a JSON string
-# every quote is escaped, so `"content":"` cannot occur in text.
-TOKEN_KEYS = ('"content":"', '"reasoning_content":"', '"reasoning":"')
+# A token message has a non-empty content or reasoning string (the key
+# followed by a quote that is not the closing one) or a non-empty
+# tool_calls list (a tool-call delta is generated output). Inside a JSON
+# string every quote is escaped, so `"content":"` cannot occur in text.
+TOKEN_KEYS = (('"content":"', '"'), ('"reasoning_content":"', '"'), ('"reasoning":"', '"'), ('"tool_calls":[', ']'))
 
 
 def carries_token(r):
-    for k in TOKEN_KEYS:
+    for k, empty in TOKEN_KEYS:
         i = r.find(k)
-        if i >= 0 and r[i + len(k)] != '"':
+        if i >= 0 and r[i + len(k)] != empty:
             return True
     return False
 
