@@ -377,7 +377,8 @@ def render(cases, meta):
     L = []
     L.append("Machine: " + "; ".join(f"{k}: {v}" for k, v in meta["machine"].items()) + ".")
     L.append("")
-    L.append(f"Every tool ran {meta['repeat']} times per case, interleaved; wall and CPU (user + sys) are the median "
+    runs = "once per case (median and min are that run)" if meta['repeat'] == 1 else f"{meta['repeat']} times per case, interleaved"
+    L.append(f"Every tool ran {runs}; wall and CPU (user + sys) are the median "
              f"(min in parentheses), peak RSS the largest (CPU from os.wait4's rusage, RSS from /usr/bin/time). `analyze` ran with "
              f"`--no-plots`. Bench total: {meta['total_s'] / 60:.1f} min wall (generation included); load average "
              f"{fmt_load(meta['load0'])} at the start, {fmt_load(meta['load1'])} at the end. Sizes: `{meta['sizes']}`.")
