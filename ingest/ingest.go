@@ -44,6 +44,9 @@
 //     passes (about 15 MB at 100k requests) and each value read, not the
 //     file.
 //
+// A request's messages are capped too (Options.MaxMessages, MaxValue /
+// 256): they are held at once while it is imported and computed.
+//
 // The cap is checked as the value is read, before the buffer holding it
 // grows past it, so a runaway value (a 2 GB string, a file of zeros) costs
 // at most about twice the cap in memory and is refused with a *CapError
@@ -145,6 +148,38 @@ func (o Options) MaxValue() int64 {
 	}
 	return DefaultMaxValueBytes
 }
+
+// MaxMessages is the cap on one request's messages: MaxValue / 256
+// (1,048,576 at the default 256 MiB; --max-value-size raises both). A
+// request's messages are held while it is imported and computed — about
+// 250 bytes each live, its events and responses — so the cap keeps one
+// request within about 0.25–0.5 GB; a value cap alone would let a record
+// of 256 MiB hold 26M numbers (9 GB). No benchmark reply has a million
+// messages (a message carries one token or more).
+func (o Options) MaxMessages() int64 { return o.MaxValue() / 256 }
+
+// CheckMessages returns a *CapError when a request holding n messages
+// (what: "inter_chunk_latency of 1,200,000 values") passes MaxMessages.
+func (o Options) CheckMessages(n int64, what string) error {
+	if n <= o.MaxMessages() {
+		return nil
+	}
+	return &MessagesError{What: what, N: n, Cap: o.MaxMessages(), ValueCap: o.MaxValue()}
+}
+
+// MessagesError is a request with more messages than Options.MaxMessages.
+type MessagesError struct {
+	What     string
+	N, Cap   int64
+	ValueCap int64
+}
+
+func (e *MessagesError) Error() string {
+	return fmt.Sprintf("a request of %d messages (%s), more than the %d a request may hold (--max-value-size %s / 256: its messages are held at once, about 250 bytes each; raise --max-value-size to allow more)",
+		e.N, e.What, e.Cap, FormatSize(e.ValueCap))
+}
+
+func (e *MessagesError) Unwrap() error { return ErrValueTooLarge }
 
 // DefaultLabel is the run label for path when none is given. Benchmark
 // tools write one run per directory under a fixed file name

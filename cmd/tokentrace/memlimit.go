@@ -181,11 +181,15 @@ set) bounds what the analysis plans to hold, by the input's shape:
   per token gap and convention 16 bytes (the pooled ITL and its sorted copy)
   the request being read       about 250 bytes per message while it is
                                imported and computed (its events), up to
-                               twice that in RSS: one AIPerf record of 10M
-                               chunks (100 MB) took 3.5 GB. The budget does
-                               not bound it; --max-value-size does, by the
-                               record's bytes (a 64MiB cap refuses such a
-                               record in 0.25 GB)
+                               twice that in RSS. A request may hold at
+                               most --max-value-size / 256 messages
+                               (1,048,576 at the default 256 MiB; more is
+                               refused, naming the cap): at that cap about
+                               0.45 GB for an AIPerf record, 1.2 GB for a
+                               GenAI-Perf request (its SSE text is held
+                               too). Before the cap a 10M-chunk AIPerf
+                               record took 3.5 GB; now it is refused in
+                               0.1 GB
 
 report computes one convention, --convention tool one per profile of the
 runs' tools. The exact pooled ITL gets half the budget: past it (about 33

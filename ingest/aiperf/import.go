@@ -344,6 +344,11 @@ func (w *runWriter) add(rec *record, lineNo int, events []formats.Event) (req fo
 	if err := rec.prepare(&w.vals, ingest.Pos{Request: w.keys, At: at}); err != nil {
 		return req, nil, false, ingest.Wrap(w.path, at, err)
 	}
+	if icl, _, ok := rec.list(); ok {
+		if err := w.opt.CheckMessages(int64(len(icl))+1, fmt.Sprintf("inter_chunk_latency of %d values", len(icl))); err != nil {
+			return req, nil, false, ingest.Wrap(w.path, at, err)
+		}
+	}
 	req, ev = convert(rec, w.label, w.keys, streaming, w.st, events)
 	w.keys++
 	return req, ev, true, nil

@@ -79,7 +79,7 @@ func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.
 		return err
 	}
 	r := &rawReader{path: path, dec: newLexer(in, in.MaxValue()), sink: sink, label: label, sum: sum, errOff: -1}
-	r.conv = converter{label: label, noText: opt.NoText}
+	r.conv = converter{label: label, noText: opt.NoText, opt: opt}
 	err = r.read()
 	truncated := errors.Is(err, errTruncated)
 	if err != nil && !truncated {

@@ -68,6 +68,7 @@ type responseOutput struct {
 type converter struct {
 	label  string
 	noText bool
+	opt    ingest.Options // MaxMessages
 	parser sse.Parser
 	memo   sse.Memo // classifies the SSE messages of all requests
 	msgs   []sse.Message
@@ -99,6 +100,11 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 	}
 	if why := ingest.EpochMismatch(float64(*rr.Timestamp), "ns", ingest.Nanoseconds); why != "" {
 		return nil, nil, fmt.Errorf("timestamp %s (perf_analyzer writes Unix nanoseconds, %s)", why, ingest.CheckTimeUnit)
+	}
+	if n := max(len(rr.ResponseTimestamps), len(rr.ResponseOutputs)); n > 0 {
+		if err := c.opt.CheckMessages(int64(n), fmt.Sprintf("%d responses", n)); err != nil {
+			return nil, nil, err
+		}
 	}
 	c.req = formats.Request{
 		RunID:       ingest.RunLabel(c.label, exp),
