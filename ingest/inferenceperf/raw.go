@@ -207,6 +207,11 @@ func (im *runImport) emitRequests() error {
 			if r.timesBad {
 				p.unplaced++
 			}
+			if n := max(len(r.tokenTimes), len(r.chunkTimes)); n > 0 {
+				if err := im.opt.CheckMessages(int64(n), fmt.Sprintf("%d token or chunk times", n)); err != nil {
+					return ingest.Wrap(raw.path, fmt.Sprintf("record %d", i+1), err)
+				}
+			}
 			events, consistent := r.eventsOf(known, im.opt.NoText, &cm)
 			if !consistent {
 				raw.inconsistent++

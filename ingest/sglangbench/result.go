@@ -334,6 +334,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 			if err != nil {
 				return err
 			}
+			if err := f.opt.CheckMessages(int64(len(gaps))+1, fmt.Sprintf("itls[%d] of %d gaps", i, len(gaps))); err != nil {
+				return ingest.Wrap(f.path, r.v.Where, err)
+			}
 			var req formats.Request
 			req, events = d.request(runID, i, gaps, text, native, st, events)
 			if stuck.byRequest[i] {
