@@ -15,81 +15,6 @@ import (
 // noFastList turns the fast path off (tests compare the two).
 var noFastList bool
 
-// readBlock is the size of the fast path's reads.
-const readBlock = 1 << 20
-
-// recordStream is the fast path's buffered input: buf holds the stream's
-// bytes from offset base (relative to where the stream began).
-type recordStream struct {
-	r    io.Reader
-	buf  []byte
-	base int64
-	err  error // what ended the input (io.EOF at its end)
-	// limit bounds the bytes held (see more)
-	limit int64
-}
-
-// more reads more input, dropping buf[:keep] first; it returns the bytes
-// dropped (positions in buf move down by as many) and false when the
-// input has ended. It reads until the buffer is full and keeps at least
-// as much room as the data kept, so that a value read again from its
-// start after each call is read O(1) times on average, whatever the size
-// of the reads the reader returns.
-//
-// The buffer holds at most st.limit bytes after buf[:keep] is dropped,
-// and more returns false when it is full: a value longer than the cap is
-// left to the reference decoder, and no more of it is read or kept here.
-func (st *recordStream) more(keep int) (int, bool) {
-	if st.err != nil {
-		return 0, false
-	}
-	limit := st.limit
-	if int64(len(st.buf)-keep) >= limit {
-		return 0, false
-	}
-	if keep > 0 {
-		n := copy(st.buf, st.buf[keep:])
-		st.buf = st.buf[:n]
-		st.base += int64(keep)
-	}
-	want := int64(len(st.buf) + max(readBlock/2, len(st.buf)))
-	want = max(min(want, limit), int64(len(st.buf))+1)
-	if int64(cap(st.buf)) < want {
-		nb := make([]byte, len(st.buf), max(min(2*int64(cap(st.buf)), limit), want))
-		copy(nb, st.buf)
-		st.buf = nb
-	}
-	end := int(min(int64(cap(st.buf)), max(want, int64(len(st.buf))+1)))
-	got := 0
-	for len(st.buf) < end {
-		n, err := st.r.Read(st.buf[len(st.buf):end])
-		st.buf = st.buf[:len(st.buf)+n]
-		got += n
-		if err != nil {
-			st.err = err
-			break
-		}
-	}
-	return keep, got > 0
-}
-
-// rest is the input after buf, for the reference decoder.
-func (st *recordStream) rest() io.Reader {
-	switch {
-	case st.err == nil:
-		return st.r
-	case st.err == io.EOF:
-		return strings.NewReader("")
-	}
-	return errReader{st.err}
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // capSlack keeps the fast path clear of the per-value cap: a record
 // within capSlack bytes of it is left to the reference decoder, whose cap
 // reader then decides as it always has.
@@ -152,11 +77,11 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 	scanned += d.scanBase
 	maxValue := d.opt.MaxValue()
 	base := d.decBase + d.dec.InputOffset()
-	st := &recordStream{r: io.MultiReader(d.dec.Buffered(), d.src), buf: make([]byte, 0, readBlock), limit: maxValue + 2*capSlack}
+	st := &jsonscan.Stream{R: io.MultiReader(d.dec.Buffered(), d.src), Buf: make([]byte, 0, jsonscan.ReadBlock), Limit: maxValue + 2*capSlack}
 	k, i, prev, prevLen, wsRun := 0, 0, -1, 0, 0
 	lead := 0
 	handover := func(from int, skip bool) (int, error) {
-		r := io.MultiReader(strings.NewReader(listPrefix), bytes.NewReader(st.buf[from:]), st.rest())
+		r := io.MultiReader(strings.NewReader(listPrefix), bytes.NewReader(st.Buf[from:]), st.Rest())
 		dec := ingest.NewJSONDecoder(r, maxValue)
 		dec.UseNumber()
 		for range listTokens {
@@ -165,7 +90,7 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 			}
 		}
 		d.dec, d.src = dec, r
-		d.decBase = base + st.base + int64(from) - int64(len(listPrefix))
+		d.decBase = base + st.Base + int64(from) - int64(len(listPrefix))
 		d.scanBase = scanned - listKeyBytes
 		if skip {
 			d.scanBase -= int64(prevLen)
@@ -186,14 +111,14 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 	// ws skips whitespace, reading on; false at the input's end.
 	ws := func() bool {
 		for {
-			for i < len(st.buf) && isWS(st.buf[i]) {
+			for i < len(st.Buf) && jsonscan.IsWS(st.Buf[i]) {
 				i++
 				wsRun++
 			}
-			if i < len(st.buf) {
+			if i < len(st.Buf) {
 				return true
 			}
-			dropped, ok := st.more(keep())
+			dropped, ok := st.More(keep())
 			i -= dropped
 			if prev >= 0 {
 				prev -= dropped
@@ -207,13 +132,13 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 		if !ws() {
 			return fallback()
 		}
-		if st.buf[i] == ']' {
+		if st.Buf[i] == ']' {
 			return handover(i, false)
 		}
 		sep := i
 		lead = 0 // before the first record More skips it uncounted
 		if prev >= 0 {
-			if st.buf[i] != ',' {
+			if st.Buf[i] != ',' {
 				return fallback()
 			}
 			i++
@@ -228,7 +153,7 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 		var o obj
 		for {
 			clear(d.subs)
-			s := scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}, subs: d.subs}
+			s := scanner{Scanner: jsonscan.Scanner{B: st.Buf, I: start}, subs: d.subs}
 			// a record is split as it is validated; another value (or a
 			// record fastObject leaves to encoding/json) is validated
 			// whole and handed to record as bytes
@@ -236,19 +161,19 @@ func (d *decoder) fastList(b *benchmark, list, status, lw string) (int, error) {
 			o, ok = s.object(0)
 			if !ok && !s.Short {
 				clear(d.subs)
-				s = scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}}
+				s = scanner{Scanner: jsonscan.Scanner{B: st.Buf, I: start}}
 				_, ok = s.Value(0)
 			}
 			if ok && int64(s.I-sep) <= maxValue-capSlack {
-				raw, i = st.buf[start:s.I], s.I
+				raw, i = st.Buf[start:s.I], s.I
 				break
 			}
-			if ok || !s.Short || int64(len(st.buf)-sep) > maxValue+capSlack {
+			if ok || !s.Short || int64(len(st.Buf)-sep) > maxValue+capSlack {
 				return fallback() // invalid, or near the cap: the reference decides
 			}
 			// short (a number at the buffer's end is short too, as more
 			// digits may follow)
-			dropped, more := st.more(keep())
+			dropped, more := st.More(keep())
 			start, sep, i = start-dropped, sep-dropped, i-dropped
 			if prev >= 0 {
 				prev -= dropped

@@ -225,81 +225,6 @@ func (r *record) chunkBytes(dst []byte, i int) []byte {
 	return append(dst, r.chunks[i]...)
 }
 
-// readBlock is the size of the fast path's reads.
-const readBlock = 1 << 20
-
-// recordStream is the fast path's buffered input: buf holds the file's
-// bytes from offset base.
-type recordStream struct {
-	r    io.Reader
-	buf  []byte
-	base int64
-	err  error // what ended the input (io.EOF at its end)
-	// limit bounds the bytes held (see more)
-	limit int64
-}
-
-// more reads more input, dropping buf[:keep] first; it returns the bytes
-// dropped (positions in buf move down by as many) and false when the
-// input has ended. It reads until the buffer is full and keeps at least
-// as much room as the data kept, so that a value read again from its
-// start after each call is read O(1) times on average, whatever the size
-// of the reads the reader returns.
-//
-// The buffer holds at most st.limit bytes after buf[:keep] is dropped,
-// and more returns false when it is full: a value longer than the cap is
-// left to the reference decoder, and no more of it is read or kept here.
-func (st *recordStream) more(keep int) (int, bool) {
-	if st.err != nil {
-		return 0, false
-	}
-	limit := st.limit
-	if int64(len(st.buf)-keep) >= limit {
-		return 0, false
-	}
-	if keep > 0 {
-		n := copy(st.buf, st.buf[keep:])
-		st.buf = st.buf[:n]
-		st.base += int64(keep)
-	}
-	want := int64(len(st.buf) + max(readBlock/2, len(st.buf)))
-	want = max(min(want, limit), int64(len(st.buf))+1)
-	if int64(cap(st.buf)) < want {
-		nb := make([]byte, len(st.buf), max(min(2*int64(cap(st.buf)), limit), want))
-		copy(nb, st.buf)
-		st.buf = nb
-	}
-	end := int(min(int64(cap(st.buf)), max(want, int64(len(st.buf))+1)))
-	got := 0
-	for len(st.buf) < end {
-		n, err := st.r.Read(st.buf[len(st.buf):end])
-		st.buf = st.buf[:len(st.buf)+n]
-		got += n
-		if err != nil {
-			st.err = err
-			break
-		}
-	}
-	return keep, got > 0
-}
-
-// rest is the input after buf, for the reference decoder.
-func (st *recordStream) rest() io.Reader {
-	switch {
-	case st.err == nil:
-		return st.r
-	case st.err == io.EOF:
-		return strings.NewReader("")
-	}
-	return errReader{st.err}
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // capSlack keeps the fast path clear of the per-value cap: an element
 // (with the separator before it) within capSlack bytes of it is left to
 // the reference decoder, whose cap reader then decides as it always has.
@@ -341,7 +266,7 @@ type respHints struct {
 
 // scanRecordsHinted is scanRecords with respHints (nil: none).
 func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hints *respHints, fn func(i int, r *record) error) (int, string, error) {
-	st := &recordStream{r: rd, buf: make([]byte, 0, readBlock), limit: maxValue + 2*capSlack}
+	st := &jsonscan.Stream{R: rd, Buf: make([]byte, 0, jsonscan.ReadBlock), Limit: maxValue + 2*capSlack}
 	n := 0
 	prev := -1 // where the last record handed to fn starts
 	arrayStart := -1
@@ -350,11 +275,11 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 	fallback := func() (int, string, error) {
 		if prev < 0 {
 			from := max(arrayStart, 0)
-			dec := ingest.NewJSONDecoder(io.MultiReader(bytes.NewReader(st.buf[from:]), st.rest()), maxValue)
-			return refScan(path, dec, st.base+int64(from), 0, 0, limit, fn)
+			dec := ingest.NewJSONDecoder(io.MultiReader(bytes.NewReader(st.Buf[from:]), st.Rest()), maxValue)
+			return refScan(path, dec, st.Base+int64(from), 0, 0, limit, fn)
 		}
-		dec := ingest.NewJSONDecoder(io.MultiReader(strings.NewReader("["), bytes.NewReader(st.buf[prev:]), st.rest()), maxValue)
-		return refScan(path, dec, st.base+int64(prev)-1, n, 1, limit, fn)
+		dec := ingest.NewJSONDecoder(io.MultiReader(strings.NewReader("["), bytes.NewReader(st.Buf[prev:]), st.Rest()), maxValue)
+		return refScan(path, dec, st.Base+int64(prev)-1, n, 1, limit, fn)
 	}
 	i := 0
 	keep := func() int {
@@ -366,17 +291,17 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 	// ws skips whitespace, reading on; false at the input's end.
 	ws := func() bool {
 		for {
-			for i < len(st.buf) && isWS(st.buf[i]) {
+			for i < len(st.Buf) && jsonscan.IsWS(st.Buf[i]) {
 				i++
 			}
-			if i < len(st.buf) {
+			if i < len(st.Buf) {
 				return true
 			}
 			k := keep()
 			if arrayStart < 0 {
 				k = 0 // before the array: nothing may be dropped
 			}
-			d, ok := st.more(k)
+			d, ok := st.More(k)
 			i -= d
 			prev, arrayStart = shift(prev, d), shift(arrayStart, d)
 			if !ok {
@@ -384,7 +309,7 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 			}
 		}
 	}
-	if !ws() || st.buf[i] != '[' {
+	if !ws() || st.Buf[i] != '[' {
 		return fallback()
 	}
 	arrayStart = i
@@ -395,7 +320,7 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 	if !ws() {
 		return fallback()
 	}
-	if st.buf[i] != ']' {
+	if st.Buf[i] != ']' {
 		for {
 			sep := i // the separator before the element: the cap counts it
 			if prev >= 0 {
@@ -405,7 +330,7 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 			var r *record
 			var perr error
 			for {
-				s := scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}, skipAt: -1}
+				s := scanner{Scanner: jsonscan.Scanner{B: st.Buf, I: start}, skipAt: -1}
 				if hints != nil && hints.get != nil {
 					off, size, h := hints.get(n)
 					s.skipAt, s.skipLen, s.skipHash, s.seed = start+off, size, h, hints.seed
@@ -428,10 +353,10 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 					break
 				}
 				if s.Short {
-					if int64(len(st.buf)-sep) > maxValue+capSlack {
+					if int64(len(st.Buf)-sep) > maxValue+capSlack {
 						return fallback()
 					}
-					d, more := st.more(keep())
+					d, more := st.More(keep())
 					start, sep, i = start-d, sep-d, i-d
 					prev, arrayStart = shift(prev, d), shift(arrayStart, d)
 					if !more {
@@ -441,13 +366,13 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 				}
 				// not an object the scanner takes: encoding/json decodes
 				// it when it is valid JSON
-				s = scanner{Scanner: jsonscan.Scanner{B: st.buf, I: start}}
+				s = scanner{Scanner: jsonscan.Scanner{B: st.Buf, I: start}}
 				raw, valid := s.Value(0)
 				if !valid && s.Short {
-					if int64(len(st.buf)-sep) > maxValue+capSlack {
+					if int64(len(st.Buf)-sep) > maxValue+capSlack {
 						return fallback()
 					}
-					d, more := st.more(keep())
+					d, more := st.More(keep())
 					start, sep, i = start-d, sep-d, i-d
 					prev, arrayStart = shift(prev, d), shift(arrayStart, d)
 					if !more {
@@ -477,14 +402,14 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 			if !ws() {
 				return fallback()
 			}
-			if st.buf[i] == ',' {
+			if st.Buf[i] == ',' {
 				i++
 				if !ws() {
 					return fallback()
 				}
 				continue
 			}
-			if st.buf[i] != ']' {
+			if st.Buf[i] != ']' {
 				return fallback()
 			}
 			break
@@ -494,7 +419,7 @@ func scanRecordsHinted(path string, rd io.Reader, maxValue int64, limit int, hin
 	if limit >= 0 {
 		return n, "", nil
 	}
-	if ws() || st.err != io.EOF {
+	if ws() || st.Err != io.EOF {
 		return fallback() // data after the array, or a read error
 	}
 	return n, "", nil
