@@ -55,7 +55,7 @@ type result struct {
 	unknownNum []string
 	unknownCfg []string
 	keySet     string
-	stream     *streamSrc // streamed: where itls and texts are read again
+	stream     *pybench.SecondPass // streamed: where itls and texts are read again
 }
 
 // serverInfo is what a run learns from server_info.

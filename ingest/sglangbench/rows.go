@@ -22,7 +22,7 @@ type details struct {
 	// itlLens are the itls' lengths (set with itls, and alone when the
 	// itls are streamed: stream then reads them again).
 	itlLens []int32
-	stream  *streamSrc
+	stream  *pybench.SecondPass
 }
 
 // rowArrays are the arrays that make rows: they say when or whether each

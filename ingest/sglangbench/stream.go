@@ -20,15 +20,6 @@ var arrayMax = map[string]float64{
 	"itls": ingest.MaxIn(ingest.Seconds),
 }
 
-// streamSrc is where a streamed line's itls and generated_texts are read
-// again.
-type streamSrc struct {
-	path        string
-	shift       int64 // 3 after a byte-order mark
-	max         int64
-	itls, texts *pybench.Stream
-}
-
 // importStream imports a regular, uncompressed JSON-lines file in bounded
 // memory: pybench.Scan reads it once, holding the per-request numbers,
 // errors and itls lengths and the other members; each run's requests are
@@ -53,9 +44,9 @@ func importStream(in *ingest.Input, label string, opt ingest.Options, sink forma
 		if err != nil {
 			return err
 		}
-		r.stream = &streamSrc{path: path, max: in.MaxValue()}
+		r.stream = &pybench.SecondPass{Path: path, Max: in.MaxValue()}
 		if in.BOM {
-			r.stream.shift = 3
+			r.stream.Shift = 3
 		}
 		results = append(results, r)
 	}
@@ -68,7 +59,7 @@ func importStream(in *ingest.Input, label string, opt ingest.Options, sink forma
 }
 
 // streamDetails is parseDetails for the columns of a streamed line.
-func streamDetails(cols map[string]*pybench.Stream, src *streamSrc, vals *ingest.Values, at string) (*details, error) {
+func streamDetails(cols map[string]*pybench.Stream, src *pybench.SecondPass, vals *ingest.Values, at string) (*details, error) {
 	found := false
 	for _, k := range rowArrays {
 		if _, ok := cols[k]; ok {
@@ -92,10 +83,10 @@ func streamDetails(cols map[string]*pybench.Stream, src *streamSrc, vals *ingest
 		d.errs, lengths["errors"] = c.Strings, c.N
 	}
 	if c, ok := cols["generated_texts"]; ok {
-		src.texts, lengths["generated_texts"] = c, c.N
+		src.Texts, lengths["generated_texts"] = c, c.N
 	}
 	if c, ok := cols["itls"]; ok {
-		src.itls, lengths["itls"] = c, c.N
+		src.ITLs, lengths["itls"] = c, c.N
 		d.itlLens = c.Lens
 		if d.itlLens == nil {
 			d.itlLens = []int32{}
@@ -110,29 +101,7 @@ func streamDetails(cols map[string]*pybench.Stream, src *streamSrc, vals *ingest
 }
 
 // rows returns the source of each request's gaps and text, in order, and
-// a function that releases it.
+// a function that releases it (pybench.RowSource).
 func (d *details) rows(noText bool, vals *ingest.Values, at string) (next func(i int) ([]float64, *string, error), done func(), err error) {
-	if d.stream == nil {
-		return func(i int) ([]float64, *string, error) {
-			var gaps []float64
-			var text *string
-			if d.itls != nil {
-				gaps = d.itls[i]
-			}
-			if d.texts != nil && !noText {
-				text = &d.texts[i]
-			}
-			return gaps, text, nil
-		}, func() {}, nil
-	}
-	s := d.stream
-	texts := s.texts
-	if noText {
-		texts = nil
-	}
-	rs, err := pybench.OpenRows(s.path, s.shift, s.max, s.itls, texts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return func(int) ([]float64, *string, error) { return rs.Next(vals, at, arrayMax["itls"]) }, rs.Close, nil
+	return pybench.RowSource(d.itls, d.texts, d.stream, noText, vals, at, arrayMax["itls"])
 }

@@ -74,7 +74,7 @@ type result struct {
 	extraSrc   []formats.SourceFile
 	ownSrc     *formats.SourceFile // the run file a sweep run came from, when its summary lacks it
 	sums       []itlSum            // streamed: the itls' summaries (importStream)
-	stream     *streamSrc          // streamed: where itls and texts are read again
+	stream     *pybench.SecondPass // streamed: where itls and texts are read again
 }
 
 // parseResult classifies the members of one result object.

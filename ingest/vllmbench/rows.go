@@ -25,7 +25,7 @@ type details struct {
 	// stream, when set, is where the itls and generated_texts are read
 	// again, request by request (pybench.Scan read the file; itls and
 	// texts are then nil).
-	stream *streamSrc
+	stream *pybench.SecondPass
 }
 
 // rowArrays are the arrays that make rows: they say when or whether each

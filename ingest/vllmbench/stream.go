@@ -17,15 +17,6 @@ var streamed = map[string]pybench.ColumnKind{
 	"itls": pybench.ListColumn, "errors": pybench.StringColumn, "generated_texts": pybench.TextColumn,
 }
 
-// streamSrc is where a streamed result's itls and generated_texts are
-// read again.
-type streamSrc struct {
-	path        string
-	shift       int64 // 3 after a byte-order mark
-	max         int64
-	itls, texts *pybench.Stream
-}
-
 // importStream imports a regular, uncompressed file of result objects in
 // bounded memory: pybench.Scan reads it once, holding the per-request
 // numbers and errors, the traps' summaries of itls and the other members;
@@ -66,9 +57,9 @@ func importStream(in *ingest.Input, label string, opt ingest.Options, sink forma
 		if v.Index < len(sums) {
 			r.sums = sums[v.Index]
 		}
-		r.stream = &streamSrc{path: path, max: in.MaxValue()}
+		r.stream = &pybench.SecondPass{Path: path, Max: in.MaxValue()}
 		if in.BOM {
-			r.stream.shift = 3
+			r.stream.Shift = 3
 		}
 		results = append(results, r)
 	}
@@ -89,7 +80,7 @@ func streamable(in *ingest.Input) bool {
 }
 
 // streamDetails is parseDetails for the columns of a streamed result.
-func streamDetails(cols map[string]*pybench.Stream, sums []itlSum, src *streamSrc, vals *ingest.Values, at string) (*details, error) {
+func streamDetails(cols map[string]*pybench.Stream, sums []itlSum, src *pybench.SecondPass, vals *ingest.Values, at string) (*details, error) {
 	found := false
 	for _, k := range rowArrays {
 		if _, ok := cols[k]; ok {
@@ -119,10 +110,10 @@ func streamDetails(cols map[string]*pybench.Stream, sums []itlSum, src *streamSr
 		d.errs, lengths["errors"] = c.Strings, c.N
 	}
 	if c, ok := cols["generated_texts"]; ok {
-		src.texts, lengths["generated_texts"] = c, c.N
+		src.Texts, lengths["generated_texts"] = c, c.N
 	}
 	if c, ok := cols["itls"]; ok {
-		src.itls, lengths["itls"] = c, c.N
+		src.ITLs, lengths["itls"] = c, c.N
 		d.sums = sums
 		if len(sums) != c.N {
 			d.sums = make([]itlSum, c.N) // not reached: Scan calls OnList once per list
@@ -138,29 +129,7 @@ func streamDetails(cols map[string]*pybench.Stream, sums []itlSum, src *streamSr
 }
 
 // rows returns the source of each request's gaps and text, in order, and
-// a function that releases it.
+// a function that releases it (pybench.RowSource).
 func (d *details) rows(noText bool, vals *ingest.Values, at string) (next func(i int) ([]float64, *string, error), done func(), err error) {
-	if d.stream == nil {
-		return func(i int) ([]float64, *string, error) {
-			var gaps []float64
-			var text *string
-			if d.itls != nil {
-				gaps = d.itls[i]
-			}
-			if d.texts != nil && !noText {
-				text = &d.texts[i]
-			}
-			return gaps, text, nil
-		}, func() {}, nil
-	}
-	s := d.stream
-	texts := s.texts
-	if noText {
-		texts = nil
-	}
-	rs, err := pybench.OpenRows(s.path, s.shift, s.max, s.itls, texts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return func(int) ([]float64, *string, error) { return rs.Next(vals, at, arrayMax["itls"]) }, rs.Close, nil
+	return pybench.RowSource(d.itls, d.texts, d.stream, noText, vals, at, arrayMax["itls"])
 }
