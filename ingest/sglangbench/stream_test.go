@@ -1,7 +1,6 @@
 package sglangbench
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,26 +9,8 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
 )
-
-// importBoth imports path as a regular file (the streaming path when
-// pybench.Scan reads it) and as a pipe of the same bytes (always the
-// general path), with opt.
-func importBoth(t *testing.T, path string, opt ingest.Options) (stream, general formats.Collector, errS, errG error) {
-	t.Helper()
-	errS = ingest.ImportFile(New(), path, opt, &stream)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := ingest.OpenReader(path, bytes.NewReader(data), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	errG = New().Import(in, opt, &general)
-	return
-}
 
 // TestStreamAsGeneral: every fixture and corpus file imports to the same
 // rows (runs, requests, events, checks, notes) and errors whether it is
@@ -52,7 +33,7 @@ func TestStreamAsGeneral(t *testing.T) {
 	files = append(files, odd, asString)
 	for _, p := range files {
 		for _, noText := range []bool{false, true} {
-			s, g, errS, errG := importBoth(t, p, ingest.Options{Label: "x", NoText: noText})
+			s, g, errS, errG := testkit.ImportBoth(t, New(), p, ingest.Options{Label: "x", NoText: noText})
 			if (errS == nil) != (errG == nil) || errS != nil && errS.Error() != errG.Error() {
 				t.Errorf("%s: errors %v and %v", p, errS, errG)
 				continue

@@ -1,7 +1,6 @@
 package vllmbench
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,26 +9,8 @@ import (
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/testkit"
 )
-
-// importBoth imports path as a regular file (the streaming path when
-// pybench.Scan reads it) and as a pipe of the same bytes (always the
-// general path), with opt.
-func importBoth(t *testing.T, path string, opt ingest.Options) (stream, general formats.Collector, errS, errG error) {
-	t.Helper()
-	errS = ingest.ImportFile(New(), path, opt, &stream)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := ingest.OpenReader(path, bytes.NewReader(data), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	errG = New().Import(in, opt, &general)
-	return
-}
 
 // TestStreamAsGeneral: every fixture and corpus file imports to the same
 // rows (runs, requests, events, checks, notes) and errors whether it is
@@ -51,7 +32,7 @@ func TestStreamAsGeneral(t *testing.T) {
 	files = append(files, odd, asString)
 	for _, p := range files {
 		for _, noText := range []bool{false, true} {
-			s, g, errS, errG := importBoth(t, p, ingest.Options{Label: "x", NoText: noText})
+			s, g, errS, errG := testkit.ImportBoth(t, New(), p, ingest.Options{Label: "x", NoText: noText})
 			if (errS == nil) != (errG == nil) || errS != nil && errS.Error() != errG.Error() {
 				t.Errorf("%s: errors %v and %v", p, errS, errG)
 				continue
@@ -121,7 +102,7 @@ func TestStreamBeyondFileCap(t *testing.T) {
 func TestStreamBOM(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "bom.json")
 	os.WriteFile(p, []byte("\xef\xbb\xbf"+`{"backend": "vllm", "model_id": "m", "duration": 2, "ttfts": [0.5, 0.25], "itls": [[0.01, 0.02], [0.03]], "output_lens": [3, 2], "generated_texts": ["ab", "c"]}`), 0o644)
-	s, g, errS, errG := importBoth(t, p, ingest.Options{Label: "x"})
+	s, g, errS, errG := testkit.ImportBoth(t, New(), p, ingest.Options{Label: "x"})
 	if errS != nil || errG != nil || !reflect.DeepEqual(s.Events, g.Events) || len(s.Events) != 5 || *s.Events[2].Text != "ab" {
 		t.Errorf("%v %v: %+v", errS, errG, s.Events)
 	}

@@ -4,6 +4,7 @@ package testkit
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -22,4 +23,23 @@ func Dump(t *testing.T, im ingest.Importer, path string, opt ingest.Options) []b
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// ImportBoth imports path with im as a regular file (a streaming importer
+// takes its streaming path there) and as a pipe of the same bytes (the
+// general path), with opt: the two collections and errors, to compare.
+func ImportBoth(t *testing.T, im ingest.Importer, path string, opt ingest.Options) (stream, general formats.Collector, errS, errG error) {
+	t.Helper()
+	errS = ingest.ImportFile(im, path, opt, &stream)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ingest.OpenReader(path, bytes.NewReader(data), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	errG = im.Import(in, opt, &general)
+	return
 }
