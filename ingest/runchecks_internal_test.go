@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/tokentrace/tokentrace/formats"
@@ -52,5 +54,102 @@ func TestFarStartHoldBounded(t *testing.T) {
 	}
 	if len(col.Events) != 14 {
 		t.Errorf("%d events sent, want 14", len(col.Events))
+	}
+}
+
+// TestFingerprintTellsEveryField: changing any field of a request or of
+// one of its events (any field but the run id and request key, by
+// reflection, so a field added to formats.Request or formats.Event that
+// fingerprint does not hash fails here) changes the fingerprint; setting
+// an optional value that was null does too, and the run id and key do
+// not. A repetition is dropped only when fingerprints are equal.
+func TestFingerprintTellsEveryField(t *testing.T) {
+	base := func() (*formats.Request, []formats.Event) {
+		r := &formats.Request{}
+		fill(reflect.ValueOf(r).Elem(), 1)
+		ev := make([]formats.Event, 3)
+		for i := range ev {
+			fill(reflect.ValueOf(&ev[i]).Elem(), int64(i+1))
+		}
+		return r, ev
+	}
+	r, ev := base()
+	want := fingerprint(r, ev)
+	if again := fingerprint(base()); again != want {
+		t.Fatalf("fingerprint not stable: %x, %x", want, again)
+	}
+	// a message more or less
+	if fingerprint(r, ev[:2]) == want {
+		t.Error("dropping a message kept the fingerprint")
+	}
+	check := func(what string, v reflect.Value, fp func() uint64) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), v.Type().Field(i).Name
+			old := reflect.New(f.Type()).Elem()
+			old.Set(f)
+			for _, change := range []string{"value", "null"} {
+				switch {
+				case change == "null" && f.Kind() != reflect.Pointer:
+					continue
+				case change == "null":
+					f.Set(reflect.Zero(f.Type()))
+				default:
+					bump(f)
+				}
+				same := fp() == want
+				if key := name == "RunID" || name == "RequestKey"; key && !same {
+					t.Errorf("%s %s (%s) changed the fingerprint", what, name, change)
+				} else if !key && same {
+					t.Errorf("%s %s (%s) left the fingerprint unchanged", what, name, change)
+				}
+				f.Set(old)
+			}
+		}
+	}
+	check("request", reflect.ValueOf(r).Elem(), func() uint64 { return fingerprint(r, ev) })
+	check("event", reflect.ValueOf(&ev[1]).Elem(), func() uint64 { return fingerprint(r, ev) })
+}
+
+// fill sets every field of the struct v to a value from n (pointers to a
+// fresh one).
+func fill(v reflect.Value, n int64) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			f.Set(reflect.New(f.Type().Elem()))
+			f = f.Elem()
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(fmt.Sprintf("s%d-%d", i, n))
+		case reflect.Int32, reflect.Int64:
+			f.SetInt(int64(i)*100 + n)
+		case reflect.Float64:
+			f.SetFloat(float64(i)*100 + float64(n) + 0.5)
+		case reflect.Bool:
+			f.SetBool(n%2 == 1)
+		default:
+			panic("fill: " + f.Kind().String())
+		}
+	}
+}
+
+// bump changes the value of f (through a fresh pointer for a pointer).
+func bump(f reflect.Value) {
+	if f.Kind() == reflect.Pointer {
+		p := reflect.New(f.Type().Elem())
+		p.Elem().Set(f.Elem())
+		f.Set(p)
+		f = p.Elem()
+	}
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(f.String() + "x")
+	case reflect.Int32, reflect.Int64:
+		f.SetInt(f.Int() + 1)
+	case reflect.Float64:
+		f.SetFloat(f.Float() + 1)
+	case reflect.Bool:
+		f.SetBool(!f.Bool())
 	}
 }
