@@ -281,9 +281,7 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 		}
 		switch {
 		case p.sketch != nil:
-			for _, v := range p.itl[n:] {
-				p.sketch.add(v)
-			}
+			p.sketch.addAll(p.itl[n:])
 			p.itl = p.itl[:0]
 		default:
 			a.exactGaps += int64(len(p.itl) - n)
@@ -297,6 +295,12 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 					m.Fluidity[j].Index, _, _ = FluidityIndex(a.gaps, d)
 				}
 			}
+		}
+		if len(p.reqs) == cap(p.reqs) && len(p.reqs) >= 1024 {
+			// double (append grows a large slice by ~1.25×: at 100k
+			// requests of ~450 bytes that was 0.4 s of copying and
+			// page faults); a small one append doubles itself
+			p.reqs = slices.Grow(p.reqs, len(p.reqs))
 		}
 		p.reqs = append(p.reqs, m)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/DataDog/sketches-go/ddsketch/mapping"
+	"github.com/DataDog/sketches-go/ddsketch/store"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
 )
@@ -45,28 +47,75 @@ type itlSketch struct {
 	firstUntracked float64
 }
 
+// newITLSketch is an empty sketch: DDSketch's cubically interpolated
+// index mapping (the logarithm approximated from the float's exponent
+// and a cubic in its mantissa: the same relative-accuracy guarantee as
+// the logarithmic mapping, with about 1% more bins, and no math.Log per
+// value, which was most of the cost of sketching 32M gaps) over dense
+// stores (an array of counts from the lowest to the highest index seen:
+// for latencies from 1 ns to a day in ms, ~5,000 bins).
 func newITLSketch() *itlSketch {
-	sk, err := ddsketch.NewDefaultDDSketch(ITLSketchAccuracy)
+	m, err := mapping.NewCubicallyInterpolatedMapping(ITLSketchAccuracy)
 	if err != nil {
 		panic(err) // a constant, valid accuracy
 	}
+	sk := ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())
 	return &itlSketch{sk: sk, min: math.Inf(1), max: math.Inf(-1)}
 }
 
-func (s *itlSketch) add(v float64) {
-	if err := s.sk.Add(v); err != nil {
-		if s.untrackable == 0 {
-			s.firstUntracked = v
+// addAll adds the values of vs (one request's gaps): each to the sketch,
+// and the batch's count, mean and sum of squared deviations (two passes)
+// to the running ones by Chan et al.'s pairwise update, one division per
+// batch instead of one per value.
+func (s *itlSketch) addAll(vs []float64) {
+	var n int64
+	sum := 0.0
+	lo, hi := s.min, s.max
+	for _, v := range vs {
+		if err := s.sk.Add(v); err != nil {
+			if s.untrackable == 0 {
+				s.firstUntracked = v
+			}
+			s.untrackable++
+			continue
 		}
-		s.untrackable++
+		n++
+		sum += v
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if n == 0 {
 		return
 	}
-	s.n++
-	d := v - s.mean
-	s.mean += d / float64(s.n)
-	s.m2 += d * (v - s.mean)
-	s.min, s.max = math.Min(s.min, v), math.Max(s.max, v)
+	mean := sum / float64(n)
+	m2 := 0.0
+	all := n == int64(len(vs))
+	for _, v := range vs {
+		// the values the sketch refused (NaN, ±Inf, beyond its range)
+		// are out of the statistics too
+		if all || trackable(s.sk, v) {
+			d := v - mean
+			m2 += d * d
+		}
+	}
+	s.min, s.max = lo, hi
+	s.mergeMoments(n, mean, m2)
 	s.sample = nil
+}
+
+// trackable reports whether the sketch holds v (DDSketch.Add's own test).
+func trackable(sk *ddsketch.DDSketch, v float64) bool {
+	a := math.Abs(v)
+	return !math.IsNaN(v) && a <= sk.MaxIndexableValue()
+}
+
+// mergeMoments folds a batch's count, mean and sum of squared deviations
+// into the running ones.
+func (s *itlSketch) mergeMoments(n int64, mean, m2 float64) {
+	t := s.n + n
+	d := mean - s.mean
+	s.m2 += m2 + d*d*float64(s.n)*float64(n)/float64(t)
+	s.mean += d * float64(n) / float64(t)
+	s.n = t
 }
 
 // merge adds o's values (pooled reports).
@@ -77,11 +126,7 @@ func (s *itlSketch) merge(o *itlSketch) {
 	if err := s.sk.MergeWith(o.sk); err != nil {
 		panic(err) // same mapping by construction
 	}
-	n := s.n + o.n
-	d := o.mean - s.mean
-	s.m2 += o.m2 + d*d*float64(s.n)*float64(o.n)/float64(n)
-	s.mean += d * float64(o.n) / float64(n)
-	s.n = n
+	s.mergeMoments(o.n, o.mean, o.m2)
 	s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
 	s.untrackable += o.untrackable
 	s.sample = nil
@@ -198,13 +243,9 @@ func (a *Analyzer) sketchAll() {
 			}
 			p.sketch = newITLSketch()
 			for _, b := range p.itlBlocks {
-				for _, v := range b {
-					p.sketch.add(v)
-				}
+				p.sketch.addAll(b)
 			}
-			for _, v := range p.itl {
-				p.sketch.add(v)
-			}
+			p.sketch.addAll(p.itl)
 			p.itlBlocks, p.itl = nil, nil
 		}
 	}

@@ -156,3 +156,23 @@ func TestTinyMemoryBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestITLSketchRefusedValues: a batch with values the sketch cannot hold
+// (NaN, +Inf) keeps them out of n, mean and std as well as the
+// quantiles, and counts them: the batch {1, 2, NaN, 3, +Inf} then {5}
+// is n 4, mean 2.75, sample std sqrt(8.75/3), min 1, max 5, 2 refused
+// (the first NaN).
+func TestITLSketchRefusedValues(t *testing.T) {
+	s := newITLSketch()
+	s.addAll([]float64{1, 2, math.NaN(), 3, math.Inf(1)})
+	s.addAll([]float64{5})
+	if s.n != 4 || math.Abs(s.mean-2.75) > 1e-15 || math.Abs(s.std(1)-math.Sqrt(8.75/3)) > 1e-15 || s.min != 1 || s.max != 5 {
+		t.Errorf("n %d mean %v std %v min %v max %v", s.n, s.mean, s.std(1), s.min, s.max)
+	}
+	if s.untrackable != 2 || !math.IsNaN(s.firstUntracked) {
+		t.Errorf("refused %d, first %v", s.untrackable, s.firstUntracked)
+	}
+	if v := s.quantileAtRank(4); math.Abs(v-5) > 5*ITLSketchAccuracy {
+		t.Errorf("max rank %v, want 5 within 0.5%%", v)
+	}
+}

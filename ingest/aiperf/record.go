@@ -713,9 +713,9 @@ func reasoningOnly(rec *record) bool {
 // a later one is recorded (ingest.CheckTimeOrder on inter_chunk_latency:
 // the latency is trusted).
 func lastNotAfterEnd(rec *record, ttft int64, icl []float64, unit string, latency int64) bool {
-	last := float64(ttft)
+	last, scale := float64(ttft), nsPerUnit[unit]
 	for _, g := range icl {
-		last += g * nsPerUnit[unit]
+		last += g * scale
 	}
 	if last-float64(latency) <= float64(tolerance(len(icl))) {
 		return true
