@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
@@ -341,37 +344,73 @@ func (a *Analyzer) Report(opt Options) (*Report, error) {
 // own accumulators without a selection), in the order of rep.Runs.
 func (a *Analyzer) report(opt Options) (*Report, []*runAcc, error) {
 	rep := &Report{SchemaVersion: ReportSchemaVersion, Runs: []*RunReport{}}
-	accs := make([]*runAcc, 0, len(a.runs)) // each run's selected requests
-	for _, acc := range a.runs {
-		if acc.run == nil {
-			return nil, nil, fmt.Errorf("run %q: requests without a run row", acc.id)
-		}
-		ci, err := a.pick(opt, acc.run)
+	accs := make([]*runAcc, len(a.runs)) // each run's selected requests
+	rep.Runs = make([]*RunReport, len(a.runs))
+	errs := make([]error, len(a.runs))
+	// each run's report reads only its own accumulator (and the
+	// Analyzer's settings): the runs are reported on every processor, in
+	// turn, and the first error in run order is returned
+	forEachRun(len(a.runs), func(i int) {
+		rep.Runs[i], accs[i], errs[i] = a.oneRunReport(a.runs[i], opt)
+	})
+	for _, err := range errs {
 		if err != nil {
 			return nil, nil, err
 		}
-		f, sel, err := a.prepareForensics(acc, opt) // forensics.go
-		if err != nil {
-			return nil, nil, err
-		}
-		rr, err := a.runReport(a.convs[ci], sel, ci, opt)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := a.addForensics(rr, f, acc, sel, ci, a.convs[ci], opt); err != nil {
-			return nil, nil, err
-		}
-		rep.Runs = append(rep.Runs, rr)
-		accs = append(accs, sel)
 	}
 	if opt.Pool && len(a.runs) > 0 {
-		rr, err := a.pooled(opt, accs)
+		rr, err := a.pooled(opt, accs, rep.Runs)
 		if err != nil {
 			return nil, nil, err
 		}
 		rep.Pooled = rr
 	}
 	return rep, accs, nil
+}
+
+// oneRunReport is the report of one run and its selected requests.
+func (a *Analyzer) oneRunReport(acc *runAcc, opt Options) (*RunReport, *runAcc, error) {
+	if acc.run == nil {
+		return nil, nil, fmt.Errorf("run %q: requests without a run row", acc.id)
+	}
+	ci, err := a.pick(opt, acc.run)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, sel, err := a.prepareForensics(acc, opt) // forensics.go
+	if err != nil {
+		return nil, nil, err
+	}
+	rr, err := a.runReport(a.convs[ci], sel, ci, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.addForensics(rr, f, acc, sel, ci, a.convs[ci], opt); err != nil {
+		return nil, nil, err
+	}
+	return rr, sel, nil
+}
+
+// forEachRun calls fn(0) … fn(n−1) on up to GOMAXPROCS goroutines (on
+// this one when n is 1), returning when every call has.
+func forEachRun(n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (a *Analyzer) pick(opt Options, run *formats.Run) (int, error) {
@@ -423,7 +462,7 @@ func (a *Analyzer) skipped(id string, i int) bool {
 	return acc != nil && acc.skip != nil && acc.skip[i]
 }
 
-func (a *Analyzer) pooled(opt Options, accs []*runAcc) (*RunReport, error) {
+func (a *Analyzer) pooled(opt Options, accs []*runAcc, reports []*RunReport) (*RunReport, error) {
 	ci, err := a.pick(opt, accs[0].run)
 	if err != nil {
 		return nil, err
@@ -456,7 +495,7 @@ func (a *Analyzer) pooled(opt Options, accs []*runAcc) (*RunReport, error) {
 		rr.Goodput.RequestsPerS = F(div(float64(good), durations))
 	}
 	rr.Warnings = append(rr.Warnings, a.poolWarnings()...)
-	rr.BetweenRuns = a.betweenRuns(ci, accs)
+	rr.BetweenRuns = a.betweenRuns(ci, accs, reports)
 	thr := fmt.Sprintf("throughput counts the requests of the %d runs with start times over the sum of their durations", withDuration)
 	if withDuration == 0 {
 		thr = "no run has start times, so pooled throughput is undefined"
@@ -474,9 +513,20 @@ func poolAcc(ci int, accs []*runAcc, nconv int) *runAcc {
 	run := &formats.Run{RunID: "pooled"}
 	stream := false
 	sketched := false // past the memory budget every run's ITL is a sketch
+	nreqs, ngaps := 0, 0
 	for _, acc := range accs {
 		sketched = sketched || acc.per[ci].sketch != nil
+		nreqs += len(acc.per[ci].reqs)
 	}
+	if !sketched {
+		for _, acc := range accs {
+			if isStreaming(acc.run, acc.per[ci].reqs) {
+				ngaps += len(acc.per[ci].gaps())
+			}
+		}
+	}
+	pool.per[ci].reqs = make([]RequestMetrics, 0, nreqs)
+	pool.per[ci].itl = make([]float64, 0, ngaps)
 	for _, acc := range accs {
 		p := &pool.per[ci]
 		runStreams := isStreaming(acc.run, acc.per[ci].reqs)
@@ -509,31 +559,68 @@ func poolAcc(ci int, accs []*runAcc, nconv int) *runAcc {
 
 // betweenRuns is the spread over runs of each run's own P99 of TTFT, TPOT,
 // ITL and E2E (runs without samples of a metric are left out of it).
-func (a *Analyzer) betweenRuns(ci int, accs []*runAcc) map[string]Spread {
+func (a *Analyzer) betweenRuns(ci int, accs []*runAcc, reports []*RunReport) map[string]Spread {
 	out := map[string]Spread{}
+	var tail []*Metric
 	for _, x := range Table {
-		if !x.Tail {
-			continue
+		if x.Tail {
+			tail = append(tail, x)
 		}
-		var runs []string
-		var p99 []float64
-		for _, acc := range accs {
-			reqs := acc.per[ci].reqs
-			st := isStreaming(acc.run, reqs)
-			s := Sample(a.convs[ci], reqs, acc.per[ci].gaps(), st)
-			v := stats.SortedCopy(s.Values[x])
-			if len(v) == 0 {
+	}
+	runs := make([][]string, len(tail))
+	p99 := make([][]float64, len(tail))
+	for i, acc := range accs {
+		// a run's P99 is its report's when the report has it (the same
+		// requests, convention and method: reports[i] is accs[i]'s);
+		// otherwise the run's values are sampled once and each metric's
+		// sorted
+		var rr *RunReport
+		if i < len(reports) && reports[i].RunID == acc.run.RunID {
+			rr = reports[i]
+		}
+		var s *Samples
+		for j, x := range tail {
+			v, n, ok := quantileOf(rr, x, 0.99)
+			switch {
+			case ok && n == 0:
 				continue
+			case !ok:
+				if s == nil {
+					reqs := acc.per[ci].reqs
+					s = Sample(a.convs[ci], reqs, acc.per[ci].gaps(), isStreaming(acc.run, reqs))
+				}
+				sorted := stats.SortedCopy(s.Values[x])
+				if len(sorted) == 0 {
+					continue
+				}
+				v = stats.Percentile(sorted, 0.99, stats.Method(a.convs[ci].Percentile))
 			}
-			runs = append(runs, acc.run.RunID)
-			p99 = append(p99, stats.Percentile(v, 0.99, stats.Method(a.convs[ci].Percentile)))
+			runs[j] = append(runs[j], acc.run.RunID)
+			p99[j] = append(p99[j], v)
 		}
-		if len(p99) == 0 {
-			continue
+	}
+	for j, x := range tail {
+		if len(p99[j]) > 0 {
+			out[x.Key] = spreadOf(runs[j], p99[j])
 		}
-		out[x.Key] = spreadOf(runs, p99)
 	}
 	return out
+}
+
+// quantileOf is the quantile at p of metric x in rr (nil: none) and the
+// count of values it came from; ok is false when rr's summary of x does
+// not have it.
+func quantileOf(rr *RunReport, x *Metric, p float64) (v float64, n int, ok bool) {
+	if rr == nil {
+		return 0, 0, false
+	}
+	for _, m := range rr.Metrics {
+		if m.Metric == x {
+			q, ok := m.Summary.Quantile(p)
+			return q.Value, m.Summary.N, ok
+		}
+	}
+	return 0, 0, false
 }
 
 // appendUnique appends s to list unless it is there already.

@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -174,5 +175,36 @@ func TestITLSketchRefusedValues(t *testing.T) {
 	}
 	if v := s.quantileAtRank(4); math.Abs(v-5) > 5*ITLSketchAccuracy {
 		t.Errorf("max rank %v, want 5 within 0.5%%", v)
+	}
+}
+
+// TestBetweenRunsFromReports: the pooled report's between-run spread
+// takes each run's P99 from the run's own report when it has one and
+// computes it when it does not (--percentiles without 99): both give the
+// same spread for every tail metric, ITL included, and each P99 in it is
+// the run report's.
+func TestBetweenRunsFromReports(t *testing.T) {
+	a := NewAnalyzer(Canonical)
+	sketchRuns(t, a)
+	with, err := a.Report(Options{Tools: tools, Pool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := a.Report(Options{Tools: tools, Pool: true, Percentiles: []float64{0.5, 0.9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(with.Pooled.BetweenRuns) < 3 || len(with.Pooled.BetweenRuns[ITL.Key].P99) != 2 {
+		t.Fatalf("between runs: %+v", with.Pooled.BetweenRuns)
+	}
+	for key, sp := range with.Pooled.BetweenRuns {
+		if o := without.Pooled.BetweenRuns[key]; !reflect.DeepEqual(sp, o) {
+			t.Errorf("%s: from reports %+v, computed %+v", key, sp, o)
+		}
+	}
+	for i, r := range with.Runs {
+		if got, want := float64(with.Pooled.BetweenRuns[ITL.Key].P99[i]), r.Metrics.Of(ITL).Value(0.99); got != want {
+			t.Errorf("run %s: ITL P99 %v in the spread, %v in its report", r.RunID, got, want)
+		}
 	}
 }
