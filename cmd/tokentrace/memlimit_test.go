@@ -15,9 +15,9 @@ func TestMemLimitFor(t *testing.T) {
 		want int64
 	}{
 		{0, 100 << 20},
-		{40 << 20, 100 << 20},  // 1.5·40 MiB is below the default
-		{80 << 20, 120 << 20},  // half as much again as the live heap
-		{400 << 20, 600 << 20}, // …
+		{60 << 20, 100 << 20},  // 4/3·60 MiB is below the default
+		{150 << 20, 200 << 20}, // a third more than the live heap
+		{600 << 20, 800 << 20}, // …
 		{800 << 20, 1 << 30},   // capped by the 1 GiB budget
 		{1 << 30, 1280 << 20},  // the live heap past the budget: a quarter above it
 	} {

@@ -456,12 +456,14 @@ type scanner struct {
 }
 
 // reuse is what one record leaves the next line's (readRecords): its
-// inter-chunk list, its metrics map and its checked values, once the
-// record is done with (converted; nothing of it is kept).
+// inter-chunk list, its metrics map, its checked values and its rebuilt
+// offsets, once the record is done with (converted; nothing of it is
+// kept).
 type reuse struct {
 	icl     []float64
 	metrics map[string]metric
 	seen    map[string]checked
+	offs    []int64
 }
 
 // keep takes rec's buffers for the next record.
@@ -474,6 +476,9 @@ func (re *reuse) keep(rec *record) {
 	}
 	if rec.seen != nil {
 		re.seen = rec.seen
+	}
+	if rec.offs != nil {
+		re.offs = rec.offs[:0]
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -150,6 +151,7 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 			select {
 			case b := <-free:
 				b.reqs, b.ends, b.events = nil, b.ends[:0], b.events[:0]
+				b.shapes, b.offs, b.offEnds = b.shapes[:0], b.offs[:0], b.offEnds[:0]
 				batchPool.Put(b)
 			default:
 				return
@@ -163,11 +165,24 @@ func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
 		w.convertLines(br, max, free, full, stop)
 	}()
 	var err error
+	var scratch []formats.Event // a rebuilt record's events, filled here
 	for b := range full {
 		if err == nil {
-			from := 0
+			from, offFrom := 0, 0
 			for i := range b.reqs {
-				if err = w.sink.Request(&b.reqs[i], b.events[from:b.ends[i]]); err != nil {
+				ev := b.events[from:b.ends[i]]
+				if sh := b.shapes[i]; sh.set {
+					// offsets and shape: the events are filled on this
+					// goroutine, in a buffer that stays in its cache
+					offs := b.offs[offFrom:b.offEnds[i]]
+					scratch = slices.Grow(scratch[:0], len(offs))[:len(offs)]
+					for j, o := range offs {
+						scratch[j].OffsetNs = o
+					}
+					ev = sh.fill(scratch, &b.reqs[i])
+					offFrom = b.offEnds[i]
+				}
+				if err = w.sink.Request(&b.reqs[i], ev); err != nil {
 					close(stop) // the reader stops; full is drained
 					break
 				}
@@ -190,7 +205,12 @@ type batch struct {
 	reqs   []formats.Request
 	ends   []int
 	events []formats.Event
-	err    error
+	// a rebuilt record's events travel as offsets (offs, up to offEnds[i])
+	// and their shape, shapes[i].set; its events range is empty
+	shapes  []eventShape
+	offs    []int64
+	offEnds []int
+	err     error
 }
 
 // lineReaders are the 1 MiB line buffers, reused from file to file (a
@@ -221,6 +241,7 @@ func (w *runWriter) convertLines(br *bufio.Reader, max int64, free <-chan *batch
 		select {
 		case b = <-free:
 			b.reqs, b.ends, b.events, b.err = make([]formats.Request, 0, batchRequests), b.ends[:0], b.events[:0], nil
+			b.shapes, b.offs, b.offEnds = b.shapes[:0], b.offs[:0], b.offEnds[:0]
 			return true
 		case <-stop:
 			return false
@@ -238,20 +259,23 @@ func (w *runWriter) convertLines(br *bufio.Reader, max int64, free <-chan *batch
 	if !next() {
 		return
 	}
+	var scratch []formats.Event // a rebuilt record's events (reused)
 	err := w.readRecords(br, max, func(rec *record, lineNo int) (bool, error) {
-		room := b.events[len(b.events):]
-		r, ev, profiling, err := w.add(rec, lineNo, room)
+		r, ev, profiling, err := w.add(rec, lineNo, scratch)
 		if err != nil || !profiling {
 			return true, err
 		}
-		if len(ev) <= cap(room) { // converted in place
-			b.events = b.events[:len(b.events)+len(ev)]
+		if rec.shape.set {
+			scratch = ev[:0]
+			b.offs = append(b.offs, rec.offs...)
 		} else {
 			b.events = append(b.events, ev...)
 		}
+		b.shapes = append(b.shapes, rec.shape)
+		b.offEnds = append(b.offEnds, len(b.offs))
 		b.reqs = append(b.reqs, r)
 		b.ends = append(b.ends, len(b.events))
-		if len(b.reqs) < batchRequests && len(b.events) < batchEvents {
+		if len(b.reqs) < batchRequests && len(b.events)+len(b.offs)/8 < batchEvents {
 			return true, nil
 		}
 		return send() && next(), nil
@@ -297,6 +321,7 @@ func (w *runWriter) readRecords(br *bufio.Reader, max int64, use func(rec *recor
 		}
 		if rec != nil {
 			rec.seen, w.reuse.seen = w.reuse.seen, nil
+			rec.offs, w.reuse.offs = w.reuse.offs, nil
 		}
 		if err != nil {
 			if !complete && errors.Is(err, io.ErrUnexpectedEOF) {

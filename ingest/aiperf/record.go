@@ -29,7 +29,9 @@ type record struct {
 	start, end *int64             // request_start_ns (or timestamp_ns), request_end_ns
 	icl        []float64          // inter_chunk_latency (nil: absent, or not a list)
 	iclUnit    string
-	iclBad     bool // … holds an offending value: no event can be placed after it
+	iclBad     bool       // … holds an offending value: no event can be placed after it
+	shape      eventShape // set when the record's events were rebuilt
+	offs       []int64    // … and their offsets (reused from record to record)
 }
 
 // checked is a scalar metric as the value checks left it: ok false when
@@ -439,6 +441,7 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats, e
 	setStreamEnd(&req, rec, st)
 	setTokens(&req, rec, st)
 	setReported(&req, rec)
+	rec.shape = eventShape{}
 	events = events[:0]
 	events = setTiming(&req, rec, streaming, st, events)
 	st.records++
@@ -674,7 +677,7 @@ func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64,
 	}
 	off := ttft
 	scale, known := nsPerUnit[unit]
-	events = slices.Grow(events, len(icl)+1) // one allocation, not append's doublings
+	offs := slices.Grow(rec.offs[:0], len(icl)+1)
 	for i := 0; i <= len(icl); i++ {
 		if i > 0 {
 			gap, ok := scaledNs(icl[i-1], scale)
@@ -683,19 +686,48 @@ func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64,
 			}
 			off += gap
 		}
-		k := kind
-		if off < reasoningUntil {
+		offs = append(offs, off)
+	}
+	rec.offs = offs
+	rec.shape = eventShape{kind: kind, reasoningUntil: reasoningUntil, set: true}
+	from := len(events)
+	events = slices.Grow(events, len(offs)) // one allocation, not append's doublings
+	events = events[:from+len(offs)]
+	for i, o := range offs {
+		events[from+i].OffsetNs = o
+	}
+	return rec.shape.fill(events[from:], req)
+}
+
+// eventShape is what a rebuilt record's events share beside their
+// offsets: the kind and when reasoning ends (rebuildEvents). The events
+// are handed from the reading goroutine to the sink's as offsets and
+// shape (8 bytes a message instead of 112: the two goroutines may run on
+// cores that share no cache) and filled again there.
+type eventShape struct {
+	kind           string
+	reasoningUntil int64
+	set            bool // the record's events were rebuilt
+}
+
+// fill sets every field of events but OffsetNs, which must be set: the
+// events of req in order, one per kept response.
+func (sh eventShape) fill(events []formats.Event, req *formats.Request) []formats.Event {
+	for i := range events {
+		e := &events[i]
+		k := sh.kind
+		if e.OffsetNs < sh.reasoningUntil {
 			k = formats.KindReasoning
 		}
-		events = append(events, formats.Event{
+		*e = formats.Event{
 			RunID:      req.RunID,
 			RequestKey: req.RequestKey,
 			Index:      int32(i),
 			ReadIndex:  int32(i),
-			OffsetNs:   off,
+			OffsetNs:   e.OffsetNs,
 			Kind:       k,
 			HasChoices: true,
-		})
+		}
 	}
 	return events
 }
