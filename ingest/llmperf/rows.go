@@ -345,12 +345,49 @@ func copyPtr(p *int64) *int64 {
 	return ingest.Ptr(*p)
 }
 
-// readRows decodes the array from rd one element at a time (json.Decoder
-// Token + Decode). An array cut short — a last element that ends early, or
-// no closing bracket — returns the complete elements and a note saying
-// where the cut is; anything else undecodable is a positioned error.
+// readRows decodes the array from rd one element at a time: with the fast
+// scanner (fastElements) as far as it goes, then with encoding/json's
+// Decoder (Token + Decode) from where it stopped. An array cut short — a
+// last element that ends early, or no closing bracket — returns the
+// complete elements and a note saying where the cut is; anything else
+// undecodable is a positioned error.
 func readRows(path string, rd io.Reader, max int64, vals *ingest.Values) (rows []row, cut string, err error) {
-	dec := ingest.NewJSONDecoder(rd, max)
+	return readRowsWith(path, rd, max, vals, true)
+}
+
+// readRowsWith is readRows, without the fast scanner when fast is false
+// (the reference, for tests).
+func readRowsWith(path string, rd io.Reader, max int64, vals *ingest.Values, fast bool) (rows []row, cut string, err error) {
+	add := func(fields map[string]json.RawMessage) error {
+		if fields == nil {
+			return ingest.Errorf(path, recordAt(len(rows)), "null instead of an object")
+		}
+		r, err := parseRow(fields, vals, ingest.Pos{Request: int64(len(rows)), At: recordAt(len(rows))})
+		if err != nil {
+			return ingest.Wrap(path, recordAt(len(rows)), err)
+		}
+		rows = append(rows, r)
+		return nil
+	}
+	rest, skip := rd, 0
+	if fast {
+		rest, skip, err = fastElements(rd, max, func(raw []byte) error {
+			fields, ok := fastFields(raw)
+			if !ok {
+				if err := json.Unmarshal(raw, &fields); err != nil {
+					return ingest.Wrap(path, recordAt(len(rows)), err)
+				}
+			}
+			return add(fields)
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		if rest == nil {
+			return rows, "", nil
+		}
+	}
+	dec := ingest.NewJSONDecoder(rest, max)
 	t, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return nil, "", ingest.Errorf(path, "", "empty file (expected a JSON array)")
@@ -358,38 +395,41 @@ func readRows(path string, rd io.Reader, max int64, vals *ingest.Values) (rows [
 	if err != nil || t != json.Delim('[') {
 		return nil, "", &ingest.FormatError{File: path, Msg: "not a JSON array", Err: err}
 	}
+	for range skip {
+		// the element the fast path read last: read again, not kept
+		if err := ingest.SkipJSONValue(dec); err != nil {
+			return nil, "", ingest.Wrap(path, recordAt(len(rows)-1), err)
+		}
+	}
 	for dec.More() {
-		where := fmt.Sprintf("record %d", len(rows)+1)
 		fields, err := decodeFields(dec)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return rows, fmt.Sprintf("the array ends after record %d without its closing ']' (file cut)", len(rows)), nil
 			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return rows, where + " is incomplete (file cut)", nil
+				return rows, recordAt(len(rows)) + " is incomplete (file cut)", nil
 			}
-			return nil, "", ingest.Wrap(path, where, err)
+			return nil, "", ingest.Wrap(path, recordAt(len(rows)), err)
 		}
-		if fields == nil {
-			return nil, "", ingest.Errorf(path, where, "null instead of an object")
+		if err := add(fields); err != nil {
+			return nil, "", err
 		}
-		r, err := parseRow(fields, vals, ingest.Pos{Request: int64(len(rows)), At: where})
-		if err != nil {
-			return nil, "", ingest.Wrap(path, where, err)
-		}
-		rows = append(rows, r)
 	}
 	t, err = dec.Token()
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return rows, fmt.Sprintf("the array ends after record %d without its closing ']' (file cut)", len(rows)), nil
 	case err != nil:
-		return nil, "", ingest.Wrap(path, fmt.Sprintf("record %d", len(rows)+1), err)
+		return nil, "", ingest.Wrap(path, recordAt(len(rows)), err)
 	case t != json.Delim(']'):
-		return nil, "", ingest.Errorf(path, fmt.Sprintf("record %d", len(rows)+1), "unexpected %v", t)
+		return nil, "", ingest.Errorf(path, recordAt(len(rows)), "unexpected %v", t)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, "", ingest.Errorf(path, "", "data after the JSON array")
 	}
 	return rows, "", nil
 }
+
+// recordAt names the element after the first n: "record n+1".
+func recordAt(n int) string { return "record " + strconv.Itoa(n+1) }
