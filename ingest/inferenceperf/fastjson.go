@@ -71,9 +71,11 @@ func (s *scanner) numbers() ([]float64, bool) {
 }
 
 // plainNumber reads, in one pass, a number -?(0|[1-9][0-9]*)(.[0-9]+)?
-// of at most 15 digits (22 after the point) that a byte other than a
-// number's ends, as exactFloat would; false (i unmoved) for any other
-// text, which numbers then reads the general way.
+// of at most 19 digits (22 after the point) that a byte other than a
+// number's ends — up to 15 digits as exactFloat would, more by
+// jsonscan.Float, both strconv.ParseFloat's value; false (i unmoved) for
+// any other text or a number Float cannot decide, which numbers then
+// reads the general way.
 func (s *scanner) plainNumber() (float64, bool) {
 	b, i := s.B, s.I
 	neg := false
@@ -105,12 +107,22 @@ func (s *scanner) plainNumber() (float64, bool) {
 		}
 		digits += frac
 	}
-	if i >= len(b) || digits > 15 || frac > 22 {
+	if i >= len(b) || digits > 19 || frac > 22 {
 		return 0, false
 	}
 	switch b[i] {
 	case 'e', 'E', '+', '-', '.':
 		return 0, false
+	}
+	if digits > 15 {
+		// beyond Clinger's exact path: Eisel–Lemire (Python's full-
+		// precision epoch seconds, 17 digits, are most token times)
+		f, ok := jsonscan.Float(m, -frac, neg)
+		if !ok {
+			return 0, false
+		}
+		s.I = i
+		return f, true
 	}
 	f := float64(m) / pow10[frac]
 	if neg {

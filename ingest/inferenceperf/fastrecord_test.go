@@ -456,7 +456,7 @@ func FuzzExactFloat(f *testing.F) {
 
 // FuzzNumbers holds the number lists the scanner reads to encoding/json's.
 func FuzzNumbers(f *testing.F) {
-	for _, s := range []string{`[4000.164714975, 1, -0, 0.5, 1e3, 12345678901234567, 01]`, `[1,2`, `[-]`, `[1.]`, `[1.5e]`, `[0.1,-2.25 , 3]`} {
+	for _, s := range []string{`[4000.164714975, 1, -0, 0.5, 1e3, 12345678901234567, 01]`, `[1760000000.0198953, 0.019895419000022233, 9007199254740993, 1234567890123456789.5, -0.0000000000000000001]`, `[1,2`, `[-]`, `[1.]`, `[1.5e]`, `[0.1,-2.25 , 3]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

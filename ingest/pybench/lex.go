@@ -7,6 +7,9 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // errUnsure is what the streaming reader (Scan) returns for any input it
@@ -251,7 +254,13 @@ func parseNumber(b []byte) (end int, x float64, ok bool) {
 		}
 		return i, x, true
 	}
-	v, err := strconv.ParseFloat(string(b[:i]), 64)
+	if exact {
+		if v, ok := jsonscan.Float(m, exp, neg); ok {
+			return i, v, true
+		}
+	}
+	// the string does not outlive the call
+	v, err := strconv.ParseFloat(unsafe.String(&b[0], i), 64)
 	if err != nil {
 		var ne *strconv.NumError
 		if !errors.As(err, &ne) || !errors.Is(ne.Err, strconv.ErrRange) {

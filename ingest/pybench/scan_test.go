@@ -276,7 +276,7 @@ func FuzzScan(f *testing.F) {
 
 // FuzzParseNumber: parseNumber agrees with encoding/json on every input.
 func FuzzParseNumber(f *testing.F) {
-	for _, s := range []string{"0.019895419", "1e23", "-0", "123456789012345678", "5e-324", "1e999"} {
+	for _, s := range []string{"0.019895419", "1e23", "-0", "123456789012345678", "5e-324", "1e999", "0.022512345678901234", "-1.2345678901234567e-05", "9007199254740993"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
