@@ -108,8 +108,23 @@ func pyKey(w *bufio.Writer, key string, first bool) {
 	w.WriteString(`"` + key + `"` + pyColon)
 }
 
+// pyPerfSec appends the float seconds a Python tool gets subtracting two
+// time.perf_counter() readings taken fromNs and toNs after the run began:
+// the readings are about two hours of uptime, so the difference carries
+// their rounding — 16 or 17 significant digits (0.019895419000115 for a
+// 19,895,419 ns gap), as vLLM's and SGLang's real files do — not the
+// shortest decimal of the nanoseconds (0.019895419). It is within a
+// thousandth of a nanosecond of the exact gap.
+func pyPerfSec(b []byte, fromNs, toNs int64) []byte {
+	const uptimeS = 7321.0
+	from := uptimeS + float64(fromNs)/1e9
+	to := uptimeS + float64(toNs)/1e9
+	return pyFloat(b, to-from)
+}
+
 // itlsColumn writes "[[g, …], …]": each request's gaps in float seconds
-// (both tools keep the gaps of failed requests that got tokens).
+// as perf_counter differences (pyPerfSec; both tools keep the gaps of
+// failed requests that got tokens).
 func (c *columns) itlsColumn(w *bufio.Writer, m Model) {
 	w.WriteByte('[')
 	var b []byte
@@ -123,7 +138,8 @@ func (c *columns) itlsColumn(w *bufio.Writer, m Model) {
 			if i > 1 {
 				b = append(b, pyComma...)
 			}
-			b = pySec(b, r.TokenNs[i]-r.TokenNs[i-1])
+			start := r.StartNs - m.StartNs
+			b = pyPerfSec(b, start+r.TokenNs[i-1], start+r.TokenNs[i])
 		}
 		b = append(b, ']')
 		w.Write(b)
@@ -226,7 +242,10 @@ func (c *columns) requestColumns(w *bufio.Writer, m Model) {
 		return strconv.AppendInt(b, int64(c.tokens[i]), 10)
 	})
 	pyKey(w, "ttfts", false)
-	pyList(w, c.n, func(b []byte, i int) []byte { return pySec(b, c.ttftNs[i]) })
+	pyList(w, c.n, func(b []byte, i int) []byte {
+		start := c.startNs[i] - m.StartNs
+		return pyPerfSec(b, start, start+c.ttftNs[i])
+	})
 	pyKey(w, "itls", false)
 	c.itlsColumn(w, m)
 }
