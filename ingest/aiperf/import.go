@@ -223,7 +223,8 @@ var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
 // batchEvents is how many events a batch holds before it is handed over
-// (112 bytes each: about 1.8 MB; a record that does not fit grows it),
+// (112 bytes each: about 1.8 MB; a record that does not fit grows it; a
+// rebuilt record's offsets count an eighth of an event each),
 // batchRequests how many requests, batchesInFlight the batches in all.
 const (
 	batchEvents     = 1 << 14
