@@ -542,17 +542,17 @@ const (
 // KindServerPrefix).
 type Event struct {
 	RunID      string `parquet:"run_id" json:"run_id"`
-	RequestKey int64  `parquet:"request_key" json:"request_key"`
+	RequestKey int64  `parquet:"request_key,delta" json:"request_key"`
 	// Index is the message's 0-based position within its request.
-	Index int32 `parquet:"index" json:"index"`
+	Index int32 `parquet:"index,delta" json:"index"`
 	// ReadIndex is the 0-based index of the network read (GenAI-Perf
 	// response) the message arrived in; messages of one read share its
 	// arrival time. Equal to Index when each read held one message.
-	ReadIndex int32 `parquet:"read_index" json:"read_index"`
+	ReadIndex int32 `parquet:"read_index,delta" json:"read_index"`
 	// OffsetNs is the arrival time minus the request's start, in ns; for a
 	// server-side event (kind "server.*"), its time minus the row's
 	// ServerArrivalNs.
-	OffsetNs int64 `parquet:"offset_ns" json:"offset_ns"`
+	OffsetNs int64 `parquet:"offset_ns,delta" json:"offset_ns"`
 	// Kind is one of the Kind* constants, or "server.<name>" for a
 	// server-side event (KindServerPrefix).
 	Kind string `parquet:"kind" json:"kind"`
