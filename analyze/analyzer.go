@@ -1167,7 +1167,11 @@ func (a *Analyzer) warnings(c convention.Convention, run *formats.Run, acc *runA
 		case !s.tokensKnown && c.ITL != convention.ITLPerRequestMean:
 			msg := "tokens per message unknown: each message counts as one ITL sample"
 			if s.sumMsgs > 0 && s.sumN > 0 {
-				msg += fmt.Sprintf(" (mean %.3g tokens per message)", s.sumN/s.sumMsgs)
+				mean, unit := fmt.Sprintf("%.3g", s.sumN/s.sumMsgs), "tokens"
+				if mean == "1" {
+					unit = "token"
+				}
+				msg += fmt.Sprintf(" (mean %s %s per message)", mean, unit)
 			}
 			w = append(w, Warning{Code: "itl_per_message", Metric: ITL.Key, Message: msg})
 		}

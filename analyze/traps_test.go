@@ -159,3 +159,25 @@ func TestErrorGroupsReadable(t *testing.T) {
 		t.Errorf("errors %+v", rr.Errors)
 	}
 }
+
+// TestITLPerMessageMean: messages without token counts make each one an
+// ITL sample, and the warning gives the mean tokens per message from the
+// usage: 3 messages and 3 tokens read "mean 1 token per message", 3 and 6
+// "mean 2 tokens per message".
+func TestITLPerMessageMean(t *testing.T) {
+	yes := true
+	run := formats.Run{RunID: "r", Tool: "x", Streaming: &yes}
+	for _, c := range []struct {
+		usage int64
+		want  string
+	}{{3, "(mean 1 token per message)"}, {6, "(mean 2 tokens per message)"}} {
+		req := func() (formats.Request, []formats.Event) {
+			n := c.usage
+			return mkRequest(0, 0, []ev{{100 * ms, formats.KindContent, nil}, {110 * ms, formats.KindContent, nil}, {120 * ms, formats.KindContent, nil}}, &n)
+		}
+		w := warningOf(t, analyzeRows(t, run, req), "itl_per_message")
+		if !strings.HasSuffix(w.Message, c.want) {
+			t.Errorf("usage %d: %q, want it to end %q", c.usage, w.Message, c.want)
+		}
+	}
+}
