@@ -2,6 +2,7 @@ package pybench
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -293,4 +294,26 @@ func FuzzParseNumber(f *testing.F) {
 			t.Errorf("%q read as %v; encoding/json: %v", s, x, err)
 		}
 	})
+}
+
+// TestParseEight: eightDigits accepts exactly the 8-byte strings of ASCII
+// digits (each byte changed to its neighbours '/' and ':', and to bytes
+// with a digit's low nibble, is refused) and parseEight gives their value.
+func TestParseEight(t *testing.T) {
+	for _, s := range []string{"00000000", "12345678", "99999999", "19895419", "00002223", "90000001"} {
+		v := binary.LittleEndian.Uint64([]byte(s))
+		want, _ := strconv.ParseUint(s, 10, 64)
+		if !eightDigits(v) || parseEight(v) != want {
+			t.Errorf("%s: digits %v, value %d", s, eightDigits(v), parseEight(v))
+		}
+		for i := range 8 {
+			for _, c := range []byte{'/', ':', 0x13, 0x43, 0xb3, 0} {
+				b := []byte(s)
+				b[i] = c
+				if eightDigits(binary.LittleEndian.Uint64(b)) {
+					t.Errorf("%q taken as digits", b)
+				}
+			}
+		}
+	}
 }
