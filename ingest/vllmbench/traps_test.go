@@ -2,6 +2,7 @@ package vllmbench
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,5 +186,44 @@ func TestMedianAsSorted(t *testing.T) {
 		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("n %d: median %v, sorted %v (%v)", n, got, want, xs)
 		}
+	}
+}
+
+// TestMayExceedMedian: the shortcut never refuses a request the exact
+// test (first gap > 5 × the median of the others, median > 0) takes: on
+// random lists of 4 to 40 gaps, with the first gap drawn around 5× the
+// others' median (so that both sides of the threshold, and ties, occur),
+// some gaps 0 or NaN.
+func TestMayExceedMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	hits := 0
+	for range 200_000 {
+		rest := make([]float64, 4+rng.IntN(37))
+		for i := range rest {
+			switch rng.IntN(20) {
+			case 0:
+				rest[i] = 0
+			case 1:
+				rest[i] = math.NaN()
+			default:
+				rest[i] = float64(1+rng.IntN(30)) / 1000
+			}
+		}
+		sorted := slices.Clone(rest)
+		med := median(sorted)
+		g0 := med * roleChunkFactor * (1 + float64(rng.IntN(5)-2)*1e-12)
+		if rng.IntN(3) == 0 {
+			g0 = float64(rng.IntN(200)) / 1000
+		}
+		exact := med > 0 && g0 > roleChunkFactor*med
+		if exact {
+			hits++
+		}
+		if exact && !mayExceedMedian(g0, rest) {
+			t.Fatalf("first gap %v, others %v (median %v): refused", g0, rest, med)
+		}
+	}
+	if hits < 1000 {
+		t.Errorf("only %d hits drawn", hits)
 	}
 }
