@@ -575,7 +575,9 @@ func (a *Analyzer) betweenRuns(ci int, accs []*runAcc, reports []*RunReport) map
 		// otherwise the run's values are sampled once and each metric's
 		// sorted
 		var rr *RunReport
-		if i < len(reports) && reports[i].RunID == acc.run.RunID {
+		if i < len(reports) && reports[i].RunID == acc.run.RunID && reports[i].Convention.Name == a.convs[ci].Name {
+			// (a run reported under its own convention, --convention
+			// tool, does not hold the pooled convention's P99)
 			rr = reports[i]
 		}
 		var s *Samples

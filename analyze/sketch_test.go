@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
 
@@ -205,6 +206,46 @@ func TestBetweenRunsFromReports(t *testing.T) {
 	for i, r := range with.Runs {
 		if got, want := float64(with.Pooled.BetweenRuns[ITL.Key].P99[i]), r.Metrics.Of(ITL).Value(0.99); got != want {
 			t.Errorf("run %s: ITL P99 %v in the spread, %v in its report", r.RunID, got, want)
+		}
+	}
+}
+
+// TestBetweenRunsOtherConventions: under a per-run convention (report
+// --convention tool over runs of several tools) each run's report is
+// under its own convention, but the pooled report and its between-run
+// spread are under the first run's: a run reported under another
+// convention must not lend its P99 to the spread. Run b is reported with
+// the floor-rank percentile; the spread must be the one every run gives
+// under the canonical convention, as when each run's P99 was sampled
+// again.
+func TestBetweenRunsOtherConventions(t *testing.T) {
+	floor := Canonical
+	floor.Name = "floor-rank"
+	floor.Percentile = convention.PercentileFloorRank
+	a := NewAnalyzer(Canonical, floor)
+	sketchRuns(t, a)
+	mixed, err := a.Report(Options{Tools: tools, Pool: true, Convention: func(r *formats.Run) convention.Convention {
+		if r.RunID == "b" {
+			return floor
+		}
+		return Canonical
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := a.Report(Options{Tools: tools, Pool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mixed.Runs[1].Metrics.Of(ITL).Value(0.99) == same.Runs[1].Metrics.Of(ITL).Value(0.99) {
+		t.Fatal("run b's ITL P99 is the same under both percentile methods: the test tells nothing")
+	}
+	if len(same.Pooled.BetweenRuns) < 3 {
+		t.Fatalf("between runs: %+v", same.Pooled.BetweenRuns)
+	}
+	for key, want := range same.Pooled.BetweenRuns {
+		if got := mixed.Pooled.BetweenRuns[key]; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: P99s %v with run b under %s, %v under the pooled convention %s", key, got.P99, floor.Name, want.P99, Canonical.Name)
 		}
 	}
 }
