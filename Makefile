@@ -120,10 +120,12 @@ fidelity:
 # RSS of interleaved runs, answers checked against each other and truth.csv,
 # the table written into BENCHMARKS.md. BENCH_SIZES=1000 for a short run
 # (a few minutes); BENCH_REPEAT, BENCH_FORMATS, BENCH_MANY_RUNS (0: skip the
-# folder of many runs) choose the rest.
+# folder of many runs) choose the rest; BENCH_FLAGS passes bench.py flags
+# (CI: --no-markdown, the answers checked without rewriting the table).
 BENCH_SIZES ?= 10000,100000,100MB,1GB
+BENCH_FLAGS ?=
 bench: build
-	BENCH_SIZES='$(BENCH_SIZES)' tools/bench/run.sh $(BIN)
+	BENCH_SIZES='$(BENCH_SIZES)' tools/bench/run.sh $(BIN) $(BENCH_FLAGS)
 
 # Go benchmarks of the hot paths (SSE parsing, classification, request
 # decoding, percentiles, Parquet writing) and every other package's.
