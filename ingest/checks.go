@@ -433,17 +433,31 @@ func ReadJSONNumber(raw []byte) (x float64, st JSONState) {
 	if len(t) == 0 || string(t) == "null" {
 		return 0, JSONAbsent
 	}
-	s := string(t)
-	quoted := t[0] == '"'
-	if quoted {
-		if json.Unmarshal(t, &s) != nil {
+	if t[0] == '"' {
+		return readQuotedNumber(t)
+	}
+	if t[0] != '-' && (t[0] < '0' || t[0] > '9') {
+		return 0, JSONOther
+	}
+	// (string(t) does not escape here, so a short number is converted on
+	// the stack: no allocation per value)
+	v, err := strconv.ParseFloat(string(t), 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
 			return 0, JSONOther
 		}
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return 0, JSONOther
-		}
-	} else if t[0] != '-' && (t[0] < '0' || t[0] > '9') {
+	}
+	return v, JSONNumber
+}
+
+// readQuotedNumber is ReadJSONNumber for a JSON string t.
+func readQuotedNumber(t []byte) (float64, JSONState) {
+	var s string
+	if json.Unmarshal(t, &s) != nil {
+		return 0, JSONOther
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
 		return 0, JSONOther
 	}
 	v, err := strconv.ParseFloat(s, 64)
@@ -452,10 +466,7 @@ func ReadJSONNumber(raw []byte) (x float64, st JSONState) {
 			return 0, JSONOther
 		}
 	}
-	if quoted {
-		return v, JSONQuoted
-	}
-	return v, JSONNumber
+	return v, JSONQuoted
 }
 
 // JSON reads raw, the value of field at p, as a number: it returns the

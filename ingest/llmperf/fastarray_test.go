@@ -51,7 +51,9 @@ func TestFastElementsMatchesReference(t *testing.T) {
 	} {
 		readBoth(t, append(append(append([]byte{}, data[:c.at]...), c.s...), data[c.at:]...), 1<<20)
 	}
-	for _, s := range []string{"", " ", "[", "[]", "[ ]", "[]x", "[null]", "[{}]", "[{},]", "[1,{}]", "{}", "[{\"ttft_s\":1}] []"} {
+	for _, s := range []string{"", " ", "[", "[]", "[ ]", "[]x", "[null]", "[{}]", "[{},]", "[1,{}]", "{}", "[{\"ttft_s\":1}] []",
+		// one map serves every element: nothing of one element is left in the next
+		`[{"ttft_s":1,"zz":2,"GEN_TEXT":"a"},{"ttft_s":1},{"error_code":500},{}]`} {
 		readBoth(t, []byte(s), 1<<20)
 	}
 	// an element near and past the per-value cap

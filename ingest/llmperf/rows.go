@@ -371,8 +371,10 @@ func readRowsWith(path string, rd io.Reader, max int64, vals *ingest.Values, fas
 	}
 	rest, skip := rd, 0
 	if fast {
+		// parseRow keeps nothing of the map: one serves every element
+		reuse := make(map[string]json.RawMessage, 12)
 		rest, skip, err = fastElements(rd, max, func(raw []byte) error {
-			fields, ok := fastFields(raw)
+			fields, ok := fastFieldsInto(raw, reuse)
 			if !ok {
 				if err := json.Unmarshal(raw, &fields); err != nil {
 					return ingest.Wrap(path, recordAt(len(rows)), err)
