@@ -572,8 +572,8 @@ func (a *Analyzer) betweenRuns(ci int, accs []*runAcc, reports []*RunReport) map
 	for i, acc := range accs {
 		// a run's P99 is its report's when the report has it (the same
 		// requests, convention and method: reports[i] is accs[i]'s);
-		// otherwise the run's values are sampled once and each metric's
-		// sorted
+		// otherwise the run's values are sampled once and each metric
+		// summarized as the report would
 		var rr *RunReport
 		if i < len(reports) && reports[i].RunID == acc.run.RunID && reports[i].Convention.Name == a.convs[ci].Name {
 			// (a run reported under its own convention, --convention
@@ -591,11 +591,15 @@ func (a *Analyzer) betweenRuns(ci int, accs []*runAcc, reports []*RunReport) map
 					reqs := acc.per[ci].reqs
 					s = Sample(a.convs[ci], reqs, acc.per[ci].gaps(), isStreaming(acc.run, reqs))
 				}
-				sorted := stats.SortedCopy(s.Values[x])
-				if len(sorted) == 0 {
+				// the run report's own rule (Samples.Summary: weighted
+				// under a weighted percentile method), so that the P99
+				// does not depend on whether the report lists P99
+				sum := s.Summary(x, a.convs[ci], []float64{0.99})
+				if sum.N == 0 {
 					continue
 				}
-				v = stats.Percentile(sorted, 0.99, stats.Method(a.convs[ci].Percentile))
+				q, _ := sum.Quantile(0.99)
+				v = q.Value
 			}
 			runs[j] = append(runs[j], acc.run.RunID)
 			p99[j] = append(p99[j], v)
