@@ -98,23 +98,24 @@ func summarize(gaps []float64, scratch *[]float64) itlSum {
 
 // mayExceedMedian reports whether g0 may be more than roleChunkFactor times
 // the median of rest, the only use of the median: false when g0 is not
-// positive, or when fewer than half of rest are below g0/roleChunkFactor
-// (then the median, at least the lower middle value, is not; the threshold
-// is raised by 1e-9 so that rounding cannot make this refuse a request
-// the exact test would take). The median is then left NaN and not
-// computed: a quickselect per request was 0.5 s of a 100k-request result.
-// A NaN among rest leaves the decision to the exact test.
+// positive, or when fewer than half of rest have roleChunkFactor times
+// themselves below g0 (then the lower middle value has not, nor has the
+// median, which is at least it: the exact test's own product, rounded
+// monotonically, so no margin is needed; a quotient g0/roleChunkFactor
+// rounds to a whole multiple of the smallest double among subnormal gaps
+// and refused some the exact test takes). The median is then left NaN and
+// not computed: a quickselect per request was 0.5 s of a 100k-request
+// result. A NaN among rest leaves the decision to the exact test.
 func mayExceedMedian(g0 float64, rest []float64) bool {
 	if !(g0 > 0) {
 		return false
 	}
-	t := g0 / roleChunkFactor * (1 + 1e-9)
 	below := 0
 	for _, x := range rest {
 		if x != x {
 			return true
 		}
-		if x < t {
+		if roleChunkFactor*x < g0 {
 			below++
 		}
 	}
