@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -99,5 +100,22 @@ func BenchmarkSortedCopyTail(b *testing.B) {
 	}
 	for b.Loop() {
 		_ = SortedCopy(src)
+	}
+}
+
+// BenchmarkSortedCopySmall: one small run's pooled gaps (20 requests of
+// ~400 tokens), sorted once per run of a many-run folder.
+func BenchmarkSortedCopySmall(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{5_000, 8_000, 30_000} {
+		src := make([]float64, n)
+		for i := range src {
+			src[i] = 15 + 10*r.ExpFloat64()
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				_ = SortedCopy(src)
+			}
+		})
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// TestBreak2MayExceedMedianTiny: the shortcut must not refuse what the
+// TestMayExceedMedianTiny: the shortcut must not refuse what the
 // exact test (median > 0 and first gap > 5 × median) takes, at any
 // magnitude: with subnormal gaps g0/5 rounds to a whole multiple of the
 // smallest double (11u/5 → 2u), so a gap of 2u was not counted below it
 // though 5 × 2u = 10u < 11u.
-func TestBreak2MayExceedMedianTiny(t *testing.T) {
+func TestMayExceedMedianTiny(t *testing.T) {
 	u := math.SmallestNonzeroFloat64
 	for _, c := range []struct {
 		g0   float64

@@ -45,13 +45,13 @@ func weightedRuns(t *testing.T, sinks ...formats.Sink) {
 	}
 }
 
-// TestBreak2BetweenRunsWeighted: under a weighted percentile method
+// TestBetweenRunsWeighted: under a weighted percentile method
 // (guidellm's weighted nearest rank; TPOT and per-request ITL weighted by
 // their token counts) a run's P99 in the between-run spread is its
 // report's, weighted, whether or not --percentiles lists P99: the P99
 // computed when the report lacks it was the unweighted one, so the spread
 // changed with --percentiles 50,90.
-func TestBreak2BetweenRunsWeighted(t *testing.T) {
+func TestBetweenRunsWeighted(t *testing.T) {
 	wnr := Canonical
 	wnr.Name = "wnr"
 	wnr.Percentile = convention.PercentileWeightedNearestRank
