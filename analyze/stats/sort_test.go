@@ -11,7 +11,8 @@ import (
 // TestSortedCopy compares sortedCopy with filtering NaNs and slices.Sort
 // on data shaped like token gaps (gamma-like, clustered), with NaNs,
 // duplicates, zeros of both signs, negatives, infinities, all-equal data
-// and sizes around the bucketing threshold; the input must be unchanged.
+// and sizes around the bucketing threshold and the bucket-width steps
+// (fewer buckets below 2^16 values); the input must be unchanged.
 func TestSortedCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	gen := map[string]func(i int) float64{
@@ -32,7 +33,7 @@ func TestSortedCopy(t *testing.T) {
 		},
 	}
 	for name, g := range gen {
-		for _, n := range []int{0, 1, 5, bucketMin - 1, bucketMin, 100_000} {
+		for _, n := range []int{0, 1, 5, bucketMin - 1, bucketMin, 8_000, 1<<15 - 1, 1 << 16, 100_000} {
 			xs := make([]float64, n)
 			for i := range xs {
 				xs[i] = g(i)
