@@ -355,6 +355,8 @@ def check(res, truth, has_itl, tol_ms):
     if all(ok for ok, _ in lines):
         what = "TTFT/E2E/TPOT P50/P90/P99" + (", pooled ITL P99 and its sample count" if has_itl else "")
         tol = f"relative {REL:g}" + (f" (against truth.csv also ±{tol_ms * 1e6:g} ns, the format's time resolution)" if tol_ms else "")
+        if has_itl and any((r["stats"] or {}).get("itl_sketch") for r in res.values()):
+            tol += f"; the pooled ITL P99 within {SKETCH_REL:.1%} (tokentrace's memory budget turned its sketch on)"
         lines.insert(0, (True, f"{len(ok_tools)} tools agree on {what}, with each other and with truth.csv ({truth['requests']:,} completed requests), {tol}"))
     return lines
 
@@ -561,16 +563,22 @@ def plan(tokens, formats, bench):
     return out
 
 
+# The sizes of the full run, whose tables BENCHMARKS.md holds.
+FULL_SIZES = "10000,100000,100MB,1GB"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "bin", "tokentrace"))
-    ap.add_argument("--sizes", default=os.environ.get("BENCH_SIZES") or "10000,100000,100MB,1GB")
+    ap.add_argument("--sizes", default=os.environ.get("BENCH_SIZES") or FULL_SIZES)
     ap.add_argument("--formats", default=os.environ.get("BENCH_FORMATS") or ",".join(FORMATS))
     ap.add_argument("--repeat", type=int, default=int(os.environ.get("BENCH_REPEAT") or 3))
     ap.add_argument("--many-runs", type=int, default=os.environ.get("BENCH_MANY_RUNS"),
                     help="runs of 20 requests in the many-runs case (0: skip; default 1,000, or fewer so that it "
                          "holds no more requests than the largest request-count size)")
-    ap.add_argument("--markdown", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--markdown", default=None,
+                    help="file whose tables to rewrite (default: BENCHMARKS.md, and only for a run at the default "
+                         "sizes with at least 3 repetitions: a short run does not replace the full run's tables)")
     ap.add_argument("--no-markdown", action="store_true")
     ap.add_argument("--render", metavar="RESULTS_JSON",
                     help="only render the table from a results file a run saved (out/bench/results.json)")
@@ -578,6 +586,8 @@ def main():
     results_path = os.path.join(OUT, "results.json")
     if a.render:
         saved = json.load(open(a.render))
+        for c in saved["cases"]:  # the checks again, as this version words them
+            c["checks"] = check(c["results"], c["truth"], c["has_itl"], c["tol_ms"])
         finish(saved["cases"], saved["meta"], a)
         return
     t0 = time.monotonic()
@@ -615,8 +625,15 @@ def main():
 def finish(cases, meta, a):
     text = render(cases, meta)
     print(text)
-    if not a.no_markdown:
-        update_markdown(a.markdown, text)
+    path = a.markdown
+    if path is None and not a.no_markdown:
+        if meta["sizes"] == FULL_SIZES and meta["repeat"] >= 3 and set(a.formats.split(",")) >= set(FORMATS):
+            path = os.path.join(ROOT, "BENCHMARKS.md")
+        else:
+            print(f"bench: BENCHMARKS.md left as it is (its tables are the full run's: sizes {FULL_SIZES}, "
+                  f"every format, 3 repetitions or more; --markdown FILE writes this run's)", flush=True)
+    if path and not a.no_markdown:
+        update_markdown(path, text)
     bad = [line for c in cases for ok, line in c["checks"] if not ok]
     if bad:
         print("\nbench: TOOLS DISAGREE OR FAILED:\n" + "\n".join(bad), file=sys.stderr)
