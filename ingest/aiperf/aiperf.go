@@ -74,9 +74,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
+	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
 
 // Name is the format name accepted by --from.
@@ -245,6 +247,14 @@ func firstLineKeys(head []byte) (top, meta []string) {
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}
+	if top, meta, ok := firstLineKeysFast(head); ok {
+		return top, meta
+	}
+	return firstLineKeysJSON(head)
+}
+
+// firstLineKeysJSON is firstLineKeys on one line by encoding/json's tokens.
+func firstLineKeysJSON(head []byte) (top, meta []string) {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, nil
@@ -265,6 +275,78 @@ func firstLineKeys(head []byte) (top, meta []string) {
 			return top, meta
 		}
 	}
+}
+
+// firstLineKeysFast is firstLineKeys for the usual line: one complete,
+// valid object whose member names (its own and its "metadata" object's)
+// hold no escapes and only valid UTF-8, scanned by the shared validating
+// scanner. ok is false for anything else, which encoding/json then reads
+// (its tokens stop at the error or the cut exactly where they did): the
+// detection of a folder of 1,000 runs spent 0.35 s in encoding/json on
+// the first lines. TestFirstLineKeysFast holds the two to the same keys.
+func firstLineKeysFast(line []byte) (top, meta []string, ok bool) {
+	s := jsonscan.Scanner{B: line}
+	name := func() (string, bool) {
+		lit, esc, ok := s.Str()
+		if !ok || esc || !utf8.Valid(lit) {
+			return "", false
+		}
+		return string(lit[1 : len(lit)-1]), true
+	}
+	// members reads the members of the object whose '{' is next, calling
+	// value for each member's value
+	members := func(value func(key string) bool) bool {
+		s.WS()
+		if !s.Eat('{') {
+			return false
+		}
+		s.WS()
+		if s.Eat('}') {
+			return true
+		}
+		for {
+			if s.I >= len(s.B) || s.B[s.I] != '"' {
+				return false
+			}
+			key, ok := name()
+			if !ok {
+				return false
+			}
+			s.WS()
+			if !s.Eat(':') {
+				return false
+			}
+			s.WS()
+			if !value(key) {
+				return false
+			}
+			s.WS()
+			if s.Eat('}') {
+				return true
+			}
+			if !s.Eat(',') {
+				return false
+			}
+			s.WS()
+		}
+	}
+	ok = members(func(key string) bool {
+		top = append(top, key)
+		if key == "metadata" && s.I < len(s.B) && s.B[s.I] == '{' {
+			meta = nil
+			return members(func(k string) bool {
+				meta = append(meta, k)
+				_, ok := s.Value(2)
+				return ok
+			})
+		}
+		if key == "metadata" {
+			meta = nil // not an object: no keys
+		}
+		_, ok := s.Value(1)
+		return ok
+	})
+	return top, meta, ok
 }
 
 // objectKeys reads an object value from dec and returns its keys, skipping
