@@ -15,34 +15,17 @@ import (
 func weightedRuns(t *testing.T, sinks ...formats.Sink) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
-	yes := true
-	for run, id := range []string{"a", "b"} {
-		for k := int64(0); k < 300; k++ {
-			off := int64(100+run*50+rng.IntN(200)) * ms
-			evs := []ev{{off, formats.KindContent, one()}}
-			n := 1 + rng.IntN(80)
-			step := 5 + 60*rng.Float64()
-			for g := 0; g < n; g++ {
-				off += int64(step * math.Exp(0.3*rng.NormFloat64()) * float64(ms))
-				evs = append(evs, ev{off, formats.KindContent, one()})
-			}
-			r, e := mkRequest(k, k*int64(1e9), evs, nil)
-			r.RunID = id
-			for i := range e {
-				e[i].RunID = id
-			}
-			for _, s := range sinks {
-				if err := s.Request(&r, e); err != nil {
-					t.Fatal(err)
-				}
-			}
+	sendRuns(t, 300, func(run int) []ev {
+		off := int64(100+run*50+rng.IntN(200)) * ms
+		evs := []ev{{off, formats.KindContent, one()}}
+		n := 1 + rng.IntN(80)
+		step := 5 + 60*rng.Float64()
+		for g := 0; g < n; g++ {
+			off += int64(step * math.Exp(0.3*rng.NormFloat64()) * float64(ms))
+			evs = append(evs, ev{off, formats.KindContent, one()})
 		}
-		for _, s := range sinks {
-			if err := s.Run(&formats.Run{RunID: id, Streaming: &yes}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+		return evs
+	}, sinks...)
 }
 
 // TestBetweenRunsWeighted: under a weighted percentile method

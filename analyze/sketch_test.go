@@ -17,16 +17,26 @@ import (
 func sketchRuns(t *testing.T, sinks ...formats.Sink) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 11))
+	sendRuns(t, 400, func(run int) []ev {
+		off := int64(100+run*50) * ms
+		evs := []ev{{off, formats.KindContent, one()}}
+		for g := 0; g < 30; g++ {
+			off += int64(20 * math.Exp(0.6*rng.NormFloat64()) * float64(ms))
+			evs = append(evs, ev{off, formats.KindContent, one()})
+		}
+		return evs
+	}, sinks...)
+}
+
+// sendRuns sends two streaming runs, "a" and "b", of n requests each (one
+// a second, their messages from events(run)), and then their run rows, to
+// every sink.
+func sendRuns(t *testing.T, n int64, events func(run int) []ev, sinks ...formats.Sink) {
+	t.Helper()
 	yes := true
 	for run, id := range []string{"a", "b"} {
-		for k := int64(0); k < 400; k++ {
-			off := int64(100+run*50) * ms
-			evs := []ev{{off, formats.KindContent, one()}}
-			for g := 0; g < 30; g++ {
-				off += int64(20 * math.Exp(0.6*rng.NormFloat64()) * float64(ms))
-				evs = append(evs, ev{off, formats.KindContent, one()})
-			}
-			r, e := mkRequest(k, k*int64(1e9), evs, nil)
+		for k := int64(0); k < n; k++ {
+			r, e := mkRequest(k, k*int64(1e9), events(run), nil)
 			r.RunID = id
 			for i := range e {
 				e[i].RunID = id
