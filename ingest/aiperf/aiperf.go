@@ -286,65 +286,23 @@ func firstLineKeysJSON(head []byte) (top, meta []string) {
 // the first lines. TestFirstLineKeysFast holds the two to the same keys.
 func firstLineKeysFast(line []byte) (top, meta []string, ok bool) {
 	s := jsonscan.Scanner{B: line}
-	name := func() (string, bool) {
-		lit, esc, ok := s.Str()
-		if !ok || esc || !utf8.Valid(lit) {
-			return "", false
-		}
-		return string(lit[1 : len(lit)-1]), true
-	}
-	// members reads the members of the object whose '{' is next, calling
-	// value for each member's value
-	members := func(value func(key string) bool) bool {
-		s.WS()
-		if !s.Eat('{') {
+	s.WS()
+	ok = s.Members(func(key []byte) bool {
+		if !utf8.Valid(key) {
 			return false
 		}
-		s.WS()
-		if s.Eat('}') {
-			return true
+		top = append(top, string(key))
+		if string(key) != "metadata" {
+			return s.Skip(1)
 		}
-		for {
-			if s.I >= len(s.B) || s.B[s.I] != '"' {
-				return false
-			}
-			key, ok := name()
-			if !ok {
-				return false
-			}
-			s.WS()
-			if !s.Eat(':') {
-				return false
-			}
-			s.WS()
-			if !value(key) {
-				return false
-			}
-			s.WS()
-			if s.Eat('}') {
-				return true
-			}
-			if !s.Eat(',') {
-				return false
-			}
-			s.WS()
+		meta = nil // the last "metadata" member's keys; none if no object
+		if s.Next() != '{' {
+			return s.Skip(1)
 		}
-	}
-	ok = members(func(key string) bool {
-		top = append(top, key)
-		if key == "metadata" && s.I < len(s.B) && s.B[s.I] == '{' {
-			meta = nil
-			return members(func(k string) bool {
-				meta = append(meta, k)
-				_, ok := s.Value(2)
-				return ok
-			})
-		}
-		if key == "metadata" {
-			meta = nil // not an object: no keys
-		}
-		_, ok := s.Value(1)
-		return ok
+		return s.Members(func(k []byte) bool {
+			meta = append(meta, string(k))
+			return utf8.Valid(k) && s.Skip(2)
+		})
 	})
 	return top, meta, ok
 }
