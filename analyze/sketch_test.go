@@ -193,29 +193,43 @@ func TestITLSketchRefusedValues(t *testing.T) {
 // takes each run's P99 from the run's own report when it has one and
 // computes it when it does not (--percentiles without 99): both give the
 // same spread for every tail metric, ITL included, and each P99 in it is
-// the run report's.
+// the run report's. Also under a weighted percentile method (guidellm's
+// weighted nearest rank; TPOT and per-request ITL weighted by their
+// token counts), where the P99 computed when the report lacked it was
+// once the unweighted one, so the spread changed with --percentiles 50,90.
 func TestBetweenRunsFromReports(t *testing.T) {
-	a := NewAnalyzer(Canonical)
-	sketchRuns(t, a)
-	with, err := a.Report(Options{Tools: tools, Pool: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	without, err := a.Report(Options{Tools: tools, Pool: true, Percentiles: []float64{0.5, 0.9}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(with.Pooled.BetweenRuns) < 3 || len(with.Pooled.BetweenRuns[ITL.Key].P99) != 2 {
-		t.Fatalf("between runs: %+v", with.Pooled.BetweenRuns)
-	}
-	for key, sp := range with.Pooled.BetweenRuns {
-		if o := without.Pooled.BetweenRuns[key]; !reflect.DeepEqual(sp, o) {
-			t.Errorf("%s: from reports %+v, computed %+v", key, sp, o)
+	wnr := Canonical
+	wnr.Name = "wnr"
+	wnr.Percentile = convention.PercentileWeightedNearestRank
+	wnr.ITL = convention.ITLPerRequestMean
+	for _, c := range []struct {
+		conv convention.Convention
+		runs func(*testing.T, ...formats.Sink)
+	}{{Canonical, sketchRuns}, {wnr, weightedRuns}} {
+		a := NewAnalyzer(c.conv)
+		c.runs(t, a)
+		with, err := a.Report(Options{Tools: tools, Pool: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for i, r := range with.Runs {
-		if got, want := float64(with.Pooled.BetweenRuns[ITL.Key].P99[i]), r.Metrics.Of(ITL).Value(0.99); got != want {
-			t.Errorf("run %s: ITL P99 %v in the spread, %v in its report", r.RunID, got, want)
+		without, err := a.Report(Options{Tools: tools, Pool: true, Percentiles: []float64{0.5, 0.9}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(with.Pooled.BetweenRuns) < 3 || len(with.Pooled.BetweenRuns[ITL.Key].P99) != 2 {
+			t.Fatalf("%s: between runs: %+v", c.conv.Name, with.Pooled.BetweenRuns)
+		}
+		for key, sp := range with.Pooled.BetweenRuns {
+			if o := without.Pooled.BetweenRuns[key]; !reflect.DeepEqual(sp, o) {
+				t.Errorf("%s, %s: from reports %+v, computed %+v", c.conv.Name, key, sp.P99, o.P99)
+			}
+		}
+		for _, x := range []*Metric{TPOT, ITL} {
+			for i, r := range with.Runs {
+				if got, want := float64(with.Pooled.BetweenRuns[x.Key].P99[i]), r.Metrics.Of(x).Value(0.99); got != want {
+					t.Errorf("%s, run %s: %s P99 %v in the spread, %v in its report", c.conv.Name, r.RunID, x.Key, got, want)
+				}
+			}
 		}
 	}
 }
@@ -260,7 +274,6 @@ func TestBetweenRunsOtherConventions(t *testing.T) {
 	}
 }
 
-
 // weightedRuns: two streaming runs whose requests have from 2 to 81
 // tokens, so that weighted and unweighted percentiles differ.
 func weightedRuns(t *testing.T, sinks ...formats.Sink) {
@@ -277,39 +290,4 @@ func weightedRuns(t *testing.T, sinks ...formats.Sink) {
 		}
 		return evs
 	}, sinks...)
-}
-
-// TestBetweenRunsWeighted: under a weighted percentile method
-// (guidellm's weighted nearest rank; TPOT and per-request ITL weighted by
-// their token counts) a run's P99 in the between-run spread is its
-// report's, weighted, whether or not --percentiles lists P99: the P99
-// computed when the report lacks it was the unweighted one, so the spread
-// changed with --percentiles 50,90.
-func TestBetweenRunsWeighted(t *testing.T) {
-	wnr := Canonical
-	wnr.Name = "wnr"
-	wnr.Percentile = convention.PercentileWeightedNearestRank
-	wnr.ITL = convention.ITLPerRequestMean
-	a := NewAnalyzer(wnr)
-	weightedRuns(t, a)
-	with, err := a.Report(Options{Tools: tools, Pool: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	without, err := a.Report(Options{Tools: tools, Pool: true, Percentiles: []float64{0.5, 0.9}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for key, sp := range with.Pooled.BetweenRuns {
-		if o := without.Pooled.BetweenRuns[key]; !reflect.DeepEqual(sp, o) {
-			t.Errorf("%s: from reports %+v, computed %+v", key, sp.P99, o.P99)
-		}
-	}
-	for _, x := range []*Metric{TPOT, ITL} {
-		for i, r := range with.Runs {
-			if got, want := float64(with.Pooled.BetweenRuns[x.Key].P99[i]), r.Metrics.Of(x).Value(0.99); got != want {
-				t.Errorf("run %s: %s P99 %v in the spread, %v in its report", r.RunID, x.Key, got, want)
-			}
-		}
-	}
 }
