@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -365,6 +366,12 @@ func readRowsWith(path string, rd io.Reader, max int64, vals *ingest.Values, fas
 		r, err := parseRow(fields, vals, ingest.Pos{Request: int64(len(rows)), At: recordAt(len(rows))})
 		if err != nil {
 			return ingest.Wrap(path, recordAt(len(rows)), err)
+		}
+		if len(rows) == cap(rows) && len(rows) >= 1024 {
+			// double: append grows a large slice by ~1.25×, copying
+			// the ~180-byte rows about five times over (LLMPerf 100k:
+			// peak RSS 125 -> 113 MB)
+			rows = slices.Grow(rows, len(rows))
 		}
 		rows = append(rows, r)
 		return nil
