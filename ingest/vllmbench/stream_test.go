@@ -30,39 +30,9 @@ func TestStreamAsGeneral(t *testing.T) {
 	asString := filepath.Join(dir, "as-string.json")
 	os.WriteFile(asString, []byte(`{"backend": "vllm", "model_id": "m", "duration": 2, "ttfts": [0.5, "0.25"], "itls": [[0.01], [0.02]], "output_lens": [2, 2]}`), 0o644)
 	files = append(files, odd, asString)
-	for _, p := range files {
-		for _, noText := range []bool{false, true} {
-			s, g, errS, errG := testkit.ImportBoth(t, New(), p, ingest.Options{Label: "x", NoText: noText})
-			if (errS == nil) != (errG == nil) || errS != nil && errS.Error() != errG.Error() {
-				t.Errorf("%s: errors %v and %v", p, errS, errG)
-				continue
-			}
-			if !reflect.DeepEqual(s.Runs, g.Runs) {
-				t.Errorf("%s: runs differ:\n%+v\n%+v", p, s.Runs, g.Runs)
-			}
-			if !reflect.DeepEqual(s.Requests, g.Requests) {
-				t.Errorf("%s: requests differ", p)
-			}
-			if !reflect.DeepEqual(s.Events, g.Events) {
-				t.Errorf("%s: events differ", p)
-			}
-		}
-	}
+	testkit.SameImports(t, New(), files...)
 	// the odd run's checks are there, positioned
-	var c formats.Collector
-	if err := ingest.ImportFile(New(), odd, ingest.Options{}, &c); err != nil {
-		t.Fatal(err)
-	}
-	var codes []string
-	for _, ch := range c.Runs[0].Checks {
-		codes = append(codes, ch.Code+" "+ch.Field+": "+ch.Detail)
-	}
-	got := strings.Join(codes, "\n")
-	for _, want := range []string{"value_negative ttfts: first request 1 (ttfts[1]): -1", "value_not_finite itls: first request 0 (itls[0][1]): NaN", "value_negative itls: first request 3 (itls[3][1]): -0.5"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("checks:\n%s\nwant %q", got, want)
-		}
-	}
+	testkit.HasChecks(t, New(), odd, "value_negative ttfts: first request 1 (ttfts[1]): -1", "value_not_finite itls: first request 0 (itls[0][1]): NaN", "value_negative itls: first request 3 (itls[3][1]): -0.5")
 }
 
 // TestStreamBeyondFileCap: a result file larger than --max-value-size
