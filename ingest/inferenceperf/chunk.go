@@ -195,6 +195,17 @@ func fastChunk(data []byte) (c chunkInfo, at [2]int, ok bool) {
 	return c, at, true
 }
 
+// fieldOnce reads a string member into v unless the object had it
+// already (*seen): a repeated member is left to encoding/json, whose
+// last-one-wins the fast path does not follow.
+func (s *scanner) fieldOnce(seen *bool, v *sval) bool {
+	if *seen {
+		return false
+	}
+	*seen = true
+	return s.field(v)
+}
+
 // choice reads one element of choices (an object or null).
 func (s *scanner) choice(cv *choiceVals) bool {
 	if s.Lit("null") {
@@ -207,17 +218,9 @@ func (s *scanner) choice(cv *choiceVals) bool {
 	return s.Members(func(key []byte) bool {
 		switch string(key) {
 		case "text":
-			if seenText {
-				return false
-			}
-			seenText = true
-			return s.field(&cv.text)
+			return s.fieldOnce(&seenText, &cv.text)
 		case "finish_reason":
-			if seenFinish {
-				return false
-			}
-			seenFinish = true
-			return s.field(&cv.finish)
+			return s.fieldOnce(&seenFinish, &cv.finish)
 		case "delta":
 			if seenDelta {
 				return false
@@ -230,23 +233,11 @@ func (s *scanner) choice(cv *choiceVals) bool {
 			return s.Next() == '{' && s.Members(func(k []byte) bool {
 				switch string(k) {
 				case "content":
-					if seenC {
-						return false
-					}
-					seenC = true
-					return s.field(&cv.content)
+					return s.fieldOnce(&seenC, &cv.content)
 				case "reasoning_content":
-					if seenRC {
-						return false
-					}
-					seenRC = true
-					return s.field(&cv.reasoningContent)
+					return s.fieldOnce(&seenRC, &cv.reasoningContent)
 				case "reasoning":
-					if seenR {
-						return false
-					}
-					seenR = true
-					return s.field(&cv.reasoning)
+					return s.fieldOnce(&seenR, &cv.reasoning)
 				}
 				if folds(k, "content", "reasoning_content", "reasoning") {
 					return false
