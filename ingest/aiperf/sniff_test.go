@@ -18,6 +18,9 @@ func checkFirstLineKeys(t *testing.T, line []byte) bool {
 	if ok && (!reflect.DeepEqual(top, wantTop) || !reflect.DeepEqual(meta, wantMeta)) {
 		t.Fatalf("line %q:\nfast          %q %q\nencoding/json %q %q", line, top, meta, wantTop, wantMeta)
 	}
+	// firstLineKeys reads up to the first newline only
+	first, _, _ := bytes.Cut(line, []byte("\n"))
+	wantTop, wantMeta = firstLineKeysJSON(first)
 	if top, meta := firstLineKeys(line); !reflect.DeepEqual(top, wantTop) || !reflect.DeepEqual(meta, wantMeta) {
 		t.Fatalf("line %q: firstLineKeys %q %q, encoding/json %q %q", line, top, meta, wantTop, wantMeta)
 	}
