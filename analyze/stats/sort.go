@@ -7,15 +7,17 @@ import (
 )
 
 // SortedCopy returns the non-NaN values of xs, sorted ascending (the order
-// slices.Sort gives, which leaves -0 and +0 in any order; here -0 comes
-// first). xs is left as it is: the pooled ITL is kept in arrival order for
+// slices.Sort gives, which leaves -0 and +0 in any order, as the small
+// samples sorted by it here do; the bucketed sort puts -0 first). xs is
+// left as it is: the pooled ITL is kept in arrival order for
 // ITL-by-position plots and the tools' order-dependent sums.
 //
 // Large samples — the pooled token gaps of a report, one per token — are
-// sorted while copied, with no memory besides the copy (and 512 KB of
+// sorted while copied, with no memory besides the copy (and 256 KB of
 // counts): one counting pass and one distributing pass put each value in
-// its bucket of the copy by 16 bits of an order-preserving integer key —
-// the 16 just below the bits every value shares, so that clustered data
+// its bucket of the copy by 16 bits of an order-preserving integer key
+// (fewer below 2^16 values, about one bucket per two values) —
+// the bits just below the bits every value shares, so that clustered data
 // (ITLs between 5 and 60 ms) spreads over the buckets — then each bucket
 // (about a dozen values for 822k gaps) is sorted with slices.Sort; a bucket
 // of more than bucketMin values is bucketed again the same way (its values
@@ -43,7 +45,7 @@ func SortedCopy(xs []float64) []float64 {
 		return out
 	}
 	out = out[:n]
-	// 16 bits of buckets (512 KB of counts, cleared and summed whole);
+	// 16 bits of buckets (256 KB of counts, cleared and summed whole);
 	// fewer for a smaller sample, about two values per bucket, where that
 	// table's fixed cost would dominate (a small run's 8,000 gaps: ~0.2 ms
 	// of its ~0.35)
