@@ -59,6 +59,8 @@ func TestFirstLineKeysFast(t *testing.T) {
 		`{"metadata":{"a":1},"metadata":{"b":2}}`, `{"a\u0062":1,"metadata":{}}`, `{"metadata":{"x\"y":1}}`,
 		"{\"\xff\":1,\"metadata\":{}}", `{"metadata":{"request_start_ns":1}} trailing`, `{"a":1,}`, `{"a" 1}`,
 		`{"metadata":{"a":{"b":[1,2,{"c":null}]}},"metrics":{"x":{"value":[1.5e3,-0]}}}`, `{"a":tru}`, `{"a":"\u12"}`,
+		// a newline inside the object: firstLineKeys reads up to it only
+		"{\n\"\"", "{\"a\":1,\n\"metadata\":{\"b\":2}}", "{\"metadata\":{\r\n\"session_num\":1}}",
 	} {
 		checkFirstLineKeys(t, []byte(s))
 	}
