@@ -208,7 +208,8 @@ func sniff(path string, head []byte) inputKind {
 	if trimmed[0] != '{' {
 		return kindUnknown
 	}
-	top, meta := firstLineKeys(head)
+	// the first record's line: the importer skips blank lines before it
+	top, meta := firstLineKeys(bytes.TrimLeft(head, " \t\r\n"))
 	if slices.Contains(top, "metadata") && (slices.Contains(top, "metrics") || ingest.AnyKey(meta, aiperfMetadataKeys)) {
 		return kindRaw
 	}

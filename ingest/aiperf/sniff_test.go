@@ -74,3 +74,18 @@ func FuzzFirstLineKeys(f *testing.F) {
 		checkFirstLineKeys(t, line)
 	})
 }
+
+// TestSniffBlankFirstLine: a profile export whose records follow blank
+// lines (which the importer skips) is recognized by its first record.
+func TestSniffBlankFirstLine(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/aiperf/llama31-8b-local-chatbot-c2/profile_export.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lead := range []string{"", "\n", "\r\n\n", " \t\n"} {
+		head := append([]byte(lead), data[:min(len(data), 4096)]...)
+		if k := sniff("run/records.jsonl", head); k != kindRaw {
+			t.Errorf("lead %q: kind %v, want the raw records", lead, k)
+		}
+	}
+}
