@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
@@ -275,38 +274,13 @@ func (s *scanner) metric(m *metric) bool {
 
 // members reads the object at s.I (its '{' next), calling member with
 // each name once the scanner stands at its value; member reads the value.
-// False when the object is not one members takes (escapes in a name: the
-// reference decodes those) or member returns false.
+// False when the object is not one members takes (escapes or invalid
+// UTF-8 in a name: the reference decodes those) or member returns false.
 func (s *scanner) members(member func(key string) bool) bool {
-	if !s.Eat('{') {
-		return false
-	}
-	s.WS()
-	if s.Eat('}') {
-		return true
-	}
-	for {
-		key, ok := s.str()
-		if !ok {
-			return false
-		}
-		s.WS()
-		if !s.Eat(':') {
-			return false
-		}
-		s.WS()
-		if !member(key) {
-			return false
-		}
-		s.WS()
-		if s.Eat('}') {
-			return true
-		}
-		if !s.Eat(',') {
-			return false
-		}
-		s.WS()
-	}
+	return s.Members(func(raw []byte) bool {
+		key, ok := jsonscan.Name(raw, knownNames)
+		return ok && member(key)
+	})
 }
 
 // numbers reads a list of plain JSON numbers into s.spare (reused, when
@@ -496,12 +470,5 @@ func (s *scanner) str() (string, bool) {
 	if !ok || esc {
 		return "", false
 	}
-	raw := lit[1 : len(lit)-1]
-	if name, ok := knownNames[string(raw)]; ok {
-		return name, true // not allocated again
-	}
-	if !utf8.Valid(raw) {
-		return "", false
-	}
-	return string(raw), true
+	return jsonscan.Name(lit[1:len(lit)-1], knownNames)
 }

@@ -2,7 +2,6 @@ package llmperf
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
@@ -55,54 +54,20 @@ func fastFieldsInto(raw []byte, fields map[string]json.RawMessage) (map[string]j
 	clear(fields)
 	s := jsonscan.Scanner{B: raw}
 	s.WS()
-	if !s.Eat('{') {
+	ok := s.Members(func(name []byte) bool {
+		key, ok := jsonscan.Name(name, keyNames)
+		if !ok {
+			return false
+		}
+		v, ok := s.Value(0)
+		if ok {
+			fields[key] = json.RawMessage(v[:len(v):len(v)])
+		}
+		return ok
+	})
+	s.WS()
+	if !ok || s.I != len(s.B) {
 		return nil, false
 	}
-	s.WS()
-	if s.Eat('}') {
-		s.WS()
-		return fields, s.I == len(s.B)
-	}
-	for {
-		key, ok := memberName(&s)
-		if !ok {
-			return nil, false
-		}
-		s.WS()
-		if !s.Eat(':') {
-			return nil, false
-		}
-		s.WS()
-		v, ok := s.Value(0)
-		if !ok {
-			return nil, false
-		}
-		fields[key] = json.RawMessage(v[:len(v):len(v)])
-		s.WS()
-		if s.Eat('}') {
-			s.WS()
-			return fields, s.I == len(s.B)
-		}
-		if !s.Eat(',') {
-			return nil, false
-		}
-		s.WS()
-	}
-}
-
-// memberName reads a member name without escapes (ok false for one with
-// escapes, control characters or invalid UTF-8).
-func memberName(s *jsonscan.Scanner) (string, bool) {
-	lit, esc, ok := s.Str()
-	if !ok || esc {
-		return "", false
-	}
-	raw := lit[1 : len(lit)-1]
-	if k, ok := keyNames[string(raw)]; ok {
-		return k, true
-	}
-	if !utf8.Valid(raw) {
-		return "", false
-	}
-	return string(raw), true
+	return fields, true
 }

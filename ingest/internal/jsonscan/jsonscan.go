@@ -12,6 +12,7 @@ package jsonscan
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // Scanner reads JSON from B at I, validating as it goes. Short is set
@@ -291,6 +292,20 @@ func (s *Scanner) Members(member func(key []byte) bool) bool {
 		}
 		s.WS()
 	}
+}
+
+// Name is the string of raw, a string's bytes between its quotes (as
+// Members passes a member name), without escapes: the entry of known
+// when there is one (a usual name or value is not allocated again), else
+// a copy; ok is false for invalid UTF-8, which encoding/json replaces.
+func Name(raw []byte, known map[string]string) (string, bool) {
+	if k, ok := known[string(raw)]; ok {
+		return k, true
+	}
+	if !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw), true
 }
 
 // ValidNumber reports whether b, which must not be empty, follows JSON's
