@@ -30,10 +30,10 @@ import (
 // the limit. 80 MiB saved only ~5–10 MB more for ~8–15% more CPU.
 //
 // The limit follows the live data (memLimitFor): it never falls below
-// defaultMemoryLimit and stays half as much again above the live heap (a
-// quarter past the memory budget), so a run whose live data outgrows it
-// (very large inputs) is collected about as often as with GOGC=50 (25),
-// never continuously.
+// defaultMemoryLimit and stays a third above the live heap (a quarter past
+// the memory budget), so a run whose live data outgrows it (very large
+// inputs) is collected about as often as with GOGC=33 (25), never
+// continuously.
 //
 // Unless GOGC is set too, the proportional trigger is switched off
 // (GOGC=off): the heap is collected when it reaches the limit, not each
@@ -163,8 +163,8 @@ and the 1 GB GenAI-Perf benchmark runs (170–215 MB on the 1 GB run with Go's
 defaults), with no more CPU than the defaults. The budget is used even when
 less would do: on the 250 MB run Go's defaults peak lower (70–100 MB). The
 limit is soft and follows the data: when the live heap needs more, the limit
-is half as much again as the live heap (the collector then runs about as often
-as with GOGC=50), a quarter above it past the memory budget; nothing fails.
+is a third above the live heap (the collector then runs about as often as with
+GOGC=33), a quarter above it past the memory budget; nothing fails.
 
 Setting GOMEMLIMIT hands memory back to Go's own rules: your limit, with Go's
 proportional trigger (GOGC=100 unless GOGC is set). For fewer collections and
