@@ -257,7 +257,10 @@ func (a *Analyzer) StartRun(r *formats.Run) error {
 	return nil
 }
 
-// Request implements formats.Sink.
+// Batch implements formats.Sink.
+func (a *Analyzer) Batch(b *formats.Batch) error { return b.EachRow(a.Request) }
+
+// Request computes one request row (Batch computes a batch's rows).
 func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 	acc := a.acc(r.RunID)
 	for i, c := range a.convs {

@@ -148,3 +148,5 @@ func TestCanonicalReproducesLLMPerfTTFT(t *testing.T) {
 		})
 	}
 }
+
+func (r runsOnly) Batch(b *formats.Batch) error { return b.EachRow(r.Request) }

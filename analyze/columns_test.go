@@ -243,3 +243,5 @@ func TestEventColumnsHand(t *testing.T) {
 	}
 	checkColumnsSameReport(t, dir)
 }
+
+func (s allColumns) Batch(b *formats.Batch) error { return b.EachRow(s.Request) }

@@ -125,6 +125,10 @@ type Decomposer struct {
 func NewDecomposer(c convention.Convention) *Decomposer { return &Decomposer{conv: c} }
 
 // Request implements formats.Sink.
+// Batch implements formats.Sink.
+func (d *Decomposer) Batch(b *formats.Batch) error { return b.EachRow(d.Request) }
+
+// Request decomposes one request row.
 func (d *Decomposer) Request(r *formats.Request, events []formats.Event) error {
 	if r.MatchQuality == "" || r.IsServerRow() {
 		return nil

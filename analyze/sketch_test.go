@@ -42,7 +42,7 @@ func sendRuns(t *testing.T, n int64, events func(run int) []ev, sinks ...formats
 				e[i].RunID = id
 			}
 			for _, s := range sinks {
-				if err := s.Request(&r, e); err != nil {
+				if err := formats.SendRow(s, &r, e); err != nil {
 					t.Fatal(err)
 				}
 			}

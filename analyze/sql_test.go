@@ -97,13 +97,9 @@ func (p prefixRuns) id(orig string) string {
 	return p.tool + "/" + p.in + "/" + orig
 }
 
-func (p prefixRuns) Request(r *formats.Request, ev []formats.Event) error {
-	c := *r
-	c.RunID = p.id(r.RunID)
-	for i := range ev {
-		ev[i].RunID = c.RunID
-	}
-	return p.s.Request(&c, ev)
+func (p prefixRuns) Batch(b *formats.Batch) error {
+	b.RunID = p.id(b.RunID)
+	return p.s.Batch(b)
 }
 
 func (p prefixRuns) Run(r *formats.Run) error {
@@ -118,11 +114,11 @@ type onlyRuns struct {
 	ids map[string]bool
 }
 
-func (o onlyRuns) Request(r *formats.Request, ev []formats.Event) error {
-	if !o.ids[r.RunID] {
+func (o onlyRuns) Batch(b *formats.Batch) error {
+	if !o.ids[b.RunID] {
 		return nil
 	}
-	return o.s.Request(r, ev)
+	return o.s.Batch(b)
 }
 
 func (o onlyRuns) Run(r *formats.Run) error {
@@ -504,7 +500,7 @@ func ruleCases(s formats.Sink) error {
 		r := &reqs[i].r
 		r.RunID, r.RequestKey = run, int64(i)
 		r.StartNs, r.ClockDomain = p64(t0+int64(i)*250e6), formats.ClockUnix
-		if err := s.Request(r, reqs[i].ev); err != nil {
+		if err := formats.SendRow(s, r, reqs[i].ev); err != nil {
 			return err
 		}
 	}
@@ -517,7 +513,7 @@ func ruleCases(s formats.Sink) error {
 		r := &formats.Request{RunID: ns, RequestKey: k, Status: "ok", StartNs: p64(t0 + k*1e9), ClockDomain: formats.ClockUnix,
 			OutputTokens: p64(20 + k), OutputTokensSource: "server_usage", InputTokens: p64(30)}
 		e := []formats.Event{{RunID: ns, RequestKey: k, Kind: "content", OffsetNs: 800e6 + k*1e6, HasChoices: true}}
-		if err := s.Request(r, e); err != nil {
+		if err := formats.SendRow(s, r, e); err != nil {
 			return err
 		}
 	}
@@ -574,7 +570,7 @@ func correctionCases(s formats.Sink, t0 int64) error {
 		r := &formats.Request{RunID: run, RequestKey: int64(k), StartNs: p64(t0 + int64(k)*2e9), ClockDomain: formats.ClockUnix,
 			Corrections: q.code, OutputTokens: p64(q.n), OutputTokensSource: q.src}
 		formats.FillFromEvents(r, evs)
-		if err := s.Request(r, evs); err != nil {
+		if err := formats.SendRow(s, r, evs); err != nil {
 			return err
 		}
 	}

@@ -78,9 +78,11 @@ func WithOutputCount(s Sink) Sink { return outputCountSink{s} }
 
 type outputCountSink struct{ s Sink }
 
-func (o outputCountSink) Request(r *Request, events []Event) error {
-	FillOutputCount(r)
-	return o.s.Request(r, events)
+func (o outputCountSink) Batch(b *Batch) error {
+	for i := range b.Len() {
+		b.FillOutputCount(i)
+	}
+	return o.s.Batch(b)
 }
 
 func (o outputCountSink) Run(r *Run) error { return o.s.Run(r) }

@@ -34,7 +34,10 @@ type Dumper struct {
 	err error
 }
 
-// Request implements Sink.
+// Batch implements Sink.
+func (d *Dumper) Batch(b *Batch) error { return b.EachRow(d.Request) }
+
+// Request writes one request row and its events.
 func (d *Dumper) Request(r *Request, ev []Event) error {
 	d.line("request", r, DumpFieldLimit, "run_id")
 	for i := range ev {

@@ -165,9 +165,10 @@ func ReadTables(dir string, sink Sink) error {
 
 	done := make([]bool, len(runs)) // run's requests all sent
 	nextRun := 0                    // runs[:nextRun] sent
+	rows := NewRowWriter(sink)
 	sendReady := func() error {
 		for nextRun < len(runs) && done[nextRun] {
-			if err := sink.Run(&runs[nextRun]); err != nil {
+			if err := rows.Run(&runs[nextRun]); err != nil {
 				return err
 			}
 			nextRun++
@@ -195,7 +196,7 @@ func ReadTables(dir string, sink Sink) error {
 				return fmt.Errorf("formats: %s row %d: requests of run %q are not contiguous", reqT.file(), row, r.RunID)
 			}
 			cur = ri
-			if err := StartRun(sink, &runs[ri]); err != nil {
+			if err := rows.StartRun(&runs[ri]); err != nil {
 				return err
 			}
 		} else if r.RequestKey <= prevKey {
@@ -223,8 +224,17 @@ func ReadTables(dir string, sink Sink) error {
 				break
 			}
 		}
-		if err := sink.Request(r, evs); err != nil {
-			return err
+		// A message's index is its position: a table's index must say
+		// so, or be 0 (the column not read, or null in a rewritten table).
+		for k := range evs {
+			if evs[k].Index != int32(k) && evs[k].Index != 0 {
+				return fmt.Errorf("formats: %s: run %q request_key %d: event %d has index %d: events must be in index order 0, 1, …",
+					evT.file(), r.RunID, r.RequestKey, k, evs[k].Index)
+			}
+			evs[k].Index = int32(k)
+		}
+		if err := rows.Request(r, evs); err != nil {
+			return fmt.Errorf("formats: %s row %d: %w", reqT.file(), row, err)
 		}
 		clear(evs) // drop text references
 		// The group ends at the end of the file or at a change of run.
@@ -248,7 +258,10 @@ func ReadTables(dir string, sink Sink) error {
 	for i := range done {
 		done[i] = true
 	}
-	return sendReady()
+	if err := sendReady(); err != nil {
+		return err
+	}
+	return rows.Flush()
 }
 
 // nilIfEmpty makes a run's empty lists nil: Parquet does not distinguish a

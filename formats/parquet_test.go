@@ -100,13 +100,13 @@ func sampleStream(s Sink, nb int) error {
 
 	// Run a: three requests.
 	for k := int64(0); k < 3; k++ {
-		if err := s.Request(req("a", k), mkEvents("a", k, int(k)+2)); err != nil {
+		if err := SendRow(s, req("a", k), mkEvents("a", k, int(k)+2)); err != nil {
 			return err
 		}
 	}
 	// Run b: nb requests.
 	for k := int64(0); k < int64(nb); k++ {
-		if err := s.Request(req("b", k), mkEvents("b", k, int(k%7))); err != nil {
+		if err := SendRow(s, req("b", k), mkEvents("b", k, int(k%7))); err != nil {
 			return err
 		}
 	}
@@ -137,7 +137,7 @@ func sampleStream(s Sink, nb int) error {
 	}
 	// Run d: one failed request without events.
 	d := &Request{RunID: "d", RequestKey: 0, Status: StatusError, ErrorType: "TimeoutError", ErrorText: ""}
-	if err := s.Request(d, nil); err != nil {
+	if err := SendRow(s, d, nil); err != nil {
 		return err
 	}
 	if err := s.Run(&Run{RunID: "d", Tool: "aiperf", Streaming: ptr(false), RequestRateRPS: ptr(2.5),
@@ -547,21 +547,21 @@ func TestParquetWriterSinkContract(t *testing.T) {
 		do   func(s Sink) error
 		want string
 	}{
-		{"empty run_id", func(s Sink) error { return s.Request(&Request{}, nil) }, "empty run_id"},
+		{"empty run_id", func(s Sink) error { return SendRow(s, &Request{}, nil) }, "empty run_id"},
 		{"empty Run run_id", func(s Sink) error { return s.Run(&Run{}) }, "empty run_id"},
 		{"event of another request", func(s Sink) error {
-			return s.Request(&Request{RunID: "a", RequestKey: 1}, ev("a", 2))
+			return s.(*ParquetWriter).Request(&Request{RunID: "a", RequestKey: 1}, ev("a", 2))
 		}, "event 0 has run_id"},
 		{"interleaved runs", func(s Sink) error {
-			return cmpErr(s.Request(&Request{RunID: "a"}, nil), s.Request(&Request{RunID: "b"}, nil),
-				s.Request(&Request{RunID: "a", RequestKey: 1}, nil))
+			return cmpErr(SendRow(s, &Request{RunID: "a"}, nil), SendRow(s, &Request{RunID: "b"}, nil),
+				SendRow(s, &Request{RunID: "a", RequestKey: 1}, nil))
 		}, "not contiguous"},
 		{"request after Run", func(s Sink) error {
-			return cmpErr(s.Request(&Request{RunID: "a"}, nil), s.Run(&Run{RunID: "a"}),
-				s.Request(&Request{RunID: "a", RequestKey: 1}, nil))
+			return cmpErr(SendRow(s, &Request{RunID: "a"}, nil), s.Run(&Run{RunID: "a"}),
+				SendRow(s, &Request{RunID: "a", RequestKey: 1}, nil))
 		}, "already had its Run row"},
 		{"request keys not increasing", func(s Sink) error {
-			return cmpErr(s.Request(&Request{RunID: "a", RequestKey: 3}, nil), s.Request(&Request{RunID: "a", RequestKey: 3}, nil))
+			return cmpErr(SendRow(s, &Request{RunID: "a", RequestKey: 3}, nil), SendRow(s, &Request{RunID: "a", RequestKey: 3}, nil))
 		}, "keys must increase"},
 		{"duplicate Run", func(s Sink) error {
 			return cmpErr(s.Run(&Run{RunID: "a"}), s.Run(&Run{RunID: "a"}))
@@ -910,7 +910,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 			txt := strings.Repeat(fmt.Sprintf("%06d ", k*1000+j), 150)[:1000+j%7]
 			evs[j] = Event{RunID: "r", RequestKey: int64(k), Index: int32(j), Kind: KindContent, Text: &txt}
 		}
-		if err := sink.Request(&Request{RunID: "r", RequestKey: int64(k)}, evs); err != nil {
+		if err := SendRow(sink, &Request{RunID: "r", RequestKey: int64(k)}, evs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -1038,3 +1038,7 @@ func BenchmarkParquetWrite(b *testing.B) {
 		})
 	}
 }
+
+func (o *orderCheck) Batch(b *Batch) error { return b.EachRow(o.Request) }
+
+func (f failingSink) Batch(b *Batch) error { return b.EachRow(f.Request) }

@@ -69,7 +69,7 @@ func (r renameRuns) Request(q *Request, ev []Event) error {
 	for i := range evs {
 		evs[i].RunID = c.RunID
 	}
-	return r.s.Request(&c, evs)
+	return SendRow(r.s, &c, evs)
 }
 
 func (r renameRuns) Run(run *Run) error {
@@ -493,3 +493,5 @@ func TestHiveReadsFilesWithoutRunID(t *testing.T) {
 	writeRaw(t, pdir, "part-00000.parquet", rows, nil)
 	diffCollectors(t, want, readAll(t, dir))
 }
+
+func (r renameRuns) Batch(b *Batch) error { return b.EachRow(r.Request) }

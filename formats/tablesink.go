@@ -41,10 +41,13 @@ type tableSink struct {
 	spool spool
 }
 
-// Request implements Sink: it appends r to the requests table and events to
-// the events table (text and reasoning text nulled under NoText). It returns
-// an error if the rows break the Sink contract (see ParquetWriter) or if
-// writing fails.
+// Batch implements Sink: it appends the batch's requests to the requests
+// table and their messages to the events table (text and reasoning text
+// nulled under NoText). It returns an error if the rows break the Sink
+// contract (see ParquetWriter) or if writing fails.
+func (w *tableSink) Batch(b *Batch) error { return b.EachRow(w.Request) }
+
+// Request writes one request row and its events, as Batch does a batch's.
 func (w *tableSink) Request(r *Request, events []Event) error {
 	if err := w.usable(); err != nil {
 		return err

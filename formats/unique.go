@@ -43,17 +43,9 @@ func (r *uniqueRuns) StartRun(run *Run) error {
 	return StartRun(r.sink, &cp)
 }
 
-func (r *uniqueRuns) Request(q *Request, events []Event) error {
-	id := r.id(q.RunID)
-	if id == q.RunID {
-		return r.sink.Request(q, events)
-	}
-	cp := *q
-	cp.RunID = id
-	for i := range events {
-		events[i].RunID = id
-	}
-	return r.sink.Request(&cp, events)
+func (r *uniqueRuns) Batch(b *Batch) error {
+	b.RunID = r.id(b.RunID)
+	return r.sink.Batch(b)
 }
 
 func (r *uniqueRuns) Run(run *Run) error {

@@ -12,7 +12,7 @@ func TestUniqueRuns(t *testing.T) {
 	note := func(o, n string) { notes = append(notes, o+"→"+n) }
 	feed := func(s Sink, id string) {
 		ev := []Event{{RunID: id}}
-		if err := s.Request(&Request{RunID: id}, ev); err != nil {
+		if err := SendRow(s, &Request{RunID: id}, ev); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Run(&Run{RunID: id}); err != nil {

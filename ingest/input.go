@@ -377,16 +377,16 @@ type importSink struct {
 	warned bool
 }
 
-func (c *importSink) Request(r *formats.Request, events []formats.Event) error {
-	if err := c.flushOthers(r.RunID); err != nil {
+func (c *importSink) Batch(b *formats.Batch) error {
+	if err := c.flushOthers(b.RunID); err != nil {
 		return err
 	}
-	rc := c.runs[r.RunID]
+	rc := c.runs[b.RunID]
 	if rc == nil {
 		rc = &runChecks{ids: map[uint64]uint64{}}
-		c.runs[r.RunID] = rc
+		c.runs[b.RunID] = rc
 	}
-	return c.request(rc, r, events)
+	return c.batch(rc, b)
 }
 
 // flushOthers sends on the requests held for runs other than id: a row
@@ -395,7 +395,7 @@ func (c *importSink) Request(r *formats.Request, events []formats.Event) error {
 func (c *importSink) flushOthers(id string) error {
 	for other, rc := range c.runs {
 		if other != id && !rc.refSet {
-			if err := c.flush(rc, nil); err != nil {
+			if err := c.flush(rc); err != nil {
 				return err
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -81,199 +80,131 @@ type runChecks struct {
 	ids                  map[uint64]uint64 // hash of the id → fingerprint of the first request
 	identical, differing int64
 	firstDup, dupField   string
-	held                 []heldRow
-	heldEvents           int
-	arena                *[]formats.Event // the held requests' events (heldArenas)
-	refSet               bool
-	ref                  int64
-	domain               string
-	far                  int64
-	firstFar             string
-	refFrom              int
+	// held are the run's first requests, copied, until the reference
+	// start is known (fewer than FarStartSample arrived, their messages
+	// under farStartHeldEvents); heldEvents counts their messages
+	held       *formats.Batch
+	heldEvents int
+	refSet     bool
+	ref        int64
+	domain     string
+	far        int64
+	firstFar   string
+	refFrom    int
+	keep       []bool
 }
-
-type heldRow struct {
-	req      formats.Request
-	from, to int // its events in the run's arena
-}
-
-// heldArenas are the arrays held events are copied into, reused from run
-// to run: a folder of a thousand 20-request runs holds every request of
-// each (fewer than FarStartSample), and a fresh copy per request was 0.9
-// GB allocated for 100 MB of input.
-var heldArenas = sync.Pool{New: func() any { return new([]formats.Event) }}
 
 var seed = maphash.MakeSeed()
 
-// idHash is the hash of the request's id, false when it has none.
-func idHash(r *formats.Request) (h uint64, field, id string, ok bool) {
-	if r.XRequestID == "" {
-		return 0, "", "", false
-	}
-	return maphash.String(seed, r.XRequestID), "x_request_id", r.XRequestID, true
-}
-
-// fingerprint hashes every imported field of r and its events but the
-// request key (and the events' run and key). Each field goes in as one
-// 64-bit word (a string as its seeded maphash, an optional value as a
-// presence word and its value) through a SplitMix64 mixing step:
-// a repetition is told from a retry by equal fingerprints, so the hash
-// must tell any change apart, and it runs on every message of a run
-// with request ids (41M on AIPerf's 100k-request bench file), which
-// maphash.Hash's byte writes made a quarter of the import's CPU.
-func fingerprint(r *formats.Request, events []formats.Event) uint64 {
-	f := fpHash{h: seedWord}
-	for _, s := range []string{r.SourceID, r.XRequestID, r.ResponseID, r.TraceID, r.Status, r.ErrorType, r.ErrorText,
-		r.ClockDomain, r.InputTokensSource, r.OutputTokensSource, r.ServerKind, r.ServerSource, r.ServerRequestID,
-		r.ServerClockDomain, r.MatchQuality, r.ServerFinishReason, r.Corrections, r.EndBoundRule} {
-		f.str(s)
-	}
-	for _, p := range []*int64{r.ErrorCode, r.StartNs, r.FirstTokenOffsetNs, r.FirstContentOffsetNs, r.SecondTokenOffsetNs,
-		r.LastTokenOffsetNs, r.StreamEndOffsetNs, r.InputTokens, r.OutputTokens, r.ReasoningTokens, r.MaxTokens,
-		r.ServerArrivalNs, r.ServerQueueNs, r.ServerPrefillNs, r.ServerDecodeNs, r.ServerInferenceNs, r.ServerTTFTNs,
-		r.ServerE2ENs, r.ServerTimePerTokenNs, r.InFlightAtStart, r.EndBoundOffsetNs, &r.MessageCount, &r.TokenMessageCount} {
-		f.opt(p != nil, func() uint64 { return uint64(*p) })
-	}
-	for _, p := range []*float64{r.ReportedTTFTMs, r.ReportedTTFOMs, r.ReportedTTSTMs, r.ReportedE2EMs, r.ReportedITLMs,
-		r.ReportedOutputTokens, r.ReportedInputTokens, r.ReportedOutputTokensPS} {
-		f.opt(p != nil, func() uint64 { return math.Float64bits(*p) })
-	}
-	f.word(uint64(len(events)))
-	// the messages' words go through four lanes, each its own chain of
-	// mixing steps, so the processor runs them side by side (a chain of
-	// seven steps per message was 1 s of 41M messages), and the lanes
-	// are mixed in at the end
-	lanes := [4]fpHash{{seedWord ^ 1}, {seedWord ^ 2}, {seedWord ^ 3}, {seedWord ^ 4}}
-	var kind, finish string
-	var kindH, finishH uint64 = strWord(""), strWord("")
-	for i := range events {
-		e := &events[i]
-		var tokens, flags uint64
-		if e.Tokens != nil {
-			tokens, flags = uint64(uint32(*e.Tokens)), 1
-		}
-		if e.HasChoices {
-			flags |= 2
-		}
-		// a message's kind and finish reason repeat from message to
-		// message: their hashes are kept
-		if e.Kind != kind {
-			kind, kindH = e.Kind, strWord(e.Kind)
-		}
-		if e.FinishReason != finish {
-			finish, finishH = e.FinishReason, strWord(e.FinishReason)
-		}
-		lanes[0].word(uint64(uint32(e.Index)) | uint64(uint32(e.ReadIndex))<<32)
-		lanes[1].word(uint64(e.OffsetNs))
-		lanes[2].word(uint64(uint32(e.Bytes)) | tokens<<32)
-		lanes[3].word(kindH)
-		lanes[0].word(finishH)
-		lanes[1].word(flags)
-		for j, t := range [2]*string{e.Text, e.ReasoningText} {
-			if t == nil {
-				lanes[2+j].word(0)
-			} else {
-				lanes[2+j].word(1)
-				lanes[2+j].str(*t)
-			}
-		}
-	}
-	for _, l := range lanes {
-		f.word(l.h)
-	}
-	return f.h
-}
-
-// seedWord starts every fingerprint: the process's random seed, so two
-// inputs cannot be built to collide.
-var seedWord = maphash.Comparable(seed, 0)
-
-// fpHash is fingerprint's state.
-type fpHash struct{ h uint64 }
-
-// word mixes one 64-bit word in: xor, then SplitMix64's finalizer (two
-// odd multiplications and xor-shifts: a bijection of the state, so two
-// states that differ stay different through any later words).
-func (f *fpHash) word(v uint64) {
-	x := (f.h ^ v) * 0x9e3779b97f4a7c15
-	x ^= x >> 29
-	x *= 0xbf58476d1ce4e5b9
-	f.h = x ^ x>>32
-}
-
-// str mixes in a string's seeded hash (maphash covers its length).
-func (f *fpHash) str(s string) { f.word(strWord(s)) }
-
-// opt mixes in an optional value: a presence word, then the value.
-func (f *fpHash) opt(ok bool, v func() uint64) {
-	if !ok {
-		f.word(0)
+// checkDuplicates drops the identical repetitions among b's requests
+// (counted) and counts the requests that share an id with an earlier one
+// but differ.
+func (rc *runChecks) checkDuplicates(b *formats.Batch) {
+	ids := &b.Req.XRequestID
+	if !ids.Any() {
 		return
 	}
-	f.word(1)
-	f.word(v())
+	rc.keep = rc.keep[:0]
+	dropped := false
+	for i := range b.Len() {
+		id := ids.Get(i)
+		keep := true
+		if id != "" {
+			h := maphash.String(seed, id)
+			fp := b.Fingerprint(i)
+			if prev, seen := rc.ids[h]; seen {
+				if rc.firstDup == "" {
+					rc.firstDup, rc.dupField = fmt.Sprintf("request %d: %s %s", b.Req.Key[i], "x_request_id", safeID(id)), "x_request_id"
+				}
+				if prev == fp {
+					rc.identical++
+					keep, dropped = false, true
+				} else {
+					rc.differing++
+				}
+			} else {
+				rc.ids[h] = fp
+			}
+		}
+		rc.keep = append(rc.keep, keep)
+	}
+	if dropped {
+		b.Compact(func(i int) bool { return rc.keep[i] })
+	}
 }
 
-// strWord is s's seeded hash.
-func strWord(s string) uint64 { return maphash.String(seed, s) }
-
-// request runs the checks on one request of the run and sends it on
-// (or holds it, or drops a repetition).
-func (s *importSink) request(rc *runChecks, r *formats.Request, events []formats.Event) error {
-	if h, field, id, ok := idHash(r); ok {
-		fp := fingerprint(r, events)
-		if prev, seen := rc.ids[h]; seen {
-			if rc.firstDup == "" {
-				rc.firstDup, rc.dupField = fmt.Sprintf("request %d: %s %s", r.RequestKey, field, safeID(id)), field
-			}
-			if prev == fp {
-				rc.identical++
-				return nil
-			}
-			rc.differing++
-		} else {
-			rc.ids[h] = fp
+// batch runs the checks on one batch of the run and sends it on (or
+// holds its requests until the run's reference start is known).
+func (s *importSink) batch(rc *runChecks, b *formats.Batch) error {
+	rc.checkDuplicates(b)
+	if b.Len() == 0 {
+		return nil
+	}
+	if rc.refSet {
+		return s.forward(rc, b)
+	}
+	// The sample: the held requests, then b's until FarStartSample of
+	// them, or until their messages pass farStartHeldEvents (the request
+	// that passes it is the sample's last).
+	held := 0
+	if rc.held != nil {
+		held = rc.held.Len()
+	}
+	t, complete := 0, false
+	for t < b.Len() {
+		lo, hi := b.Messages(t)
+		n := hi - lo
+		if rc.heldEvents+n > farStartHeldEvents {
+			t++
+			complete = true
+			break
+		}
+		rc.heldEvents += n
+		t++
+		if held+t >= FarStartSample || rc.heldEvents >= farStartHeldEvents {
+			complete = true
+			break
 		}
 	}
-	if !rc.refSet {
-		if rc.heldEvents+len(events) > farStartHeldEvents {
-			// the sample so far and this request give the reference;
-			// this one goes on without a copy
-			if err := s.flush(rc, r); err != nil {
-				return err
-			}
-			return s.forward(rc, r, events)
+	if !complete {
+		// all of b joins the sample, held until the run ends or more
+		// requests come
+		if rc.held == nil {
+			rc.held = formats.NewBatch(b.RunID)
 		}
-		if rc.arena == nil {
-			rc.arena = heldArenas.Get().(*[]formats.Event)
+		for i := range b.Len() {
+			rc.held.AppendFrom(b, i)
 		}
-		from := len(*rc.arena)
-		*rc.arena = append(*rc.arena, events...)
-		rc.held = append(rc.held, heldRow{*r, from, len(*rc.arena)})
-		rc.heldEvents += len(events)
-		if len(rc.held) < FarStartSample && rc.heldEvents < farStartHeldEvents {
-			return nil
-		}
-		return s.flush(rc, nil)
+		return nil
 	}
-	return s.forward(rc, r, events)
+	rc.setRef(rc.held, b, t)
+	if err := s.flushHeld(rc); err != nil {
+		return err
+	}
+	return s.forward(rc, b)
 }
 
-// flush sets the run's reference start from the held requests (and extra,
-// not nil: a request the caller sends on itself) and sends them on.
-func (s *importSink) flush(rc *runChecks, extra *formats.Request) error {
+// setRef sets the run's reference start from the sample: the held
+// requests and b's first t.
+func (rc *runChecks) setRef(held, b *formats.Batch, t int) {
 	rc.refSet = true
-	sample := make([]*formats.Request, 0, len(rc.held)+1)
-	for i := range rc.held {
-		sample = append(sample, &rc.held[i].req)
+	type part struct {
+		b *formats.Batch
+		n int
 	}
-	if extra != nil {
-		sample = append(sample, extra)
+	var parts []part
+	if held != nil {
+		parts = append(parts, part{held, held.Len()})
+	}
+	if b != nil {
+		parts = append(parts, part{b, t})
 	}
 	domains := map[string]int{}
-	for _, r := range sample {
-		if r.StartNs != nil && !r.IsServerRow() {
-			domains[r.ClockDomain]++
+	for _, p := range parts {
+		for i := range p.n {
+			if p.b.Req.StartNs.Has(i) && !p.b.IsServerRow(i) {
+				domains[p.b.Req.ClockDomain.Get(i)]++
+			}
 		}
 	}
 	for d, n := range domains {
@@ -282,45 +213,56 @@ func (s *importSink) flush(rc *runChecks, extra *formats.Request) error {
 		}
 	}
 	var starts []int64
-	for _, r := range sample {
-		if r.StartNs != nil && !r.IsServerRow() && r.ClockDomain == rc.domain {
-			starts = append(starts, *r.StartNs)
+	for _, p := range parts {
+		for i := range p.n {
+			if v, ok := p.b.Req.StartNs.Get(i); ok && !p.b.IsServerRow(i) && p.b.Req.ClockDomain.Get(i) == rc.domain {
+				starts = append(starts, v)
+			}
 		}
 	}
 	if len(starts) > 0 {
 		slices.Sort(starts)
 		rc.ref, rc.refFrom = starts[(len(starts)-1)/2], len(starts)
 	}
-	held, arena := rc.held, rc.arena
-	rc.held, rc.arena = nil, nil
-	for i := range held {
-		if err := s.forward(rc, &held[i].req, (*arena)[held[i].from:held[i].to]); err != nil {
-			return err
-		}
-	}
-	if arena != nil {
-		clear(*arena) // nothing of the run's messages is kept alive
-		*arena = (*arena)[:0]
-		heldArenas.Put(arena)
-	}
-	return nil
 }
 
-// forward sends r on, its start nulled when it is far from the reference.
-func (s *importSink) forward(rc *runChecks, r *formats.Request, events []formats.Event) error {
-	if rc.refFrom > 0 && r.StartNs != nil && r.ClockDomain == rc.domain && !r.IsServerRow() {
-		if d := float64(*r.StartNs) - float64(rc.ref); math.Abs(d) > FarStartNs {
-			rc.far++
-			if rc.firstFar == "" {
-				rc.firstFar = fmt.Sprintf("request %d: start %d ns, %s the median start %d ns of %d requests",
-					r.RequestKey, *r.StartNs, farSpan(d), rc.ref, rc.refFrom)
+// flushHeld sends the held requests on (the reference being set).
+func (s *importSink) flushHeld(rc *runChecks) error {
+	held := rc.held
+	rc.held = nil
+	if held == nil || held.Len() == 0 {
+		return nil
+	}
+	return s.forward(rc, held)
+}
+
+// flush sets the run's reference start from the held requests alone and
+// sends them on: the run ended, or another run's rows came.
+func (s *importSink) flush(rc *runChecks) error {
+	rc.setRef(rc.held, nil, 0)
+	return s.flushHeld(rc)
+}
+
+// forward sends b on, the starts far from the reference nulled.
+func (s *importSink) forward(rc *runChecks, b *formats.Batch) error {
+	if rc.refFrom > 0 {
+		q := &b.Req
+		for i := range b.Len() {
+			start, ok := q.StartNs.Get(i)
+			if !ok || q.ClockDomain.Get(i) != rc.domain || b.IsServerRow(i) {
+				continue
 			}
-			c := *r
-			c.StartNs = nil
-			return s.Sink.Request(&c, events)
+			if d := float64(start) - float64(rc.ref); math.Abs(d) > FarStartNs {
+				rc.far++
+				if rc.firstFar == "" {
+					rc.firstFar = fmt.Sprintf("request %d: start %d ns, %s the median start %d ns of %d requests",
+						q.Key[i], start, farSpan(d), rc.ref, rc.refFrom)
+				}
+				q.StartNs.Null(i)
+			}
 		}
 	}
-	return s.Sink.Request(r, events)
+	return s.Sink.Batch(b)
 }
 
 // farSpan renders a distance in ns in days or years.
@@ -340,7 +282,7 @@ func farSpan(d float64) string {
 // row (a copy of r); nil when no check fired.
 func (s *importSink) runDone(rc *runChecks, r *formats.Run) ([]formats.DataCheck, error) {
 	if !rc.refSet {
-		if err := s.flush(rc, nil); err != nil {
+		if err := s.flush(rc); err != nil {
 			return nil, err
 		}
 	}

@@ -35,18 +35,18 @@ func TestFarStartHoldBounded(t *testing.T) {
 		r  *formats.Request
 		ev []formats.Event
 	}{{r0, e0}, {r1, e1}} {
-		if err := s.Request(x.r, x.ev); err != nil {
+		if err := formats.SendRow(s, x.r, x.ev); err != nil {
 			t.Fatal(err)
 		}
 	}
 	rc := s.runs["r"]
-	if !rc.refSet || len(rc.held) != 0 || len(col.Requests) != 2 || col.Requests[0].RequestKey != 0 || col.Requests[1].RequestKey != 1 {
-		t.Fatalf("after 12 events: ref set %v, %d held, %d sent", rc.refSet, len(rc.held), len(col.Requests))
+	if !rc.refSet || rc.held != nil || len(col.Requests) != 2 || col.Requests[0].RequestKey != 0 || col.Requests[1].RequestKey != 1 {
+		t.Fatalf("after 12 events: ref set %v, held %v, %d sent", rc.refSet, rc.held != nil, len(col.Requests))
 	}
 	if rc.ref != 1_760_000_000e9 || rc.refFrom != 2 {
 		t.Errorf("reference %d from %d starts", rc.ref, rc.refFrom)
 	}
-	if err := s.Request(r2, e2); err != nil {
+	if err := formats.SendRow(s, r2, e2); err != nil {
 		t.Fatal(err)
 	}
 	if rc.far != 1 || col.Requests[2].StartNs != nil {
@@ -58,20 +58,29 @@ func TestFarStartHoldBounded(t *testing.T) {
 }
 
 // TestFingerprintTellsEveryField: changing any field of a request or of
-// one of its events (any field but the run id and request key, by
+// one of its events (any field but the run id, request key and index, by
 // reflection, so a field added to formats.Request or formats.Event that
-// fingerprint does not hash fails here) changes the fingerprint; setting
-// an optional value that was null does too, and the run id and key do
-// not. A repetition is dropped only when fingerprints are equal.
+// Batch.Fingerprint does not hash fails here) changes the fingerprint;
+// setting an optional value that was null does too, and the run id and
+// key do not. A repetition is dropped only when fingerprints are equal.
 func TestFingerprintTellsEveryField(t *testing.T) {
 	base := func() (*formats.Request, []formats.Event) {
 		r := &formats.Request{}
 		fill(reflect.ValueOf(r).Elem(), 1)
+		r.Status = formats.StatusOK
 		ev := make([]formats.Event, 3)
 		for i := range ev {
 			fill(reflect.ValueOf(&ev[i]).Elem(), int64(i+1))
+			ev[i].RunID, ev[i].RequestKey, ev[i].Index = r.RunID, r.RequestKey, int32(i)
 		}
 		return r, ev
+	}
+	fingerprint := func(r *formats.Request, ev []formats.Event) uint64 {
+		b := formats.NewBatch(r.RunID)
+		if err := b.AppendRow(r, ev); err != nil {
+			t.Fatal(err)
+		}
+		return b.Fingerprint(0)
 	}
 	r, ev := base()
 	want := fingerprint(r, ev)
@@ -85,6 +94,9 @@ func TestFingerprintTellsEveryField(t *testing.T) {
 	check := func(what string, v reflect.Value, fp func() uint64) {
 		for i := range v.NumField() {
 			f, name := v.Field(i), v.Type().Field(i).Name
+			if what == "event" && (name == "Index" || name == "RunID" || name == "RequestKey") {
+				continue // an event's index is its position, its run and key its request's
+			}
 			old := reflect.New(f.Type()).Elem()
 			old.Set(f)
 			for _, change := range []string{"value", "null"} {
@@ -93,6 +105,8 @@ func TestFingerprintTellsEveryField(t *testing.T) {
 					continue
 				case change == "null":
 					f.Set(reflect.Zero(f.Type()))
+				case name == "Status":
+					f.SetString(formats.StatusError)
 				default:
 					bump(f)
 				}
@@ -106,7 +120,13 @@ func TestFingerprintTellsEveryField(t *testing.T) {
 			}
 		}
 	}
-	check("request", reflect.ValueOf(r).Elem(), func() uint64 { return fingerprint(r, ev) })
+	check("request", reflect.ValueOf(r).Elem(), func() uint64 {
+		e := append([]formats.Event(nil), ev...)
+		for i := range e {
+			e[i].RunID, e[i].RequestKey = r.RunID, r.RequestKey
+		}
+		return fingerprint(r, e)
+	})
 	check("event", reflect.ValueOf(&ev[1]).Elem(), func() uint64 { return fingerprint(r, ev) })
 }
 

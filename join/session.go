@@ -48,7 +48,11 @@ func (s *Session) KeySink() formats.Sink { return keySink{s} }
 
 type keySink struct{ s *Session }
 
-func (k keySink) Request(r *formats.Request, _ []formats.Event) error {
+func (k keySink) Batch(b *formats.Batch) error { return b.EachRow(k.request) }
+
+func (k keySink) request(r *formats.Request, _ []formats.Event) error {
+	c := r.Clone() // the row shares the batch's memory
+	r = &c
 	if r.IsServerRow() {
 		k.s.servers = append(k.s.servers, *r)
 		k.s.serverKeys = append(k.s.serverKeys, rowKey{r.RunID, r.RequestKey})
@@ -126,20 +130,30 @@ func (s *Session) Match(opt Options) *Result {
 // Apply is the sink of the second pass: rows go on to next, a matched
 // client row with its server record's values (Apply), a matched server
 // row of the inputs with its match quality.
-func (s *Session) Apply(next formats.Sink) formats.Sink { return &applySink{s: s, next: next} }
+func (s *Session) Apply(next formats.Sink) formats.Sink {
+	return &applySink{s: s, next: next, rows: formats.NewRowWriter(next)}
+}
 
 type applySink struct {
 	s    *Session
 	next formats.Sink
+	rows *formats.RowWriter
 }
 
 func (j *applySink) StartRun(r *formats.Run) error { return formats.StartRun(j.next, r) }
 
-func (j *applySink) Request(r *formats.Request, ev []formats.Event) error {
+func (j *applySink) Batch(b *formats.Batch) error {
+	if err := b.EachRow(j.request); err != nil {
+		return err
+	}
+	return j.rows.Flush()
+}
+
+func (j *applySink) request(r *formats.Request, ev []formats.Event) error {
 	k := rowKey{r.RunID, r.RequestKey}
 	q, ok := j.s.quality[k]
 	if !ok {
-		return j.next.Request(r, ev)
+		return j.rows.Request(r, ev)
 	}
 	cp := *r
 	if si, isClient := j.s.toServer[k]; isClient {
@@ -147,7 +161,7 @@ func (j *applySink) Request(r *formats.Request, ev []formats.Event) error {
 	} else {
 		cp.MatchQuality = q
 	}
-	return j.next.Request(&cp, ev)
+	return j.rows.Request(&cp, ev)
 }
 
 func (j *applySink) Run(r *formats.Run) error { return j.next.Run(r) }
@@ -163,6 +177,7 @@ func (s *Session) ReplayLogs(sink formats.Sink) error { return s.logs.Replay(sin
 // client row to also (a decomposition), when not nil.
 type Rejoin struct {
 	also                   formats.Sink
+	rows                   *formats.RowWriter // to also
 	clients                []Client
 	servers                []formats.Request
 	pairs                  []Pair
@@ -172,10 +187,28 @@ type Rejoin struct {
 }
 
 // NewRejoin returns an empty Rejoin feeding joined client rows to also.
-func NewRejoin(also formats.Sink) *Rejoin { return &Rejoin{also: also, byQuality: map[string]int{}} }
+func NewRejoin(also formats.Sink) *Rejoin {
+	j := &Rejoin{also: also, byQuality: map[string]int{}}
+	if also != nil {
+		j.rows = formats.NewRowWriter(also)
+	}
+	return j
+}
 
-// Request implements formats.Sink.
-func (j *Rejoin) Request(r *formats.Request, ev []formats.Event) error {
+// Batch implements formats.Sink.
+func (j *Rejoin) Batch(b *formats.Batch) error {
+	if err := b.EachRow(j.request); err != nil {
+		return err
+	}
+	if j.rows != nil {
+		return j.rows.Flush()
+	}
+	return nil
+}
+
+func (j *Rejoin) request(r *formats.Request, ev []formats.Event) error {
+	c := r.Clone() // the row shares the batch's memory
+	r = &c
 	if r.IsServerRow() {
 		j.nServers++
 		if r.MatchQuality == "" {
@@ -192,8 +225,8 @@ func (j *Rejoin) Request(r *formats.Request, ev []formats.Event) error {
 	j.pairs = append(j.pairs, Pair{Client: len(j.clients), Server: len(j.servers), Quality: r.MatchQuality})
 	j.clients = append(j.clients, ClientOf(r))
 	j.servers = append(j.servers, *r)
-	if j.also != nil {
-		return j.also.Request(r, ev)
+	if j.rows != nil {
+		return j.rows.Request(r, ev)
 	}
 	return nil
 }

@@ -27,12 +27,12 @@ func TestSession(t *testing.T) {
 	sess := NewSession()
 	keys := sess.KeySink()
 	for i := range inputs {
-		if err := keys.Request(&inputs[i], nil); err != nil {
+		if err := formats.SendRow(keys, &inputs[i], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	logRow := srv("s-log", 0, "req-b", 9e6)
-	if err := sess.LogSink().Request(&logRow, nil); err != nil {
+	if err := formats.SendRow(sess.LogSink(), &logRow, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := sess.LogSink().Run(&formats.Run{RunID: "s-log"}); err != nil {
@@ -48,7 +48,7 @@ func TestSession(t *testing.T) {
 	var out formats.Collector
 	apply := sess.Apply(&out)
 	for i := range inputs {
-		if err := apply.Request(&inputs[i], nil); err != nil {
+		if err := formats.SendRow(apply, &inputs[i], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,11 +67,11 @@ func TestSession(t *testing.T) {
 	}
 	re := NewRejoin(nil)
 	for i := range out.Requests {
-		if err := re.Request(&out.Requests[i], nil); err != nil {
+		if err := formats.SendRow(re, &out.Requests[i], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := re.Request(&logs.Requests[0], nil); err != nil {
+	if err := formats.SendRow(re, &logs.Requests[0], nil); err != nil {
 		t.Fatal(err)
 	}
 	rr, nc, ns, ok := re.Result()

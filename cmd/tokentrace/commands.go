@@ -676,9 +676,9 @@ func newImport() *cobra.Command {
 
 type countSink struct{ runs, requests, events int }
 
-func (c *countSink) Request(r *formats.Request, ev []formats.Event) error {
-	c.requests++
-	c.events += len(ev)
+func (c *countSink) Batch(b *formats.Batch) error {
+	c.requests += b.Len()
+	c.events += b.Msg.Len()
 	return nil
 }
 

@@ -51,13 +51,15 @@ func importFile(t *testing.T, path, label string) (*formats.Collector, []string)
 // and its last one only, so that golden files stay reviewable (the
 // 524-error run alone has 18,684 events). Every event is still checked by
 // TestRebuiltEventsMatchLatency.
-type sampledEvents struct{ formats.Sink }
+type sampledEvents struct{ *formats.Dumper }
+
+func (s sampledEvents) Batch(b *formats.Batch) error { return b.EachRow(s.Request) }
 
 func (s sampledEvents) Request(r *formats.Request, ev []formats.Event) error {
 	if len(ev) > 3 {
 		ev = append(append([]formats.Event(nil), ev[:2]...), ev[len(ev)-1])
 	}
-	return s.Sink.Request(r, ev)
+	return s.Dumper.Request(r, ev)
 }
 
 // dump imports path into a golden dump (events sampled).

@@ -65,3 +65,5 @@ func BenchmarkImport(b *testing.B) {
 		}
 	}
 }
+
+func (d *discard) Batch(b *formats.Batch) error { return b.EachRow(d.Request) }

@@ -48,7 +48,7 @@ const (
 // position) and otherwise ignored.
 func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
 	path := in.Path
-	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats(), notes: ingest.NewNotes(path, opt)}
+	w := &runWriter{path: path, label: label, opt: opt, sink: formats.NewRowWriter(sink), st: newStats(), notes: ingest.NewNotes(path, opt)}
 	w.readSummaries(in)
 	w.series, w.telemetry = telemetryBeside(path, opt, w.notes)
 	br := lineReaders.Get().(*bufio.Reader)
@@ -106,7 +106,7 @@ func loadSummaries(in *ingest.Input, opt ingest.Options, jsonPath, csvPath strin
 type runWriter struct {
 	path, label string
 	opt         ingest.Options
-	sink        formats.Sink
+	sink        *formats.RowWriter
 	sum         *summary
 	st          *stats
 	notes       *ingest.Notes // the run's notes; warnings go to opt.Warn

@@ -45,6 +45,8 @@ type failingSink struct {
 
 var errSinkFull = errors.New("sink full")
 
+func (s *failingSink) Batch(b *formats.Batch) error { return b.EachRow(s.Request) }
+
 func (s *failingSink) Request(r *formats.Request, ev []formats.Event) error {
 	s.got++
 	if s.got-1 == s.failAt {

@@ -530,3 +530,5 @@ func ftoa(f float64) string {
 	b, _ := json.Marshal(f)
 	return string(b)
 }
+
+func (f failSink) Batch(b *formats.Batch) error { return b.EachRow(f.Request) }

@@ -82,3 +82,5 @@ func (h *heapSink) Request(*formats.Request, []formats.Event) error {
 }
 
 func (h *heapSink) Run(*formats.Run) error { return nil }
+
+func (h *heapSink) Batch(b *formats.Batch) error { return b.EachRow(h.Request) }

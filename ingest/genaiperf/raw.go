@@ -43,7 +43,7 @@ type rawReader struct {
 	// error (a request that decoded but did not convert).
 	errOff int64
 	conv   converter
-	sink   formats.Sink
+	sink   *formats.RowWriter
 	// label and sum describe the runs, for formats.StartRun.
 	label string
 	sum   *summary
@@ -78,7 +78,7 @@ func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.
 	if err != nil {
 		return err
 	}
-	r := &rawReader{path: path, dec: newLexer(in, in.MaxValue()), sink: sink, label: label, sum: sum, errOff: -1}
+	r := &rawReader{path: path, dec: newLexer(in, in.MaxValue()), sink: formats.NewRowWriter(sink), label: label, sum: sum, errOff: -1}
 	r.conv = converter{label: label, noText: opt.NoText, opt: opt}
 	err = r.read()
 	truncated := errors.Is(err, errTruncated)

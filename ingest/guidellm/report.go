@@ -50,7 +50,7 @@ type decoder struct {
 	subs  map[*byte]obj
 	label string
 	opt   ingest.Options
-	sink  formats.Sink
+	sink  *formats.RowWriter
 
 	// inputOffset maps the decoder's offsets to the file's (the JSON
 	// path quotes Python's NaN, shifting them); end is the file's length
@@ -124,7 +124,7 @@ func hashOnly(path, role string) (formats.SourceFile, error) {
 func newDecoder(path, label string, opt ingest.Options, sink formats.Sink, r io.Reader) *decoder {
 	dec := ingest.NewJSONDecoder(r, opt.MaxValue())
 	dec.UseNumber()
-	return &decoder{file: path, dec: dec, src: r, label: label, opt: opt, sink: sink}
+	return &decoder{file: path, dec: dec, src: r, label: label, opt: opt, sink: formats.NewRowWriter(sink)}
 }
 
 // role is the source-file role: "raw" when the report held request

@@ -48,7 +48,7 @@ type runImport struct {
 	in    *ingest.Input // the input being imported, one of g's files
 	label string
 	opt   ingest.Options
-	sink  formats.Sink
+	sink  *formats.RowWriter
 	spool string // temporary copy of a per-request input read from a pipe
 
 	cfg           *config

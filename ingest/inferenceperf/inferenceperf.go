@@ -224,6 +224,6 @@ func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) 
 			return &ingest.FormatError{File: path, Msg: "not an inference-perf report", Err: ingest.ErrNotThisFormat}
 		}
 	}
-	im := &runImport{g: g, in: in, label: label, opt: opt, sink: sink}
+	im := &runImport{g: g, in: in, label: label, opt: opt, sink: formats.NewRowWriter(sink)}
 	return im.run()
 }

@@ -29,7 +29,8 @@ const (
 // elements, Run.Truncated and a note naming the cut (passed to opt.Warn
 // prefixed with the path). A companion summary that cannot be read is
 // reported in a note (its path and byte position) and otherwise ignored.
-func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
+func importRows(in *ingest.Input, label string, opt ingest.Options, out formats.Sink) error {
+	sink := formats.NewRowWriter(out)
 	path := in.Path
 	notes := ingest.NewNotes(path, opt)
 	var sum *summary

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
@@ -165,7 +164,7 @@ type opKind uint8
 const (
 	opHint     opKind = iota // formats.ToolHint (msg: the tool)
 	opStartRun               // formats.StartRun
-	opRequest                // Sink.Request
+	opBatch                  // Sink.Batch
 	opRun                    // Sink.Run
 	opWarn                   // Options.Warn (msg)
 )
@@ -174,8 +173,7 @@ const (
 type op struct {
 	kind opKind
 	msg  string
-	req  *formats.Request
-	ev   []formats.Event
+	b    *formats.Batch
 	run  *formats.Run
 }
 
@@ -193,10 +191,6 @@ type recorder struct {
 	buffered   *atomic.Int64 // bytes held by all recorders
 	ops        []op
 	bytes      int64 // the bytes of ops, counted in buffered
-	// chunks hold the events of ops (from eventChunks), cur the last
-	// one's free part.
-	chunks []*[]formats.Event
-	cur    []formats.Event
 	// direct is set once the recorder has passed its calls on and sends
 	// the rest straight to sink (on the worker, during the job's turn).
 	direct bool
@@ -239,7 +233,6 @@ func (r *recorder) flush() error {
 	r.ops, r.direct = nil, true
 	r.buffered.Add(-r.bytes)
 	r.bytes = 0
-	defer r.release()
 	for _, o := range ops {
 		if err := o.apply(r.sink, r.warn); err != nil {
 			return err
@@ -248,51 +241,14 @@ func (r *recorder) flush() error {
 	return nil
 }
 
-// eventChunk is how many events a pooled chunk of recorded events holds
-// (about 1 MB).
-const eventChunk = 8192
-
-// eventChunks are the chunks recorders copy events into, reused from one
-// job to the next.
-var eventChunks = sync.Pool{New: func() any {
-	s := make([]formats.Event, eventChunk)
-	return &s
-}}
-
-// events returns room for n events among the recorder's chunks.
-func (r *recorder) events(n int) []formats.Event {
-	if n > eventChunk {
-		return make([]formats.Event, n)
-	}
-	if len(r.cur) < n {
-		p := eventChunks.Get().(*[]formats.Event)
-		r.chunks = append(r.chunks, p)
-		r.cur = *p
-	}
-	s := r.cur[:n:n]
-	r.cur = r.cur[n:]
-	return s
-}
-
-// release gives the recorder's chunks back once their events have been
-// replayed (a sink keeps no events: formats.Sink), cleared so that they
-// hold no text alive.
-func (r *recorder) release() {
-	for _, p := range r.chunks {
-		clear(*p)
-		eventChunks.Put(p)
-	}
-	r.chunks, r.cur = nil, nil
-}
-
 func (o op) apply(sink formats.Sink, warn func(string)) error {
 	switch o.kind {
 	case opHint:
 		formats.ToolHint(sink, o.msg)
 	case opStartRun:
 		return formats.StartRun(sink, o.run)
-	case opRequest:
-		return sink.Request(o.req, o.ev)
+	case opBatch:
+		return sink.Batch(o.b)
 	case opRun:
 		return sink.Run(o.run)
 	case opWarn:
@@ -303,10 +259,8 @@ func (o op) apply(sink formats.Sink, warn func(string)) error {
 	return nil
 }
 
-// Request implements formats.Sink.
-func (r *recorder) Request(req *formats.Request, ev []formats.Event) error {
-	return r.add(op{kind: opRequest, req: req, ev: ev})
-}
+// Batch implements formats.Sink.
+func (r *recorder) Batch(b *formats.Batch) error { return r.add(op{kind: opBatch, b: b}) }
 
 // Run implements formats.Sink.
 func (r *recorder) Run(run *formats.Run) error { return r.add(op{kind: opRun, run: run}) }
@@ -318,25 +272,12 @@ func (r *recorder) StartRun(run *formats.Run) error { return r.add(op{kind: opSt
 // warnf is the job's Options.Warn.
 func (r *recorder) warnf(msg string) { _ = r.add(op{kind: opWarn, msg: msg}) }
 
-var (
-	requestSize = int64(unsafe.Sizeof(formats.Request{}))
-	eventSize   = int64(unsafe.Sizeof(formats.Event{}))
-)
-
 // size is about the bytes o holds once cloned.
 func (o op) size() int64 {
 	n := int64(len(o.msg)) + 64
 	switch o.kind {
-	case opRequest:
-		n += requestSize + int64(len(o.req.ErrorText)) + eventSize*int64(len(o.ev))
-		for i := range o.ev {
-			if t := o.ev[i].Text; t != nil {
-				n += int64(len(*t)) + 16
-			}
-			if t := o.ev[i].ReasoningText; t != nil {
-				n += int64(len(*t)) + 16
-			}
-		}
+	case opBatch:
+		n += o.b.SizeBytes()
 	case opRun, opStartRun:
 		n += int64(unsafe.Sizeof(formats.Run{})) + int64(len(o.run.ConfigJSON)) +
 			64*int64(len(o.run.Notes)+len(o.run.Reported)+len(o.run.Load)+len(o.run.Series)+len(o.run.Checks))
@@ -350,108 +291,12 @@ func (o op) size() int64 {
 // whole.
 func (r *recorder) clone(o op) op {
 	switch o.kind {
-	case opRequest:
-		o.req = cloneRequest(o.req)
-		if o.ev != nil {
-			o.ev = cloneEvents(r.events(len(o.ev)), o.ev)
-		}
+	case opBatch:
+		o.b = o.b.Clone()
 	case opRun, opStartRun:
 		o.run = deepCopy(o.run)
 	}
 	return o
-}
-
-// requestPointers are the indexes of formats.Request's pointer fields
-// (*int64, *float64: values the producer may hold in reused memory).
-var requestPointers = func() []int {
-	t := reflect.TypeFor[formats.Request]()
-	var out []int
-	for i := range t.NumField() {
-		switch f := t.Field(i); f.Type.Kind() {
-		case reflect.Pointer:
-			if k := f.Type.Elem().Kind(); k == reflect.Pointer || k == reflect.Slice || k == reflect.Map || k == reflect.Struct {
-				panic(fmt.Sprintf("registry: formats.Request.%s: cloneRequest copies only pointers to scalars", f.Name))
-			}
-			out = append(out, i)
-		case reflect.Slice, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func:
-			panic(fmt.Sprintf("registry: formats.Request.%s: cloneRequest does not copy a %s", f.Name, f.Type.Kind()))
-		}
-	}
-	return out
-}()
-
-func cloneRequest(r *formats.Request) *formats.Request {
-	cp := new(formats.Request)
-	*cp = *r
-	v := reflect.ValueOf(cp).Elem()
-	for _, i := range requestPointers {
-		if f := v.Field(i); !f.IsNil() {
-			n := reflect.New(f.Type().Elem())
-			n.Elem().Set(f.Elem())
-			f.Set(n)
-		}
-	}
-	return cp
-}
-
-// The pointer fields of formats.Event that cloneEvents copies; init
-// checks that they are all it has.
-func init() {
-	t := reflect.TypeFor[formats.Event]()
-	want := map[string]bool{"Tokens": true, "Text": true, "ReasoningText": true}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		switch f.Type.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func:
-			if !want[f.Name] {
-				panic(fmt.Sprintf("registry: formats.Event.%s: cloneEvents does not copy it", f.Name))
-			}
-			delete(want, f.Name)
-		}
-	}
-	if len(want) > 0 {
-		panic(fmt.Sprintf("registry: formats.Event lost fields cloneEvents copies: %v", want))
-	}
-}
-
-// cloneEvents copies ev into out (as long) and the values of its
-// pointers (one array for the token counts, one for the texts), and
-// returns out.
-func cloneEvents(out, ev []formats.Event) []formats.Event {
-	copy(out, ev)
-	var tokens, texts int
-	for i := range ev {
-		if ev[i].Tokens != nil {
-			tokens++
-		}
-		if ev[i].Text != nil {
-			texts++
-		}
-		if ev[i].ReasoningText != nil {
-			texts++
-		}
-	}
-	if tokens == 0 && texts == 0 {
-		return out
-	}
-	tk := make([]int32, 0, tokens)
-	tx := make([]string, 0, texts)
-	for i := range out {
-		e := &out[i]
-		if e.Tokens != nil {
-			tk = append(tk, *e.Tokens)
-			e.Tokens = &tk[len(tk)-1]
-		}
-		if e.Text != nil {
-			tx = append(tx, *e.Text)
-			e.Text = &tx[len(tx)-1]
-		}
-		if e.ReasoningText != nil {
-			tx = append(tx, *e.ReasoningText)
-			e.ReasoningText = &tx[len(tx)-1]
-		}
-	}
-	return out
 }
 
 // deepCopy copies *p and everything it reaches through pointers, slices

@@ -577,7 +577,8 @@ func (im *Importer) ImportFile(path string, opt ingest.Options, sink formats.Sin
 	return res, im.importParsed(path, res, src, opt, sink)
 }
 
-func (im *Importer) importParsed(path string, res *Result, src formats.SourceFile, opt ingest.Options, sink formats.Sink) error {
+func (im *Importer) importParsed(path string, res *Result, src formats.SourceFile, opt ingest.Options, out formats.Sink) error {
+	sink := formats.NewRowWriter(out)
 	label := opt.LabelFor(path)
 	warn := ingest.NewNotes(path, opt) // for the warnings (the run notes come from res)
 	if res.NoTiming != "" {

@@ -247,7 +247,8 @@ func endpointOf(backend string) string {
 }
 
 // emit sends the run's requests and its Run row to sink.
-func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut string, sink formats.Sink) error {
+func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut string, out formats.Sink) error {
+	sink := formats.NewRowWriter(out)
 	native := nativeBackends[r.backend]
 	run := formats.Run{
 		RunID:             runID,

@@ -261,7 +261,8 @@ func endpointOf(backend string) string {
 var streamingBackends = map[string]bool{"openai": true, "vllm": true, "openai-chat": true, "openai-completions": true, "openai-audio": true}
 
 // emit sends the run's requests and its Run row to sink.
-func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut string, sink formats.Sink) error {
+func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut string, out formats.Sink) error {
+	sink := formats.NewRowWriter(out)
 	if r.ownSrc != nil {
 		src, cut = *r.ownSrc, ""
 	}
