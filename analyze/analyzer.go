@@ -257,28 +257,48 @@ func (a *Analyzer) StartRun(r *formats.Run) error {
 	return nil
 }
 
-// Batch implements formats.Sink.
-func (a *Analyzer) Batch(b *formats.Batch) error { return b.EachRow(a.Request) }
+// Batch implements formats.Sink: it computes every request of b under
+// each convention the run is computed under.
+func (a *Analyzer) Batch(b *formats.Batch) error {
+	acc := a.acc(b.RunID)
+	srv := serverKinds(b)
+	for i := range b.Len() {
+		a.compute(acc, b, i, srv)
+	}
+	return nil
+}
 
-// Request computes one request row (Batch computes a batch's rows).
+// Request computes one request row (tests; Batch computes a batch). The
+// events' run id, key and index are taken from r and their position.
 func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
-	acc := a.acc(r.RunID)
-	for i, c := range a.convs {
-		if acc.skip != nil && acc.skip[i] {
+	ev := make([]formats.Event, len(events))
+	for j := range events {
+		ev[j] = events[j]
+		ev[j].RunID, ev[j].RequestKey, ev[j].Index = r.RunID, r.RequestKey, int32(j)
+	}
+	if len(ev) == 0 {
+		ev = nil
+	}
+	return formats.SendRow(a, r, ev)
+}
+
+// compute computes request i of b under each of the run's conventions.
+func (a *Analyzer) compute(acc *runAcc, b *formats.Batch, i int, srv *[256]bool) {
+	corrections := a.fixes != nil && b.Req.Corrections.Get(i) != ""
+	for ci, c := range a.convs {
+		if acc.skip != nil && acc.skip[ci] {
 			continue
 		}
 		var m RequestMetrics
-		p := &acc.per[i]
-		p.reserve(len(events))
+		p := &acc.per[ci]
+		lo, hi := b.Messages(i)
+		p.reserve(hi - lo)
 		n := len(p.itl)
-		cr, cev, applied := a.corrected(c, r, events)
-		for _, code := range applied {
-			if p.applied == nil {
-				p.applied = map[string]int{}
-			}
-			p.applied[code]++
+		cb, cj, csrv := b, i, srv
+		if corrections {
+			cb, cj, csrv = a.correctedRow(c, p, b, i)
 		}
-		m, p.itl = ComputeRequest(c, cr, cev, acc.tok, p.itl)
+		m, p.itl = ComputeBatch(c, cb, cj, csrv, acc.tok, p.itl)
 		if !m.Counted {
 			// ITL pools the gaps of the convention's completed requests
 			// only (CONVENTIONS.md), not a failed request's partial stream.
@@ -293,7 +313,7 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 			a.exactGaps += int64(len(p.itl) - n)
 		}
 		if len(a.fluid) > 0 {
-			a.gaps = TokenGaps(c, cev, a.gaps)
+			a.gaps = tokenGaps(c, newMsgs(cb, cj, csrv), a.gaps)
 			m.Fluidity = make([]FluidityValue, len(a.fluid))
 			for j, d := range a.fluid {
 				m.Fluidity[j] = FluidityValue{Deadlines: d, Index: math.NaN()}
@@ -313,7 +333,35 @@ func (a *Analyzer) Request(r *formats.Request, events []formats.Event) error {
 	if a.gapLimit > 0 && !a.sketched && a.exactGaps > a.gapLimit {
 		a.sketchAll()
 	}
-	return nil
+}
+
+// correctedRow is request i of b with the fixes of its data checks
+// applied under c (corrected), as a batch of one row, its server kinds,
+// and the codes counted in p.
+func (a *Analyzer) correctedRow(c convention.Convention, p *convAcc, b *formats.Batch, i int) (*formats.Batch, int, *[256]bool) {
+	r := b.Row(i)
+	ev := b.AppendEvents(nil, i)
+	if len(ev) == 0 {
+		ev = nil
+	}
+	cr, cev, applied := a.corrected(c, &r, ev)
+	for _, code := range applied {
+		if p.applied == nil {
+			p.applied = map[string]int{}
+		}
+		p.applied[code]++
+	}
+	if cr == &r && len(applied) == 0 {
+		return b, i, serverKinds(b)
+	}
+	one := formats.NewBatch(b.RunID)
+	for j := range cev {
+		cev[j].Index = int32(j) // a dropped message renumbers the rest
+	}
+	if err := one.AppendRow(cr, cev); err != nil {
+		panic(err) // the row came from a batch
+	}
+	return one, 0, serverKinds(one)
 }
 
 // Run implements formats.Sink.

@@ -142,7 +142,7 @@ func (d *Decomposer) Request(r *formats.Request, events []formats.Event) error {
 	}
 	q, p := float64(*r.ServerQueueNs)/1e6, float64(*r.ServerPrefillNs)/1e6
 	row := DecomposedRequest{RunID: r.RunID, Key: r.RequestKey, TTFTMs: m.TTFTMs, QueueMs: q, PrefillMs: p,
-		RemainderMs: m.TTFTMs - q - p, E2EMs: m.E2EMs, DecodeMs: m.E2EMs - m.TTFTMs, ServerDecodeMs: nsToMs(r.ServerDecodeNs),
+		RemainderMs: m.TTFTMs - q - p, E2EMs: m.E2EMs, DecodeMs: m.E2EMs - m.TTFTMs, ServerDecodeMs: ptrMs(r.ServerDecodeNs),
 		MatchQuality: r.MatchQuality, ServerKind: r.ServerKind, ServerSource: r.ServerSource}
 	row.NegativeRemainder = row.RemainderMs < 0
 	d.rows = append(d.rows, row)

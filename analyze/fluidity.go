@@ -65,8 +65,23 @@ func FluidityIndex(gapsNs []int64, d Deadlines) (index float64, missed, total in
 // re-tokenizes each chunk's text, which tokentrace does not. Nil when the
 // request has no responses (failed, or no per-message data).
 func TokenGaps(c convention.Convention, events []formats.Event, out []int64) []int64 {
+	r := formats.Request{RunID: "r"}
+	b := formats.NewBatch("r")
+	ev := make([]formats.Event, len(events))
+	for j := range events {
+		ev[j] = events[j]
+		ev[j].RunID, ev[j].RequestKey, ev[j].Index = "r", 0, int32(j)
+	}
+	if err := b.AppendRow(&r, ev); err != nil {
+		panic(err)
+	}
+	return tokenGaps(c, newMsgs(b, 0, serverKinds(b)), out)
+}
+
+// tokenGaps is TokenGaps of a request's messages in a batch.
+func tokenGaps(c convention.Convention, ms msgs, out []int64) []int64 {
 	out = out[:0]
-	resp := responses(c, events, nil, false)
+	resp := responses(c, ms, nil, false)
 	prev := int64(0)
 	for _, x := range resp {
 		out = append(out, x.off-prev)

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -174,25 +173,33 @@ func firstLine(s string, n int) string {
 	return ""
 }
 
-func nsToMs(p *int64) float64 {
+// ptrMs is *p ns in ms, NaN for nil.
+func ptrMs(p *int64) float64 {
 	if p == nil {
 		return math.NaN()
 	}
 	return float64(*p) / 1e6
 }
 
-func optI(p *int64) float64 {
-	if p == nil {
-		return math.NaN()
+func nsToMs(c *formats.Int64s, i int) float64 {
+	if v, ok := c.Get(i); ok {
+		return float64(v) / 1e6
 	}
-	return float64(*p)
+	return math.NaN()
 }
 
-func optF(p *float64) float64 {
-	if p == nil {
-		return math.NaN()
+func optI(c *formats.Int64s, i int) float64 {
+	if v, ok := c.Get(i); ok {
+		return float64(v)
 	}
-	return *p
+	return math.NaN()
+}
+
+func optF(c *formats.Float64s, i int) float64 {
+	if v, ok := c.Get(i); ok {
+		return v
+	}
+	return math.NaN()
 }
 
 // response is one response under a convention: its arrival offset, the
@@ -206,37 +213,85 @@ type response struct {
 // responseBufs pools ComputeRequest's response buffers.
 var responseBufs = sync.Pool{New: func() any { return new([]response) }}
 
-// responses selects the convention's responses from events; their text
-// is kept only withText (a tokenizer will count it).
-func responses(c convention.Convention, events []formats.Event, out []response, withText bool) []response {
+// serverKinds marks the kind codes of b that are server-side ("server.*":
+// no message the client received); any is false when b has none.
+func serverKinds(b *formats.Batch) (t *[256]bool) {
+	for i, k := range b.DictKinds() {
+		if formats.IsServerKind(k) {
+			if t == nil {
+				t = new([256]bool)
+			}
+			t[int(formats.MsgDict)+i] = true
+		}
+	}
+	return t
+}
+
+// msgs is one request's client messages in a batch: the range [lo, hi)
+// of its message columns, without the server-side kinds (srv).
+type msgs struct {
+	b      *formats.Batch
+	lo, hi int
+	srv    *[256]bool
+	n      int // client messages
+}
+
+func newMsgs(b *formats.Batch, i int, srv *[256]bool) msgs {
+	lo, hi := b.Messages(i)
+	m := msgs{b: b, lo: lo, hi: hi, srv: srv, n: hi - lo}
+	if srv != nil {
+		for _, k := range b.Msg.Kind[lo:hi] {
+			if srv[k] {
+				m.n--
+			}
+		}
+	}
+	return m
+}
+
+// client reports whether message j is one the client received.
+func (m *msgs) client(j int) bool { return m.srv == nil || !m.srv[m.b.Msg.Kind[j]] }
+
+// responses selects the convention's responses from a request's
+// messages; their text is kept only withText (a tokenizer will count it).
+func responses(c convention.Convention, m msgs, out []response, withText bool) []response {
 	out = out[:0]
+	col := &m.b.Msg
 	lastRead := int32(-1)
-	for i := range events {
-		e := &events[i]
+	for j := m.lo; j < m.hi; j++ {
+		if !m.client(j) {
+			continue
+		}
+		k := col.Kind[j]
 		var keep bool
 		switch c.Responses {
 		case convention.ResponsesTokens:
-			keep = e.CarriesTokens()
+			keep = k.CarriesTokens()
 		case convention.ResponsesContent:
-			keep = e.Kind == formats.KindContent
+			keep = k == formats.MsgContent
 		case convention.ResponsesChoices:
-			keep = e.HasChoices
+			keep = col.Choices.Get(j)
 		}
 		if !keep {
 			continue
 		}
 		tok := -1
-		if e.Tokens != nil {
-			tok = int(*e.Tokens)
+		if t, ok := col.Tokens.Get(j); ok {
+			tok = int(t)
 		}
 		var texts []string
-		if withText && e.Text != nil {
-			texts = append(texts, *e.Text)
+		if withText {
+			if t, ok := col.Text.Get(j); ok {
+				texts = append(texts, t)
+			}
+			if c.TokenizeReasoning {
+				if t, ok := col.ReasoningText.Get(j); ok {
+					texts = append(texts, t)
+				}
+			}
 		}
-		if withText && c.TokenizeReasoning && e.ReasoningText != nil {
-			texts = append(texts, *e.ReasoningText)
-		}
-		if c.ResponseUnit == convention.UnitRead && e.ReadIndex == lastRead && len(out) > 0 {
+		read := m.b.ReadOf(j, m.lo)
+		if c.ResponseUnit == convention.UnitRead && read == lastRead && len(out) > 0 {
 			r := &out[len(out)-1]
 			if r.tokens >= 0 && tok >= 0 {
 				r.tokens += tok
@@ -246,70 +301,108 @@ func responses(c convention.Convention, events []formats.Event, out []response, 
 			r.text = append(r.text, texts...)
 			continue
 		}
-		lastRead = e.ReadIndex
-		out = append(out, response{off: e.OffsetNs, tokens: tok, text: texts})
+		lastRead = read
+		out = append(out, response{off: col.OffsetNs[j], tokens: tok, text: texts})
 	}
 	return out
 }
 
 // ComputeRequest returns r's metrics under c and appends r's pooled ITL
-// samples (ms) to itl, returning the extended slice. events are r's events
-// in arrival order; sources without per-message data pass nil, and the
-// metrics then come from r's offsets (first token or first content, second
-// token, last token). Server-side events (kind "server.*", on server rows)
-// are ignored: they are no messages the client received. tok re-tokenizes
-// text for CountTokenizer; nil when no tokenizer is available.
+// samples (ms) to itl, returning the extended slice: ComputeBatch on a
+// batch of one row. events are r's events in arrival order; sources
+// without per-message data pass nil. Their run id, key and index are
+// taken from r and their position.
 func ComputeRequest(c convention.Convention, r *formats.Request, events []formats.Event, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
-	events = formats.ClientEvents(events) // server.* events carry no response
-	nan := math.NaN()
-	m := RequestMetrics{
-		RequestKey: r.RequestKey, Status: r.Status, TTFTMs: nan, TTFOMs: nsToMs(r.FirstContentOffsetNs), TTSTMs: nan, E2EMs: nan,
-		LastResponseMs: nan, StreamEndMs: nsToMs(r.StreamEndOffsetNs), TPOTMs: nan, ITLMeanMs: nan,
-		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(r.InputTokens), InputReported: optF(r.ReportedInputTokens),
-		InputUsage: nan, OutputUsage: nan, Messages: len(events), MaxITLMs: nan,
+	b := formats.NewBatch(r.RunID)
+	ev := make([]formats.Event, len(events))
+	for j := range events {
+		ev[j] = events[j]
+		ev[j].RunID, ev[j].RequestKey, ev[j].Index = r.RunID, r.RequestKey, int32(j)
 	}
-	if r.InputTokensSource == formats.SourceServerUsage {
+	if len(ev) == 0 {
+		ev = nil
+	}
+	row := *r
+	if _, ok := formats.StatusCodeOf(row.Status); !ok {
+		row.Status = ""
+	}
+	if err := b.AppendRow(&row, ev); err != nil {
+		panic(err) // run id, keys and indexes are set above
+	}
+	m, itl := ComputeBatch(c, b, 0, serverKinds(b), tok, itl)
+	m.Status = r.Status
+	return m, itl
+}
+
+// ComputeBatch returns the metrics of request i of b under c and appends
+// its pooled ITL samples (ms) to itl, returning the extended slice. srv
+// marks b's server-side kinds (serverKinds; nil: none): those messages
+// are no responses the client received (a server row's). A request
+// without messages gets its metrics from its own offsets (first token or
+// first content, second token, last token). tok re-tokenizes text for
+// CountTokenizer; nil when no tokenizer is available.
+func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bool, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
+	q := &b.Req
+	ms := newMsgs(b, i, srv)
+	nan := math.NaN()
+	status := q.Status[i]
+	m := RequestMetrics{
+		RequestKey: q.Key[i], Status: status.String(), TTFTMs: nan, TTFOMs: nsToMs(&q.FirstContentOffsetNs, i), TTSTMs: nan, E2EMs: nan,
+		LastResponseMs: nan, StreamEndMs: nsToMs(&q.StreamEndOffsetNs, i), TPOTMs: nan, ITLMeanMs: nan,
+		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(&q.InputTokens, i), InputReported: optF(&q.ReportedInputTokens, i),
+		InputUsage: nan, OutputUsage: nan, Messages: ms.n, MaxITLMs: nan,
+	}
+	if q.InputTokensSource.Get(i) == formats.SourceServerUsage {
 		m.InputUsage = m.InputTokens
 	}
-	if r.OutputTokensSource == formats.SourceServerUsage {
-		m.OutputUsage = optI(r.OutputTokens)
+	outSource := q.OutputTokensSource.Get(i)
+	if outSource == formats.SourceServerUsage {
+		m.OutputUsage = optI(&q.OutputTokens, i)
 	}
-	if r.StartNs != nil {
-		m.StartNs, m.HasStart = *r.StartNs, true
+	if v, ok := q.StartNs.Get(i); ok {
+		m.StartNs, m.HasStart = v, true
 	}
-	m.Key, m.EndOffsetNs, m.ServerQueueNs = r.RequestKey, -1, -1
-	if r.ServerQueueNs != nil && !r.IsServerRow() {
-		m.ServerQueueNs = *r.ServerQueueNs
+	m.Key, m.EndOffsetNs, m.ServerQueueNs = q.Key[i], -1, -1
+	if v, ok := q.ServerQueueNs.Get(i); ok && !b.IsServerRow(i) {
+		m.ServerQueueNs = v
 	}
-	for _, id := range []string{r.SourceID, r.XRequestID, r.ResponseID, r.ServerRequestID} {
-		if id != "" {
-			// a copy: the row's strings may point into a much larger
-			// buffer (a GenAI-Perf request's whole response text), which a
-			// reference would keep alive for the whole report
+	for _, col := range [...]*formats.Strings{&q.SourceID, &q.XRequestID, &q.ResponseID, &q.ServerRequestID} {
+		if id := col.Get(i); id != "" {
+			// a copy: the batch is reused once the call returns
 			m.ID = strings.Clone(id)
 			break
 		}
 	}
-	if end, ok := formats.RequestEnd(r); ok {
+	if end, ok := b.RequestEnd(i); ok {
 		m.EndOffsetNs = end - m.StartNs
 	}
-	if r.ErrorCode != nil {
-		m.ErrorCode, m.HasErrorCode = *r.ErrorCode, true
+	if v, ok := q.ErrorCode.Get(i); ok {
+		m.ErrorCode, m.HasErrorCode = v, true
 	}
-	if r.Status == formats.StatusError || r.Status == formats.StatusCancelled {
-		m.ErrorText = strings.Clone(firstLine(r.ErrorText, 120)) // a copy, as ID below
-		m.Error = ErrorKey{Status: r.Status, Type: r.ErrorType, Message: errorGroupKey(m.ErrorText)}
-		if r.ErrorCode != nil {
-			m.Error.Code = fmt.Sprint(*r.ErrorCode)
+	if status.Failed() {
+		m.ErrorText = strings.Clone(firstLine(q.ErrorText.Get(i), 120)) // a copy, as ID above
+		m.Error = ErrorKey{Status: m.Status, Type: strings.Clone(q.ErrorType.Get(i)), Message: errorGroupKey(m.ErrorText)}
+		if m.HasErrorCode {
+			m.Error.Code = strconv.FormatInt(m.ErrorCode, 10)
 		}
 	}
-	if r.ReasoningTokens != nil && *r.ReasoningTokens > 0 {
+	if v, ok := q.ReasoningTokens.Get(i); ok && v > 0 {
 		m.HasReasoning = true
 	}
-	for i := range events {
-		if events[i].Kind == formats.KindReasoning || events[i].ReasoningText != nil && *events[i].ReasoningText != "" {
-			m.HasReasoning = true
-			break
+	if !m.HasReasoning {
+		col := &b.Msg
+		for j := ms.lo; j < ms.hi; j++ {
+			if !ms.client(j) {
+				continue
+			}
+			if col.Kind[j] == formats.MsgReasoning {
+				m.HasReasoning = true
+				break
+			}
+			if t, ok := col.ReasoningText.Get(j); ok && t != "" {
+				m.HasReasoning = true
+				break
+			}
 		}
 	}
 
@@ -318,11 +411,11 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 	// none), kept in whole ns so TPOT is computed (and rounded) in ns as the
 	// tools do.
 	firstNs, lastNs := int64(-1), int64(-1)
-	if len(events) > 0 {
+	if ms.n > 0 {
 		withText := tok != nil && (slices.Contains(c.OutputTokens, convention.CountTokenizer) || slices.Contains(c.TPOTCount, convention.CountTokenizer))
 		// a pooled buffer: one request's responses are garbage after it
 		buf := responseBufs.Get().(*[]response)
-		resp = responses(c, events, *buf, withText)
+		resp = responses(c, ms, *buf, withText)
 		defer func() {
 			clear(resp) // drop text references
 			*buf = resp[:0]
@@ -339,22 +432,24 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 		}
 	} else {
 		// No per-message data: the request's own offsets.
-		first := r.FirstTokenOffsetNs
+		first := &q.FirstTokenOffsetNs
 		if c.Responses == convention.ResponsesContent {
-			first = r.FirstContentOffsetNs
+			first = &q.FirstContentOffsetNs
 		}
-		m.TTFTMs = nsToMs(first)
-		m.LastResponseMs = nsToMs(r.LastTokenOffsetNs)
-		if first != nil {
-			firstNs = *first
+		m.TTFTMs = nsToMs(first, i)
+		m.LastResponseMs = nsToMs(&q.LastTokenOffsetNs, i)
+		if v, ok := first.Get(i); ok {
+			firstNs = v
 		}
-		if r.LastTokenOffsetNs != nil {
-			lastNs = *r.LastTokenOffsetNs
+		if v, ok := q.LastTokenOffsetNs.Get(i); ok {
+			lastNs = v
 		}
-		if r.FirstTokenOffsetNs != nil && r.SecondTokenOffsetNs != nil {
-			m.TTSTMs = float64(*r.SecondTokenOffsetNs-*r.FirstTokenOffsetNs) / 1e6
+		f, ok1 := q.FirstTokenOffsetNs.Get(i)
+		s, ok2 := q.SecondTokenOffsetNs.Get(i)
+		if ok1 && ok2 {
+			m.TTSTMs = float64(s-f) / 1e6
 		}
-		m.Responses = int(r.TokenMessageCount)
+		m.Responses = int(q.TokenMessageCount[i])
 	}
 	switch c.E2EEnd {
 	case convention.E2ELastResponse:
@@ -365,18 +460,18 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 
 	switch c.Completed {
 	case convention.CompletedOK:
-		m.Counted = r.Status == formats.StatusOK
+		m.Counted = status == formats.CodeOK
 	case convention.CompletedWithContent:
-		m.Counted = r.Status == formats.StatusOK && r.FirstContentOffsetNs != nil
+		m.Counted = status == formats.CodeOK && q.FirstContentOffsetNs.Has(i)
 	case convention.CompletedNoError:
-		m.Counted = r.Status == formats.StatusOK || r.Status == formats.StatusEmpty
+		m.Counted = status == formats.CodeOK || status == formats.CodeEmpty
 	}
 
-	m.OutputTokens, m.OutputSource, m.TokenizerErr = count(c, c.OutputTokens, r, events, resp, tok)
+	m.OutputTokens, m.OutputSource, m.TokenizerErr = count(c, c.OutputTokens, b, i, outSource, ms, resp, tok)
 	retokenizedFloor(c, &m)
 	m.TPOTTokens = m.OutputTokens
 	if c.TPOTCount != nil {
-		m.TPOTTokens, _, _ = count(c, c.TPOTCount, r, events, resp, tok)
+		m.TPOTTokens, _, _ = count(c, c.TPOTCount, b, i, outSource, ms, resp, tok)
 	}
 
 	// TPOT, in ns then ms.
@@ -442,39 +537,41 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 
 // count returns N by the given source order, its source's name, and why a
 // tokenizer count was unavailable.
-func count(c convention.Convention, sources []convention.CountSource, r *formats.Request, events []formats.Event, resp []response, tok TokenCounter) (float64, string, string) {
+func count(c convention.Convention, sources []convention.CountSource, b *formats.Batch, i int, outSource string, ms msgs, resp []response, tok TokenCounter) (float64, string, string) {
+	q := &b.Req
 	tokErr := ""
+	out, hasOut := q.OutputTokens.Get(i)
 	for _, s := range sources {
 		switch s {
 		case convention.CountServerUsage:
-			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceServerUsage {
-				return float64(*r.OutputTokens), string(s), ""
+			if hasOut && outSource == formats.SourceServerUsage {
+				return float64(out), string(s), ""
 			}
 		case convention.CountToolReported:
-			if r.OutputTokens != nil && r.OutputTokensSource == formats.SourceToolReported {
-				return float64(*r.OutputTokens), string(s), ""
+			if hasOut && outSource == formats.SourceToolReported {
+				return float64(out), string(s), ""
 			}
 		case convention.CountToolRaw:
-			if r.ReportedOutputTokens != nil {
-				return *r.ReportedOutputTokens, string(s), ""
+			if v, ok := q.ReportedOutputTokens.Get(i); ok {
+				return v, string(s), ""
 			}
 		case convention.CountTokenizer:
-			if r.OutputTokens != nil && strings.HasPrefix(r.OutputTokensSource, formats.SourceTokenizerPfx) {
-				return float64(*r.OutputTokens), r.OutputTokensSource, ""
+			if hasOut && strings.HasPrefix(outSource, formats.SourceTokenizerPfx) {
+				return float64(out), outSource, ""
 			}
 			if tok == nil {
 				tokErr = "no tokenizer"
 				continue
 			}
-			if len(events) == 0 {
+			if ms.n == 0 {
 				tokErr = "no generated text in the source"
 				continue
 			}
-			var b strings.Builder
+			var sb strings.Builder
 			hasText := false
 			for _, x := range resp {
 				for _, t := range x.text {
-					b.WriteString(t)
+					sb.WriteString(t)
 					hasText = true
 				}
 			}
@@ -482,32 +579,33 @@ func count(c convention.Convention, sources []convention.CountSource, r *formats
 				tokErr = "generated text not stored (imported with --no-text?)"
 				continue
 			}
-			n, err := tok.Count(b.String(), c.SpecialTokens)
+			n, err := tok.Count(sb.String(), c.SpecialTokens)
 			if err != nil {
 				tokErr = err.Error()
 				continue
 			}
 			return float64(n), formats.SourceTokenizerPfx + tok.Name(), ""
 		case convention.CountResponses:
-			if len(events) > 0 {
+			if ms.n > 0 {
 				return float64(len(resp)), string(s), ""
 			}
-			if r.TokenMessageCount > 0 {
-				return float64(r.TokenMessageCount), string(s), ""
+			if n := q.TokenMessageCount[i]; n > 0 {
+				return float64(n), string(s), ""
 			}
 		case convention.CountSSEMessages:
-			if len(events) > 0 {
+			if ms.n > 0 {
 				n := 0
-				for i := range events {
-					if events[i].Kind != formats.KindDone && events[i].Kind != formats.KindOther {
+				kinds := b.Msg.Kind
+				for j := ms.lo; j < ms.hi; j++ {
+					if k := kinds[j]; ms.client(j) && k != formats.MsgDone && k != formats.MsgOther {
 						n++
 					}
 				}
 				return float64(n), string(s), ""
 			}
 		case convention.CountRequested:
-			if r.MaxTokens != nil {
-				return float64(*r.MaxTokens), string(s), ""
+			if v, ok := q.MaxTokens.Get(i); ok {
+				return float64(v), string(s), ""
 			}
 		}
 	}
