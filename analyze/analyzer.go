@@ -100,6 +100,10 @@ type Analyzer struct {
 	// come from (formats.ToolHinter).
 	perTool bool
 	hint    string
+	// lastCorr is the last Corrections value correctionCodes split.
+	lastCorr      string
+	lastCodes     []string
+	lastCountOnly bool
 }
 
 type runAcc struct {
@@ -295,10 +299,18 @@ func (a *Analyzer) compute(acc *runAcc, b *formats.Batch, i int, srv *[256]bool)
 		p.reserve(hi - lo)
 		n := len(p.itl)
 		cb, cj, csrv := b, i, srv
+		var restore *countsSaved
 		if corrections {
-			cb, cj, csrv = a.correctedRow(c, p, b, i)
+			if codes, countOnly := a.correctionCodes(b.Req.Corrections.Get(i)); countOnly {
+				restore = a.countFixes(c, p, b, i, codes)
+			} else {
+				cb, cj, csrv = a.correctedRow(c, p, b, i)
+			}
 		}
 		m, p.itl = ComputeBatch(c, cb, cj, csrv, acc.tok, p.itl)
+		if restore != nil {
+			restore.put(b, i)
+		}
 		if !m.Counted {
 			// ITL pools the gaps of the convention's completed requests
 			// only (CONVENTIONS.md), not a failed request's partial stream.

@@ -97,6 +97,111 @@ func (a *Analyzer) corrected(c convention.Convention, r *formats.Request, events
 	return &cp, events, applied
 }
 
+// correctionCodes splits a request's Corrections into its codes and says
+// whether every fix they name changes counts only (FixCountFromImport,
+// FixCountNotStuck: countFixes applies them in place); the last answer
+// is kept, since a run's requests mostly share their corrections.
+func (a *Analyzer) correctionCodes(corr string) ([]string, bool) {
+	if corr == a.lastCorr && a.lastCodes != nil {
+		return a.lastCodes, a.lastCountOnly
+	}
+	corr = strings.Clone(corr) // the key outlives the batch
+	codes := strings.Split(corr, ",")
+	countOnly := true
+	for _, code := range codes {
+		switch a.fixes[code] {
+		case convention.FixCountFromImport, convention.FixCountNotStuck, "":
+		default:
+			countOnly = false
+		}
+	}
+	a.lastCorr, a.lastCodes, a.lastCountOnly = corr, codes, countOnly
+	return codes, countOnly
+}
+
+// countsSaved are the count columns of one request that countFixes
+// changed, to put back once it is computed.
+type countsSaved struct {
+	out, max       int64
+	hasOut, hasMax bool
+	rep            float64
+	hasRep         bool
+	src            string
+}
+
+func saveCounts(b *formats.Batch, i int) *countsSaved {
+	q := &b.Req
+	s := &countsSaved{src: q.OutputTokensSource.Get(i)}
+	s.out, s.hasOut = q.OutputTokens.Get(i)
+	s.max, s.hasMax = q.MaxTokens.Get(i)
+	s.rep, s.hasRep = q.ReportedOutputTokens.Get(i)
+	return s
+}
+
+// put restores request i's counts.
+func (s *countsSaved) put(b *formats.Batch, i int) {
+	q := &b.Req
+	setOpt(&q.OutputTokens, i, s.out, s.hasOut)
+	setOpt(&q.MaxTokens, i, s.max, s.hasMax)
+	if s.hasRep {
+		q.ReportedOutputTokens.Set(i, s.rep)
+	} else {
+		q.ReportedOutputTokens.Null(i)
+	}
+	q.OutputTokensSource.Set(i, s.src)
+}
+
+func setOpt(c *formats.Int64s, i int, v int64, ok bool) {
+	if ok {
+		c.Set(i, v)
+	} else {
+		c.Null(i)
+	}
+}
+
+// countFixes applies in place, to request i of b, the count fixes of
+// codes under c — what corrected does for them on a row — counting the
+// applied codes in p; it returns what to restore after computing (nil
+// when nothing changed).
+func (a *Analyzer) countFixes(c convention.Convention, p *convAcc, b *formats.Batch, i int, codes []string) *countsSaved {
+	apply := c.Corrections
+	var saved *countsSaved
+	q := &b.Req
+	for _, code := range codes {
+		switch fix := a.fixes[code]; {
+		case fix == convention.FixCountFromImport && apply:
+			p.count(code)
+		case fix == convention.FixCountFromImport && !apply:
+			if rep, ok := q.ReportedOutputTokens.Get(i); ok {
+				if saved == nil {
+					saved = saveCounts(b, i)
+				}
+				q.OutputTokens.Set(i, int64(rep))
+				q.OutputTokensSource.Set(i, formats.SourceToolReported)
+			}
+		case !apply:
+		case fix == convention.FixCountNotStuck:
+			if saved == nil {
+				saved = saveCounts(b, i)
+			}
+			q.OutputTokens.Null(i)
+			q.OutputTokensSource.Set(i, "")
+			q.ReportedOutputTokens.Null(i)
+			q.MaxTokens.Null(i)
+			p.count(code)
+		}
+	}
+	return saved
+}
+
+// count counts one request a correction under code changed.
+func (p *convAcc) count(code string) {
+	if p.applied == nil {
+		p.applied = map[string]int{}
+	}
+	p.applied[code]++
+}
+
 // dropSecondToken removes the second token-carrying event of events in
 // place (the slice's last element is then a leftover the caller drops),
 // moving every later event earlier by its gap; false when there is none.

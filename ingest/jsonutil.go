@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Entry is one key/value pair of a JSON object, in file order.
@@ -48,6 +49,21 @@ func ObjectEntries(raw []byte) ([]Entry, error) {
 // RawText renders a JSON value as text: a string as itself, null as "",
 // anything else as its JSON.
 func RawText(raw json.RawMessage) string {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		// a plain string (no escape, no control byte, valid UTF-8) is
+		// its bytes: what encoding/json gives, without its scanner
+		in := raw[1 : len(raw)-1]
+		plain := true
+		for _, c := range in {
+			if c < 0x20 || c == '\\' || c == '"' {
+				plain = false
+				break
+			}
+		}
+		if plain && utf8.Valid(in) {
+			return string(in)
+		}
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
 		return s

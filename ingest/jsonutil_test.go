@@ -144,3 +144,27 @@ func TestSkipJSONValueLikeTokens(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRawText: the plain-string shortcut of RawText gives what
+// encoding/json gives.
+func FuzzRawText(f *testing.F) {
+	for _, s := range []string{`""`, `"abc"`, `"a\"b"`, "\"\xff\"", `"é"`, `null`, ` "x" `, `"a` + "\x01" + `"`, `12`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want := func() string {
+			var s string
+			if err := json.Unmarshal(raw, &s); err == nil {
+				return s
+			}
+			t := strings.TrimSpace(string(raw))
+			if t == "null" {
+				return ""
+			}
+			return t
+		}()
+		if got := RawText(raw); got != want {
+			t.Fatalf("RawText(%q) = %q, want %q", raw, got, want)
+		}
+	})
+}

@@ -197,6 +197,13 @@ func NewRejoin(also formats.Sink) *Rejoin {
 
 // Batch implements formats.Sink.
 func (j *Rejoin) Batch(b *formats.Batch) error {
+	q := &b.Req
+	if !q.MatchQuality.Any() && !q.ServerKind.Any() {
+		// no joined client row and no server row: only counts
+		j.nClients += b.Len()
+		j.unmatchedC += b.Len()
+		return nil
+	}
 	if err := b.EachRow(j.request); err != nil {
 		return err
 	}

@@ -60,11 +60,11 @@ func detectConvention(rows []row, timestamp *int64) version {
 	match, differ := 0, 0
 	for i := range rows {
 		r := &rows[i]
-		if r.failed || r.thr == nil || r.e2e == nil || *r.e2e <= 0 || r.nOut == nil {
+		if r.is(isFailed) || !r.is(hasThr) || !r.is(hasE2E) || r.e2e <= 0 || !r.is(hasOut) {
 			continue
 		}
-		n := float64(*r.nOut)
-		if math.Abs(*r.thr**r.e2e-n) <= 1e-6*math.Max(1, n) {
+		n := float64(r.nOut)
+		if math.Abs(r.thr*r.e2e-n) <= 1e-6*math.Max(1, n) {
 			match++
 		} else {
 			differ++

@@ -21,7 +21,7 @@ func readBoth(t *testing.T, data []byte, max int64) {
 	rowsF, cutF, errF := readRowsWith("f", iotest.HalfReader(bytes.NewReader(data)), max, &vf, true)
 	rowsR, cutR, errR := readRowsWith("f", bytes.NewReader(data), max, &vr, false)
 	if fmt.Sprint(errF) != fmt.Sprint(errR) || cutF != cutR || !reflect.DeepEqual(rowsF, rowsR) {
-		t.Fatalf("input %q:\nfast      %d rows, cut %q, err %v\nreference %d rows, cut %q, err %v", data, len(rowsF), cutF, errF, len(rowsR), cutR, errR)
+		t.Fatalf("input %q:\nfast      %+v, cut %q, err %v\nreference %+v, cut %q, err %v", data, rowsF, cutF, errF, rowsR, cutR, errR)
 	}
 	if !reflect.DeepEqual(vf.Checks(), vr.Checks()) {
 		t.Fatalf("input %q: value checks differ: %+v, %+v", data, vf.Checks(), vr.Checks())

@@ -2,6 +2,7 @@ package llmperf
 
 import (
 	"encoding/json"
+	"sort"
 
 	"github.com/tokentrace/tokentrace/ingest/internal/jsonscan"
 )
@@ -10,48 +11,35 @@ import (
 // (the same errors: the element's bytes are read and validated by
 // dec.Decode into a json.RawMessage, the only step that can meet a syntax
 // error or the end of the input), then splits the object by hand
-// (fastFields): the values point into the element's own copy, and the
-// usual key names are not allocated again. Anything fastFields does not
-// take exactly as encoding/json would goes through json.Unmarshal, the
-// reference; FuzzFastFields holds the two to the same maps.
-func decodeFields(dec *json.Decoder) (map[string]json.RawMessage, error) {
+// (fastFieldsInto). Anything that does not take exactly as encoding/json
+// would goes through json.Unmarshal, the reference; FuzzFastFields holds
+// the two to the same members. A JSON null is nil fields.
+func decodeFields(dec *json.Decoder) (*fields, error) {
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
 		return nil, err
 	}
-	if fields, ok := fastFields(raw); ok {
-		return fields, nil
+	f := &fields{}
+	if fastFieldsInto(raw, f) {
+		return f, nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
-	return fields, nil
+	if m == nil {
+		return nil, nil
+	}
+	return fieldsOf(m), nil
 }
 
-// keyNames are the key strings fastFields hands out without allocating.
-var keyNames = func() map[string]string {
-	m := map[string]string{"GEN_TEXT": "GEN_TEXT"}
-	for k := range knownKeys {
-		m[k] = k
-	}
-	return m
-}()
-
-// fastFields splits the JSON object raw into its members (the last of a
-// repeated name wins, as in encoding/json). ok is false for anything but
+// fastFieldsInto splits the JSON object raw into f (reset first: the
+// array's reader passes one for every element, so f and its values are
+// valid only until the next element). It returns false for anything but
 // an object whose names have no escapes, control characters or invalid
 // UTF-8, and whose values are valid JSON: the reference decodes those.
-func fastFields(raw []byte) (map[string]json.RawMessage, bool) {
-	return fastFieldsInto(raw, make(map[string]json.RawMessage, 12))
-}
-
-// fastFieldsInto is fastFields into fields, cleared first: the array's
-// reader passes one map for every element (a map per element was a
-// tenth of an LLMPerf import's allocations), so the map and its values
-// are valid only until the next element.
-func fastFieldsInto(raw []byte, fields map[string]json.RawMessage) (map[string]json.RawMessage, bool) {
-	clear(fields)
+func fastFieldsInto(raw []byte, f *fields) bool {
+	f.reset()
 	s := jsonscan.Scanner{B: raw}
 	s.WS()
 	ok := s.Members(func(name []byte) bool {
@@ -61,13 +49,24 @@ func fastFieldsInto(raw []byte, fields map[string]json.RawMessage) (map[string]j
 		}
 		v, ok := s.Value(0)
 		if ok {
-			fields[key] = json.RawMessage(v[:len(v):len(v)])
+			f.set(key, v[:len(v):len(v)])
 		}
 		return ok
 	})
 	s.WS()
 	if !ok || s.I != len(s.B) {
-		return nil, false
+		return false
 	}
-	return fields, true
+	sort.Strings(f.unknown)
+	return true
 }
+
+// keyNames are the key strings fastFieldsInto hands out without
+// allocating.
+var keyNames = func() map[string]string {
+	m := map[string]string{"GEN_TEXT": "GEN_TEXT"}
+	for _, k := range knownKeys {
+		m[k] = k
+	}
+	return m
+}()

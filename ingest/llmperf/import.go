@@ -29,8 +29,7 @@ const (
 // elements, Run.Truncated and a note naming the cut (passed to opt.Warn
 // prefixed with the path). A companion summary that cannot be read is
 // reported in a note (its path and byte position) and otherwise ignored.
-func importRows(in *ingest.Input, label string, opt ingest.Options, out formats.Sink) error {
-	sink := formats.NewRowWriter(out)
+func importRows(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
 	path := in.Path
 	notes := ingest.NewNotes(path, opt)
 	var sum *summary
@@ -43,7 +42,7 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, out formats.
 		}
 	}
 	vals := &ingest.Values{}
-	rows, cut, err := readRows(path, in, in.MaxValue(), vals)
+	set, cut, err := readRows(path, in, in.MaxValue(), vals)
 	if err != nil {
 		return err
 	}
@@ -58,35 +57,31 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, out formats.
 	if sum != nil {
 		ts = sum.timestamp
 	}
+	rows := set.rows
 	conv := detectConvention(rows, ts)
-	// Each request is built, checked and sent in turn: a run's requests
-	// are never all held as rows of formats.Request (560 bytes each, on
-	// top of the rows), and bosCheck's verdict on one request depends on
-	// that request alone.
+	// The requests are built in batches, each sent in turn: a run's
+	// requests are never all held as columns on top of the rows.
 	start := baseRun(label, sum)
 	start.RequestCount = int64(len(rows))
 	if err := formats.StartRun(sink, &start); err != nil {
 		return err
 	}
 	var lt lastTokenStats
-	var bos formats.DataCheck
-	hasBOS := false
-	for i := range rows {
-		one := []formats.Request{rows[i].toRequest(label, int64(i), conv.divideByTokens, &lt)}
-		if c, ok := bosCheck(one); ok { // marks the request's correction
-			if !hasBOS {
-				bos, hasBOS = c, true // the first row's detail
-			} else {
-				bos.Requests += c.Requests
-			}
+	bos := bosCounter{}
+	b := formats.NewBatch(label)
+	for lo := 0; lo < len(rows); lo += formats.BatchRequests {
+		b.Reset(label)
+		for i := lo; i < min(lo+formats.BatchRequests, len(rows)); i++ {
+			set.addRequest(b, &rows[i], int64(i), conv.divideByTokens, &lt)
 		}
-		if err := sink.Request(&one[0], nil); err != nil {
+		bos.add(b)
+		if err := sink.Batch(b); err != nil {
 			return err
 		}
 	}
 	run := baseRun(label, sum)
-	if hasBOS {
-		run.Checks = append(run.Checks, bos)
+	if c, ok := bos.check(); ok {
+		run.Checks = append(run.Checks, c)
 	}
 	run.Checks = append(run.Checks, vals.Checks()...)
 	vals.Warn(notes.WarnOnly, "")
@@ -94,7 +89,7 @@ func importRows(in *ingest.Input, label string, opt ingest.Options, out formats.
 	run.Convention = conv.name
 	run.RequestCount = int64(len(rows))
 	run.Truncated = cut != ""
-	run.Notes = append(append(run.Notes, notes.Lines...), rowNotes(rows, conv, &lt)...)
+	run.Notes = append(append(run.Notes, notes.Lines...), rowNotes(set, conv, &lt)...)
 	return sink.Run(&run)
 }
 
@@ -123,29 +118,25 @@ func baseRun(label string, s *summary) formats.Run {
 }
 
 // rowNotes describes the import for the run's notes.
-func rowNotes(rows []row, conv version, lt *lastTokenStats) []string {
+func rowNotes(set *rowSet, conv version, lt *lastTokenStats) []string {
+	rows := set.rows
 	if len(rows) == 0 {
 		return []string{"the array holds no requests"}
 	}
 	ok, failed, empty := 0, 0, 0
 	codes := map[string]int{}
-	gen, unknown := 0, map[string]int{}
+	gen, unknown := set.genText, set.unknown
 	for i := range rows {
 		r := &rows[i]
+		_, timed := seconds(r.ttft, r.is(hasTTFT))
 		switch {
-		case r.failed:
+		case r.is(isFailed):
 			failed++
-			codes[codeName(r)]++
-		case (r.nOut == nil || *r.nOut <= 1) && seconds(r.ttft) == nil:
+			codes[set.codeName(r)]++
+		case (!r.is(hasOut) || r.nOut <= 1) && !timed:
 			empty++
 		default:
 			ok++
-		}
-		if r.genText {
-			gen++
-		}
-		for _, k := range r.unknown {
-			unknown[k]++
 		}
 	}
 	notes := []string{
@@ -198,12 +189,12 @@ func lastTokenNotes(conv version, lt *lastTokenStats) []string {
 }
 
 // codeName is a failed row's code as text.
-func codeName(r *row) string {
-	if r.errorCode != nil {
-		return fmt.Sprint(*r.errorCode)
+func (s *rowSet) codeName(r *row) string {
+	if r.is(hasCode) {
+		return fmt.Sprint(r.errorCode)
 	}
-	if r.errorType != "" {
-		return r.errorType
+	if t := s.errorType(r); t != "" {
+		return t
 	}
 	return "?"
 }

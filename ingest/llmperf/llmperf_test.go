@@ -259,10 +259,11 @@ func TestConventionEvidence(t *testing.T) {
 		t.Errorf("no rows, no timestamp: %s", c.name)
 	}
 	ts := int64(1700000000) // 2023-11: before afd137a, whatever the rows say
-	if c := detectConvention([]row{{thr: ptr(2.0), e2e: ptr(1.0), nOut: iptr(2)}}, &ts); c.name != Convention2023 || !c.divideByTokens {
+	one := []row{{has: hasThr | hasE2E | hasOut, thr: 2, e2e: 1, nOut: 2}}
+	if c := detectConvention(one, &ts); c.name != Convention2023 || !c.divideByTokens {
 		t.Errorf("2023 timestamp: %+v", c)
 	}
-	if c := detectConvention([]row{{thr: ptr(2.0), e2e: ptr(1.0), nOut: iptr(2)}}, nil); c.name != Convention2024Apr || c.divideByTokens {
+	if c := detectConvention(one, nil); c.name != Convention2024Apr || c.divideByTokens {
 		t.Errorf("token rule without timestamp: %+v", c)
 	}
 }

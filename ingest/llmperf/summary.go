@@ -104,7 +104,7 @@ func (s *summary) applyConfig(e ingest.Entry) {
 		s.conc, _ = number(e.Value)
 	case "timestamp":
 		if v, _ := number(e.Value); v != nil {
-			s.timestamp = toInt(v)
+			s.timestamp = ingest.Ptr(toInt(*v))
 		}
 	}
 }

@@ -30,21 +30,31 @@ var traps = []convention.Trap{{
 	Test:   "ingest/llmperf TestTrapBOSInCount",
 }}
 
-// bosCheck marks the requests whose count the importer corrected (the BOS
-// dropped: output_tokens below reported_output_tokens) and returns the
-// run's check; ok is false when no request was corrected.
-func bosCheck(reqs []formats.Request) (formats.DataCheck, bool) {
-	n, detail := int64(0), ""
-	for i := range reqs {
-		r := &reqs[i]
-		if r.OutputTokens == nil || r.ReportedOutputTokens == nil || float64(*r.OutputTokens) >= *r.ReportedOutputTokens {
+// bosCounter counts the requests whose count the importer corrected
+// (the BOS dropped: output_tokens below reported_output_tokens, marked
+// TrapBOSInCount) and keeps the first one's detail.
+type bosCounter struct {
+	n      int64
+	detail string
+}
+
+// add counts b's corrected requests.
+func (c *bosCounter) add(b *formats.Batch) {
+	q := &b.Req
+	for i := range b.Len() {
+		if q.Corrections.Get(i) != TrapBOSInCount {
 			continue
 		}
-		r.AddCorrection(TrapBOSInCount)
-		if n == 0 {
-			detail = fmt.Sprintf("row %d: number_output_tokens %g → output_tokens %d", r.RequestKey, *r.ReportedOutputTokens, *r.OutputTokens)
+		if c.n == 0 {
+			out, _ := q.OutputTokens.Get(i)
+			rep, _ := q.ReportedOutputTokens.Get(i)
+			c.detail = fmt.Sprintf("row %d: number_output_tokens %g → output_tokens %d", q.Key[i], rep, out)
 		}
-		n++
+		c.n++
 	}
-	return formats.DataCheck{Code: TrapBOSInCount, Field: "number_output_tokens", Requests: n, Corrected: true, Detail: detail}, n > 0
+}
+
+// check is the run's check; ok is false when no request was corrected.
+func (c *bosCounter) check() (formats.DataCheck, bool) {
+	return formats.DataCheck{Code: TrapBOSInCount, Field: "number_output_tokens", Requests: c.n, Corrected: true, Detail: c.detail}, c.n > 0
 }
