@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,7 +47,7 @@ const (
 // position) and otherwise ignored.
 func importRaw(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
 	path := in.Path
-	w := &runWriter{path: path, label: label, opt: opt, sink: formats.NewRowWriter(sink), st: newStats(), notes: ingest.NewNotes(path, opt)}
+	w := &runWriter{path: path, label: label, opt: opt, sink: sink, st: newStats(), notes: ingest.NewNotes(path, opt)}
 	w.readSummaries(in)
 	w.series, w.telemetry = telemetryBeside(path, opt, w.notes)
 	br := lineReaders.Get().(*bufio.Reader)
@@ -106,13 +105,13 @@ func loadSummaries(in *ingest.Input, opt ingest.Options, jsonPath, csvPath strin
 type runWriter struct {
 	path, label string
 	opt         ingest.Options
-	sink        *formats.RowWriter
+	sink        formats.Sink
 	sum         *summary
 	st          *stats
 	notes       *ingest.Notes // the run's notes; warnings go to opt.Warn
 	truncated   bool
 	keys        int64 // next profiling request key
-	warmup      []heldRequest
+	warmup      *formats.Batch // the warmup records, held
 	warmupSt    *stats
 	vals        ingest.Values // the shared value checks of the profiling run
 	warmupVals  ingest.Values // … and of the warmup run
@@ -124,125 +123,81 @@ type runWriter struct {
 	telemetry *formats.SourceFile
 }
 
-// heldRequest is a warmup record kept until the profiling run is written.
-type heldRequest struct {
-	req    formats.Request
-	events []formats.Event
-}
-
 // readLines reads and converts every line, and sends the profiling
 // records to the sink. The reading and converting (decode, value checks,
-// rebuilt events) runs on a goroutine of its own, a batch of records
-// ahead of the sink (the Analyzer, the Parquet writer), so the two use
-// both cores; the sink is called from this goroutine only, in line
-// order, with the same requests and events as before. The first error
-// in line order is returned: a sink's error stops the reading.
+// rebuilt messages, the batch's columns) runs on a goroutine of its own,
+// batches ahead of the sink (the Analyzer, the Parquet writer), so the
+// two use both cores; the sink is called from this goroutine only, in
+// line order. The first error in line order is returned: a sink's error
+// stops the reading.
 func (w *runWriter) readLines(br *bufio.Reader, max int64) error {
-	free := make(chan *batch, batchesInFlight)
+	free := make(chan *formats.Batch, batchesInFlight)
 	for range batchesInFlight {
-		free <- batchPool.Get().(*batch)
+		free <- batchPool.Get().(*formats.Batch)
 	}
 	defer func() {
 		// the batches go back for the next file (a folder of a thousand
-		// small runs allocated and cleared 5.5 MB of batches per file);
-		// one the reader held when it was stopped is left to the
-		// collector
+		// small runs); one the reader held when it was stopped is left
+		// to the collector
 		for {
 			select {
 			case b := <-free:
-				b.reqs, b.ends, b.events = nil, b.ends[:0], b.events[:0]
-				b.shapes, b.offs, b.offEnds = b.shapes[:0], b.offs[:0], b.offEnds[:0]
+				b.Reset("")
 				batchPool.Put(b)
 			default:
 				return
 			}
 		}
 	}()
-	full := make(chan *batch, batchesInFlight)
+	full := make(chan *formats.Batch, batchesInFlight)
+	errs := make(chan error, 1)
 	stop := make(chan struct{})
 	go func() {
 		defer close(full)
-		w.convertLines(br, max, free, full, stop)
+		errs <- w.convertLines(br, max, free, full, stop)
 	}()
 	var err error
-	var scratch []formats.Event // a rebuilt record's events, filled here
 	for b := range full {
-		if err == nil {
-			from, offFrom := 0, 0
-			for i := range b.reqs {
-				ev := b.events[from:b.ends[i]]
-				if sh := b.shapes[i]; sh.set {
-					// offsets and shape: the events are filled on this
-					// goroutine, in a buffer that stays in its cache
-					offs := b.offs[offFrom:b.offEnds[i]]
-					scratch = slices.Grow(scratch[:0], len(offs))[:len(offs)]
-					for j, o := range offs {
-						scratch[j].OffsetNs = o
-					}
-					ev = sh.fill(scratch, &b.reqs[i])
-					offFrom = b.offEnds[i]
-				}
-				if err = w.sink.Request(&b.reqs[i], ev); err != nil {
-					close(stop) // the reader stops; full is drained
-					break
-				}
-				from = b.ends[i]
-			}
-			if err == nil {
-				err = b.err
+		if err == nil && b.Len() > 0 {
+			if err = w.sink.Batch(b); err != nil {
+				close(stop) // the reader stops; full is drained
 			}
 		}
 		free <- b // never blocks: batchesInFlight batches in all
 	}
+	if rerr := <-errs; err == nil {
+		err = rerr
+	}
 	return err
 }
 
-// batch is the converted records the reading goroutine hands the sink's:
-// requests (a new array per batch: a sink may keep a request), the end of
-// each one's events in events (reused), and the reading's error, on its
-// last batch.
-type batch struct {
-	reqs   []formats.Request
-	ends   []int
-	events []formats.Event
-	// a rebuilt record's events travel as offsets (offs, up to offEnds[i])
-	// and their shape, shapes[i].set; its events range is empty
-	shapes  []eventShape
-	offs    []int64
-	offEnds []int
-	err     error
-}
+// batchPool holds the batches between files.
+var batchPool = sync.Pool{New: func() any { return formats.NewBatch("") }}
 
 // lineReaders are the 1 MiB line buffers, reused from file to file (a
 // folder of a thousand small runs allocated a gigabyte of them).
 var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<20) }}
 
-// batchPool holds the batches between files. A batch's event array grows
-// as records need it (up to about batchEvents and one record) and is
-// reused from file to file.
-var batchPool = sync.Pool{New: func() any { return new(batch) }}
-
-// batchEvents is how many events a batch holds before it is handed over
-// (112 bytes each: about 1.8 MB; a record that does not fit grows it; a
-// rebuilt record's offsets count an eighth of an event each),
-// batchRequests how many requests, batchesInFlight the batches in all.
+// batchEvents is how many messages a batch holds before it is handed
+// over (8 bytes of offset and one of kind each; a record that does not
+// fit grows it), batchRequests how many requests, batchesInFlight the
+// batches in all.
 const (
-	batchEvents     = 1 << 14
-	batchRequests   = 64
+	batchEvents     = 1 << 17
+	batchRequests   = 512
 	batchesInFlight = 3
 )
 
 // convertLines is the reading goroutine of readLines: it reads, decodes
 // and converts every line (holding warmup records), handing batches of
-// profiling records to full. It returns when the lines end, at the first
-// error (on the last batch), or when stop is closed.
-func (w *runWriter) convertLines(br *bufio.Reader, max int64, free <-chan *batch, full chan<- *batch, stop <-chan struct{}) {
-	var b *batch
+// profiling records to full. It returns the reading's error when the
+// lines end, at the first error, or nil when stop is closed.
+func (w *runWriter) convertLines(br *bufio.Reader, max int64, free <-chan *formats.Batch, full chan<- *formats.Batch, stop <-chan struct{}) error {
+	var b *formats.Batch
 	next := func() bool {
 		select {
 		case b = <-free:
-			b.reqs, b.ends, b.events, b.err = make([]formats.Request, 0, batchRequests), b.ends[:0], b.events[:0], nil
-			b.shapes, b.offs, b.offEnds = b.shapes[:0], b.offs[:0], b.offEnds[:0]
+			b.Reset(w.label)
 			return true
 		case <-stop:
 			return false
@@ -258,34 +213,22 @@ func (w *runWriter) convertLines(br *bufio.Reader, max int64, free <-chan *batch
 		}
 	}
 	if !next() {
-		return
+		return nil
 	}
-	var scratch []formats.Event // a rebuilt record's events (reused)
 	err := w.readRecords(br, max, func(rec *record, lineNo int) (bool, error) {
-		r, ev, profiling, err := w.add(rec, lineNo, scratch)
+		profiling, err := w.add(rec, lineNo, b)
 		if err != nil || !profiling {
 			return true, err
 		}
-		if rec.shape.set {
-			scratch = ev[:0]
-			b.offs = append(b.offs, rec.offs...)
-		} else {
-			b.events = append(b.events, ev...)
-		}
-		b.shapes = append(b.shapes, rec.shape)
-		b.offEnds = append(b.offEnds, len(b.offs))
-		b.reqs = append(b.reqs, r)
-		b.ends = append(b.ends, len(b.events))
-		if len(b.reqs) < batchRequests && len(b.events)+len(b.offs)/8 < batchEvents {
+		if b.Len() < batchRequests && b.Msg.Len() < batchEvents {
 			return true, nil
 		}
 		return send() && next(), nil
 	})
-	if b == nil {
-		return // stopped
+	if b == nil || !send() {
+		return nil // stopped
 	}
-	b.err = err
-	send()
+	return err
 }
 
 // readRecords reads every line, decoding each record and handing it to
@@ -378,10 +321,9 @@ func decodeRecord(line []byte) (*record, error) {
 	return &rec, nil
 }
 
-// add converts one record, read from line lineNo: a profiling record
-// into req and its events (appended to events[:0]) to send (send true);
-// a warmup record is held.
-func (w *runWriter) add(rec *record, lineNo int, events []formats.Event) (req formats.Request, ev []formats.Event, send bool, err error) {
+// add converts one record, read from line lineNo: a profiling record is
+// appended to b (profiling true), a warmup record held.
+func (w *runWriter) add(rec *record, lineNo int, b *formats.Batch) (profiling bool, err error) {
 	var streaming *bool
 	if w.sum != nil {
 		streaming = w.sum.streaming
@@ -390,26 +332,27 @@ func (w *runWriter) add(rec *record, lineNo int, events []formats.Event) (req fo
 	if ph := rec.Metadata.phase(); ph != "" && ph != "profiling" {
 		if w.warmupSt == nil {
 			w.warmupSt, w.phases = newStats(), map[string]int{}
+			w.warmup = formats.NewBatch(ingest.RunLabel(w.label, 1))
 		}
-		if err := rec.prepare(&w.warmupVals, ingest.Pos{Request: int64(len(w.warmup)), At: at}); err != nil {
-			return req, nil, false, ingest.Wrap(w.path, at, err)
+		n := int64(w.warmup.Len())
+		if err := rec.prepare(&w.warmupVals, ingest.Pos{Request: n, At: at}); err != nil {
+			return false, ingest.Wrap(w.path, at, err)
 		}
 		w.phases[ph]++
-		req, ev := convert(rec, ingest.RunLabel(w.label, 1), int64(len(w.warmup)), streaming, w.warmupSt, nil)
-		w.warmup = append(w.warmup, heldRequest{req, ev})
-		return req, nil, false, nil
+		req := convert(rec, w.warmup.RunID, n, streaming, w.warmupSt)
+		return false, appendRecord(w.warmup, &req, rec)
 	}
 	if err := rec.prepare(&w.vals, ingest.Pos{Request: w.keys, At: at}); err != nil {
-		return req, nil, false, ingest.Wrap(w.path, at, err)
+		return false, ingest.Wrap(w.path, at, err)
 	}
 	if icl, _, ok := rec.list(); ok {
 		if err := w.opt.CheckMessages(int64(len(icl))+1, fmt.Sprintf("inter_chunk_latency of %d values", len(icl))); err != nil {
-			return req, nil, false, ingest.Wrap(w.path, at, err)
+			return false, ingest.Wrap(w.path, at, err)
 		}
 	}
-	req, ev = convert(rec, w.label, w.keys, streaming, w.st, events)
+	req := convert(rec, w.label, w.keys, streaming, w.st)
 	w.keys++
-	return req, ev, true, nil
+	return true, appendRecord(b, &req, rec)
 }
 
 // finish sends the profiling Run row, then the held warmup requests and
@@ -434,10 +377,8 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	if w.warmupSt == nil {
 		return nil
 	}
-	for i := range w.warmup {
-		if err := w.sink.Request(&w.warmup[i].req, w.warmup[i].events); err != nil {
-			return err
-		}
+	if err := w.sink.Batch(w.warmup); err != nil {
+		return err
 	}
 	wr := w.baseRun(ingest.RunLabel(w.label, 1), raw)
 	wr.Reported = nil

@@ -421,10 +421,11 @@ func newStats() *stats {
 	return &stats{badUnits: map[string]int{}, byStatus: map[string]int{}}
 }
 
-// convert turns one record into a Request and its rebuilt events (appended
-// to events[:0]). runID and key place the request; streaming is the run's
-// endpoint.streaming when known.
-func convert(rec *record, runID string, key int64, streaming *bool, st *stats, events []formats.Event) (formats.Request, []formats.Event) {
+// convert turns one record into a Request; its rebuilt messages, if any,
+// are rec.offs and rec.shape (appendRecord adds both to a batch). runID
+// and key place the request; streaming is the run's endpoint.streaming
+// when known.
+func convert(rec *record, runID string, key int64, streaming *bool, st *stats) formats.Request {
 	md := rec.Metadata
 	req := formats.Request{
 		RunID:      runID,
@@ -442,11 +443,36 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats, e
 	setTokens(&req, rec, st)
 	setReported(&req, rec)
 	rec.shape = eventShape{}
-	events = events[:0]
-	events = setTiming(&req, rec, streaming, st, events)
+	setTiming(&req, rec, streaming, st)
 	st.records++
 	st.byStatus[req.Status]++
-	return req, events
+	return req
+}
+
+// appendRecord appends a converted record to b: its request and, when its
+// messages were rebuilt, one message per kept response (rec.offs, of the
+// record's shape's kinds, HasChoices set).
+func appendRecord(b *formats.Batch, req *formats.Request, rec *record) error {
+	if err := b.AppendRow(req, nil); err != nil {
+		return err
+	}
+	if !rec.shape.set {
+		return nil
+	}
+	kind := formats.MsgContent
+	if rec.shape.kind == formats.KindReasoning {
+		kind = formats.MsgReasoning
+	}
+	lo := b.AddOffsets(rec.offs, kind, true)
+	if until := rec.shape.reasoningUntil; until != math.MinInt64 {
+		kinds := b.Msg.Kind[lo:]
+		for j, o := range rec.offs {
+			if o < until {
+				kinds[j] = formats.MsgReasoning
+			}
+		}
+	}
+	return nil
 }
 
 // noErrorType is AIPerf's placeholder type for an error without a class
@@ -569,7 +595,7 @@ func setReported(req *formats.Request, rec *record) {
 //   - neither (non-streaming runs, failures): for a run known to be
 //     non-streaming the whole body arrived at request_latency, which becomes
 //     the first-token, first-content and last-token offset.
-func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, events []formats.Event) []formats.Event {
+func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats) {
 	ttft, hasTTFT := rec.ns(tagTTFT, tagTTFTOld)
 	latency, hasLatency := rec.ns(tagLatency)
 	icl, iclUnit, hasICL := rec.list()
@@ -588,9 +614,9 @@ func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, ev
 	}
 	switch {
 	case hasTTFT && hasICL:
-		events = rebuildEvents(rec, req, ttft, icl, iclUnit, st, events)
+		rebuildOffsets(rec, ttft, icl, iclUnit, st)
 		end := req.StreamEndOffsetNs
-		formats.FillFromEvents(req, events)
+		rec.shape.fillRequest(req, rec.offs)
 		switch {
 		case end == nil:
 			// No request_end_ns (0.1.x): the stream's end is unknown, and
@@ -601,7 +627,7 @@ func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, ev
 		}
 		st.rebuilt++
 		if hasLatency {
-			checkLatency(events, latency, len(icl), st)
+			checkLatency(rec.offs, latency, len(icl), st)
 		}
 	case hasTTFT:
 		req.FirstTokenOffsetNs = ingest.Ptr(ttft)
@@ -633,7 +659,6 @@ func setTiming(req *formats.Request, rec *record, streaming *bool, st *stats, ev
 		}
 		settle(req, rec)
 	}
-	return events
 }
 
 // settle gives a record without events its status when it has none yet:
@@ -651,17 +676,18 @@ func settle(req *formats.Request, rec *record) {
 	req.Status = formats.StatusOK
 }
 
-// rebuildEvents rebuilds one event per kept response: the first at TTFT,
-// the k-th at offset_{k-1} + round(ICL_k·1e6) (ICL in ms). Events before
+// rebuildOffsets rebuilds one message per kept response, into rec.offs
+// and rec.shape: the first at TTFT, the k-th at offset_{k-1} +
+// round(ICL_k·1e6) (ICL in ms). Messages before
 // time_to_first_output_token, when that is later than TTFT, are reasoning
-// events (AIPerf TTFT counts reasoning chunks, TTFO does not:
+// (AIPerf TTFT counts reasoning chunks, TTFO does not:
 // time_to_first_output_token_metric.py); without TTFO, a record with
 // reasoning tokens and no output tokens is reasoning throughout, any other
 // record content throughout (its reasoning/content split is unknown and is
 // counted in the notes). Text, byte sizes and token counts are unknown
-// (nil, 0, nil); HasChoices is true since every kept response was a chat or
-// completions chunk.
-func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64, unit string, st *stats, events []formats.Event) []formats.Event {
+// (null, 0, null); HasChoices is true since every kept response was a chat
+// or completions chunk.
+func rebuildOffsets(rec *record, ttft int64, icl []float64, unit string, st *stats) {
 	tol := tolerance(len(icl))
 	kind, reasoningUntil := formats.KindContent, int64(math.MinInt64)
 	if ttfo, ok := rec.ns(tagTTFO); ok {
@@ -678,58 +704,61 @@ func rebuildEvents(rec *record, req *formats.Request, ttft int64, icl []float64,
 	off := ttft
 	scale, known := nsPerUnit[unit]
 	offs := slices.Grow(rec.offs[:0], len(icl)+1)
-	for i := 0; i <= len(icl); i++ {
-		if i > 0 {
-			gap, ok := scaledNs(icl[i-1], scale)
-			if !known || !ok {
-				gap = 0
-			}
-			off += gap
+	offs = append(offs, off)
+	for _, g := range icl {
+		gap, ok := scaledNs(g, scale)
+		if !known || !ok {
+			gap = 0
 		}
+		off += gap
 		offs = append(offs, off)
 	}
 	rec.offs = offs
 	rec.shape = eventShape{kind: kind, reasoningUntil: reasoningUntil, set: true}
-	from := len(events)
-	events = slices.Grow(events, len(offs)) // one allocation, not append's doublings
-	events = events[:from+len(offs)]
-	for i, o := range offs {
-		events[from+i].OffsetNs = o
-	}
-	return rec.shape.fill(events[from:], req)
 }
 
-// eventShape is what a rebuilt record's events share beside their
-// offsets: the kind and when reasoning ends (rebuildEvents). The events
-// are handed from the reading goroutine to the sink's as offsets and
-// shape (8 bytes a message instead of 112: the two goroutines may run on
-// cores that share no cache) and filled again there.
+// eventShape is what a rebuilt record's messages share beside their
+// offsets: the kind and when reasoning ends (rebuildOffsets).
 type eventShape struct {
 	kind           string
 	reasoningUntil int64
-	set            bool // the record's events were rebuilt
+	set            bool // the record's messages were rebuilt
 }
 
-// fill sets every field of events but OffsetNs, which must be set: the
-// events of req in order, one per kept response.
-func (sh eventShape) fill(events []formats.Event, req *formats.Request) []formats.Event {
-	for i := range events {
-		e := &events[i]
-		k := sh.kind
-		if e.OffsetNs < sh.reasoningUntil {
-			k = formats.KindReasoning
+// fillRequest sets the request fields that follow from its rebuilt
+// messages (offs, every one carrying tokens, none an error), as
+// formats.FillFromEvents does from events: the counts, the first-token,
+// first-content, second-token, last-token and stream-end offsets, and
+// the status (ok) unless it is error or cancelled.
+func (sh eventShape) fillRequest(r *formats.Request, offs []int64) {
+	n := len(offs)
+	r.MessageCount, r.TokenMessageCount = int64(n), int64(n)
+	r.FirstTokenOffsetNs, r.FirstContentOffsetNs, r.SecondTokenOffsetNs, r.LastTokenOffsetNs = nil, nil, nil, nil
+	if n == 0 {
+		if r.Status != formats.StatusError && r.Status != formats.StatusCancelled {
+			r.Status = formats.StatusEmpty
 		}
-		*e = formats.Event{
-			RunID:      req.RunID,
-			RequestKey: req.RequestKey,
-			Index:      int32(i),
-			ReadIndex:  int32(i),
-			OffsetNs:   e.OffsetNs,
-			Kind:       k,
-			HasChoices: true,
+		return
+	}
+	r.FirstTokenOffsetNs = ingest.Ptr(offs[0])
+	if n > 1 {
+		r.SecondTokenOffsetNs = ingest.Ptr(offs[1])
+	}
+	r.LastTokenOffsetNs = ingest.Ptr(offs[n-1])
+	if sh.kind == formats.KindContent {
+		for _, o := range offs {
+			if o >= sh.reasoningUntil {
+				r.FirstContentOffsetNs = ingest.Ptr(o)
+				break
+			}
 		}
 	}
-	return events
+	if last := offs[n-1]; r.StreamEndOffsetNs == nil || *r.StreamEndOffsetNs < last {
+		r.StreamEndOffsetNs = ingest.Ptr(last)
+	}
+	if r.Status != formats.StatusError && r.Status != formats.StatusCancelled {
+		r.Status = formats.StatusOK
+	}
 }
 
 // reasoningOnly reports whether the record's output was all reasoning: it
@@ -762,13 +791,13 @@ func lastNotAfterEnd(rec *record, ttft int64, icl []float64, unit string, latenc
 // TTFT and latency may be off by half a nanosecond.
 func tolerance(n int) int64 { return int64(n/2) + 2 }
 
-// checkLatency compares the last rebuilt event with request_latency (the
-// last kept response; request_latency_metric.py 35-39).
-func checkLatency(events []formats.Event, latency int64, n int, st *stats) {
-	if len(events) == 0 {
+// checkLatency compares the last rebuilt message with request_latency
+// (the last kept response; request_latency_metric.py 35-39).
+func checkLatency(offs []int64, latency int64, n int, st *stats) {
+	if len(offs) == 0 {
 		return
 	}
-	d := events[len(events)-1].OffsetNs - latency
+	d := offs[len(offs)-1] - latency
 	if d < 0 {
 		d = -d
 	}
