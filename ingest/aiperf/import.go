@@ -110,7 +110,7 @@ type runWriter struct {
 	st          *stats
 	notes       *ingest.Notes // the run's notes; warnings go to opt.Warn
 	truncated   bool
-	keys        int64 // next profiling request key
+	keys        int64          // next profiling request key
 	warmup      *formats.Batch // the warmup records, held
 	warmupSt    *stats
 	vals        ingest.Values // the shared value checks of the profiling run
