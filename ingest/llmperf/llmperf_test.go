@@ -268,9 +268,6 @@ func TestConventionEvidence(t *testing.T) {
 	}
 }
 
-func ptr(v float64) *float64 { return &v }
-func iptr(v int64) *int64    { return &v }
-
 // TestEdgeRows checks the hand-made rows of testdata/edge-rows (summary
 // timestamp 2024-06, so llmperf@2024-04 with ITL·N recovery).
 func TestEdgeRows(t *testing.T) {
