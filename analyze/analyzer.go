@@ -133,6 +133,8 @@ type convAcc struct {
 	// sketch holds the pooled ITL once the memory budget moved it out of
 	// itl (sketch.go); itl is then one request's scratch.
 	sketch *itlSketch
+	// arena holds itl past arenaFrom gaps (reserve).
+	arena *gapArena
 }
 
 // itlBlock is the largest number of token gaps per block of the pooled
@@ -145,11 +147,28 @@ const itlBlock = 1 << 19
 
 // reserve makes room in the current block for a request with events
 // messages before its gaps are appended (a request may still append more;
-// the block then grows, alone).
-func (p *convAcc) reserve(events int) {
+// the block then grows, alone). Once a run has arenaFrom gaps, they move
+// to an arena (gapArena: address space reserved for arenaCap gaps where
+// the system allows it), where they grow without blocks or copies and
+// gaps() has nothing to join: 8 bytes a gap.
+func (p *convAcc) reserve(events int, arenaCap int) {
 	need := 2*events + 64
 	if cap(p.itl)-len(p.itl) >= need {
 		return
+	}
+	if p.arena == nil && arenaCap > 0 && p.itlLen()+need > arenaFrom {
+		if a := newGapArena(max(arenaCap, p.itlLen()+need)); a != nil {
+			p.arena = a
+			all := a.floats()
+			for i, b := range p.itlBlocks {
+				all = append(all, b...)
+				p.itlBlocks[i] = nil
+			}
+			p.itl, p.itlBlocks = append(all, p.itl...), nil
+			if cap(p.itl)-len(p.itl) >= need {
+				return
+			}
+		}
 	}
 	size := max(need, min(itlBlock, 2*cap(p.itl)), 1024)
 	if len(p.itl) > 0 {
@@ -157,6 +176,19 @@ func (p *convAcc) reserve(events int) {
 	}
 	p.itl = make([]float64, 0, size)
 }
+
+// itlLen is the number of pooled gaps held.
+func (p *convAcc) itlLen() int {
+	n := len(p.itl)
+	for _, b := range p.itlBlocks {
+		n += len(b)
+	}
+	return n
+}
+
+// arenaFrom is the run's gaps past which they move to an arena (a
+// variable for the tests).
+var arenaFrom = 1 << 22
 
 // gaps returns the pooled token gaps as one slice, joining the blocks the
 // first time (after the import: the blocks are freed as the slice takes
@@ -296,7 +328,7 @@ func (a *Analyzer) compute(acc *runAcc, b *formats.Batch, i int, srv *[256]bool)
 		var m RequestMetrics
 		p := &acc.per[ci]
 		lo, hi := b.Messages(i)
-		p.reserve(hi - lo)
+		p.reserve(hi-lo, a.arenaCap())
 		n := len(p.itl)
 		cb, cj, csrv := b, i, srv
 		var restore *countsSaved

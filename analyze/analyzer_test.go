@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -23,6 +24,32 @@ func TestImplausible(t *testing.T) {
 	}
 }
 
+// TestITLArena: past arenaFrom gaps a run's gaps move to an arena (where
+// the system has one) and grow there without blocks; gaps() returns them
+// in arrival order.
+func TestITLArena(t *testing.T) {
+	defer func(n int) { arenaFrom = n }(arenaFrom)
+	arenaFrom = 5000
+	var p convAcc
+	var want []float64
+	x := 0.0
+	for req := 0; req < 2000; req++ {
+		k := 1 + req%300
+		p.reserve(k, 1<<20)
+		for j := 0; j < k; j++ {
+			x++
+			p.itl = append(p.itl, x)
+		}
+		want = append(want, p.itl[len(p.itl)-k:]...)
+	}
+	if newGapArena(1) != nil && (p.arena == nil || len(p.itlBlocks) != 0) {
+		t.Fatalf("arena %v, %d blocks: the gaps did not move to an arena", p.arena != nil, len(p.itlBlocks))
+	}
+	if got := p.gaps(); !slices.Equal(got, want) {
+		t.Fatalf("gaps differ: %d, want %d", len(got), len(want))
+	}
+}
+
 // TestITLBlocks: gaps appended request by request across many blocks (and
 // a request truncated back, as for a failed one) come back from gaps() in
 // arrival order, as one slice; blocks grow from 1,024 gaps to itlBlock.
@@ -32,7 +59,7 @@ func TestITLBlocks(t *testing.T) {
 	x := 0.0
 	for req := 0; req < 3000; req++ {
 		k := 1 + req%700 // gaps of this request
-		p.reserve(k)
+		p.reserve(k, 0)
 		n := len(p.itl)
 		for j := 0; j < k; j++ {
 			x++

@@ -81,14 +81,15 @@ func TokenGaps(c convention.Convention, events []formats.Event, out []int64) []i
 // tokenGaps is TokenGaps of a request's messages in a batch.
 func tokenGaps(c convention.Convention, ms msgs, out []int64) []int64 {
 	out = out[:0]
-	resp := responses(c, ms, nil, false)
+	var resp resps
+	responses(c, ms, &resp, false)
 	prev := int64(0)
-	for _, x := range resp {
-		out = append(out, x.off-prev)
-		for j := 1; j < x.tokens; j++ {
+	for j, off := range resp.off {
+		out = append(out, off-prev)
+		for k := 1; k < resp.tok(j); k++ {
 			out = append(out, 0)
 		}
-		prev = x.off
+		prev = off
 	}
 	if len(out) == 0 {
 		return nil

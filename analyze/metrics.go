@@ -202,19 +202,37 @@ func optF(c *formats.Float64s, i int) float64 {
 	return math.NaN()
 }
 
-// response is one response under a convention: its arrival offset, the
-// tokens it carried (-1: unknown), and its text.
-type response struct {
-	off    int64
-	tokens int
-	text   []string
+// resps are one request's responses under a convention, as parallel
+// slices: each one's arrival offset, the tokens it carried (nil: every
+// count unknown; -1: this one unknown), and its texts (only when a
+// tokenizer will count them). A request whose messages are all its
+// responses, one per message and with no count, has off pointing into
+// the batch's own offsets (no copy).
+type resps struct {
+	off    []int64
+	tokens []int32
+	text   [][]string
+	// own and ownTok are the pooled arrays behind off and tokens when
+	// they are copies
+	own    []int64
+	ownTok []int32
 }
 
-// responseBufs pools ComputeRequest's response buffers.
-var responseBufs = sync.Pool{New: func() any { return new([]response) }}
+func (r *resps) n() int { return len(r.off) }
+
+// tok is response j's token count (-1 unknown).
+func (r *resps) tok(j int) int {
+	if r.tokens == nil {
+		return -1
+	}
+	return int(r.tokens[j])
+}
+
+// respBufs pools ComputeBatch's response buffers.
+var respBufs = sync.Pool{New: func() any { return new(resps) }}
 
 // serverKinds marks the kind codes of b that are server-side ("server.*":
-// no message the client received); any is false when b has none.
+// no message the client received); nil when b has none.
 func serverKinds(b *formats.Batch) (t *[256]bool) {
 	for i, k := range b.DictKinds() {
 		if formats.IsServerKind(k) {
@@ -253,10 +271,28 @@ func newMsgs(b *formats.Batch, i int, srv *[256]bool) msgs {
 func (m *msgs) client(j int) bool { return m.srv == nil || !m.srv[m.b.Msg.Kind[j]] }
 
 // responses selects the convention's responses from a request's
-// messages; their text is kept only withText (a tokenizer will count it).
-func responses(c convention.Convention, m msgs, out []response, withText bool) []response {
-	out = out[:0]
+// messages into out; their text is kept only withText (a tokenizer will
+// count it).
+func responses(c convention.Convention, m msgs, out *resps, withText bool) {
 	col := &m.b.Msg
+	if !withText && m.n == m.hi-m.lo && c.Responses == convention.ResponsesTokens && len(col.Tokens.V) <= m.lo &&
+		(c.ResponseUnit != convention.UnitRead || len(col.ReadIndex) <= m.lo) {
+		// every message a token message, each its own response with no
+		// count (a gap-list format's timeline): the offsets themselves
+		all := true
+		for _, k := range col.Kind[m.lo:m.hi] {
+			if !k.CarriesTokens() {
+				all = false
+				break
+			}
+		}
+		if all {
+			out.off, out.tokens, out.text = col.OffsetNs[m.lo:m.hi:m.hi], nil, nil
+			return
+		}
+	}
+	out.off, out.tokens, out.text = out.own[:0], out.ownTok[:0], out.text[:0]
+	known := false
 	lastRead := int32(-1)
 	for j := m.lo; j < m.hi; j++ {
 		if !m.client(j) {
@@ -275,9 +311,9 @@ func responses(c convention.Convention, m msgs, out []response, withText bool) [
 		if !keep {
 			continue
 		}
-		tok := -1
+		tok := int32(-1)
 		if t, ok := col.Tokens.Get(j); ok {
-			tok = int(t)
+			tok, known = t, true
 		}
 		var texts []string
 		if withText {
@@ -291,20 +327,28 @@ func responses(c convention.Convention, m msgs, out []response, withText bool) [
 			}
 		}
 		read := m.b.ReadOf(j, m.lo)
-		if c.ResponseUnit == convention.UnitRead && read == lastRead && len(out) > 0 {
-			r := &out[len(out)-1]
-			if r.tokens >= 0 && tok >= 0 {
-				r.tokens += tok
+		if n := len(out.off); c.ResponseUnit == convention.UnitRead && read == lastRead && n > 0 {
+			if out.tokens[n-1] >= 0 && tok >= 0 {
+				out.tokens[n-1] += tok
 			} else {
-				r.tokens = -1
+				out.tokens[n-1] = -1
 			}
-			r.text = append(r.text, texts...)
+			if withText {
+				out.text[n-1] = append(out.text[n-1], texts...)
+			}
 			continue
 		}
 		lastRead = read
-		out = append(out, response{off: col.OffsetNs[j], tokens: tok, text: texts})
+		out.off = append(out.off, col.OffsetNs[j])
+		out.tokens = append(out.tokens, tok)
+		if withText {
+			out.text = append(out.text, texts)
+		}
 	}
-	return out
+	out.own, out.ownTok = out.off, out.tokens
+	if !known {
+		out.tokens = nil
+	}
 }
 
 // ComputeRequest returns r's metrics under c and appends r's pooled ITL
@@ -406,29 +450,30 @@ func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 		}
 	}
 
-	var resp []response
+	// a pooled buffer: one request's responses are garbage after it
+	resp := respBufs.Get().(*resps)
+	resp.off, resp.tokens = nil, nil
+	defer func() {
+		clear(resp.text) // drop text references
+		resp.off, resp.text = nil, resp.text[:0]
+		respBufs.Put(resp)
+	}()
 	// firstNs and lastNs are the first and last responses' offsets (-1:
 	// none), kept in whole ns so TPOT is computed (and rounded) in ns as the
 	// tools do.
 	firstNs, lastNs := int64(-1), int64(-1)
 	if ms.n > 0 {
 		withText := tok != nil && (slices.Contains(c.OutputTokens, convention.CountTokenizer) || slices.Contains(c.TPOTCount, convention.CountTokenizer))
-		// a pooled buffer: one request's responses are garbage after it
-		buf := responseBufs.Get().(*[]response)
-		resp = responses(c, ms, *buf, withText)
-		defer func() {
-			clear(resp) // drop text references
-			*buf = resp[:0]
-			responseBufs.Put(buf)
-		}()
-		m.Responses = len(resp)
-		if len(resp) > 0 {
-			firstNs, lastNs = resp[0].off, resp[len(resp)-1].off
+		responses(c, ms, resp, withText)
+		n := resp.n()
+		m.Responses = n
+		if n > 0 {
+			firstNs, lastNs = resp.off[0], resp.off[n-1]
 			m.TTFTMs = float64(firstNs) / 1e6
 			m.LastResponseMs = float64(lastNs) / 1e6
 		}
-		if len(resp) > 1 {
-			m.TTSTMs = float64(resp[1].off-resp[0].off) / 1e6
+		if n > 1 {
+			m.TTSTMs = float64(resp.off[1]-resp.off[0]) / 1e6
 		}
 	} else {
 		// No per-message data: the request's own offsets.
@@ -500,18 +545,33 @@ func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 	// Pooled ITL samples. Under ITLTokenZeroGaps the first chunk's extra
 	// tokens share its arrival time: k − 1 zero gaps.
 	itlStart := len(itl)
-	m.TokensPerMessageKnown = len(resp) > 0
-	if c.ITL == convention.ITLTokenZeroGaps && len(resp) > 0 && resp[0].tokens > 1 {
-		for j := 1; j < resp[0].tokens; j++ {
+	nr := resp.n()
+	m.TokensPerMessageKnown = nr > 0
+	if c.ITL == convention.ITLTokenZeroGaps && nr > 0 && resp.tok(0) > 1 {
+		for j := 1; j < resp.tok(0); j++ {
 			itl = append(itl, 0)
 		}
 	}
-	for i := 1; i < len(resp); i++ {
-		gap := float64(resp[i].off-resp[i-1].off) / 1e6
+	if resp.tokens == nil && nr > 1 && c.ITL != convention.ITLPerRequestMean {
+		// no counts: one gap per pair of responses, in one loop
+		m.TokensPerMessageKnown = false
+		off := resp.off
+		maxGap := int64(math.MinInt64)
+		for i := 1; i < nr; i++ {
+			g := off[i] - off[i-1]
+			maxGap = max(maxGap, g)
+			itl = append(itl, float64(g)/1e6)
+		}
+		m.MaxITLMs = float64(maxGap) / 1e6
+		m.ITLSamples = len(itl) - itlStart
+		return m, itl
+	}
+	for i := 1; i < nr; i++ {
+		gap := float64(resp.off[i]-resp.off[i-1]) / 1e6
 		if i == 1 || gap > m.MaxITLMs {
 			m.MaxITLMs = gap
 		}
-		k := resp[i].tokens
+		k := resp.tok(i)
 		if k < 0 {
 			m.TokensPerMessageKnown = false
 		}
@@ -537,7 +597,7 @@ func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 
 // count returns N by the given source order, its source's name, and why a
 // tokenizer count was unavailable.
-func count(c convention.Convention, sources []convention.CountSource, b *formats.Batch, i int, outSource string, ms msgs, resp []response, tok TokenCounter) (float64, string, string) {
+func count(c convention.Convention, sources []convention.CountSource, b *formats.Batch, i int, outSource string, ms msgs, resp *resps, tok TokenCounter) (float64, string, string) {
 	q := &b.Req
 	tokErr := ""
 	out, hasOut := q.OutputTokens.Get(i)
@@ -569,13 +629,13 @@ func count(c convention.Convention, sources []convention.CountSource, b *formats
 			}
 			var sb strings.Builder
 			hasText := false
-			for _, x := range resp {
-				for _, t := range x.text {
+			for _, x := range resp.text {
+				for _, t := range x {
 					sb.WriteString(t)
 					hasText = true
 				}
 			}
-			if !hasText && len(resp) > 0 {
+			if !hasText && resp.n() > 0 {
 				tokErr = "generated text not stored (imported with --no-text?)"
 				continue
 			}
@@ -587,7 +647,7 @@ func count(c convention.Convention, sources []convention.CountSource, b *formats
 			return float64(n), formats.SourceTokenizerPfx + tok.Name(), ""
 		case convention.CountResponses:
 			if ms.n > 0 {
-				return float64(len(resp)), string(s), ""
+				return float64(resp.n()), string(s), ""
 			}
 			if n := q.TokenMessageCount[i]; n > 0 {
 				return float64(n), string(s), ""

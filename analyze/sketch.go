@@ -12,7 +12,8 @@ import (
 )
 
 // The pooled ITL keeps one float64 per token gap for exact percentiles:
-// with the sorted copy a report makes, 16 bytes per gap and convention. A
+// 8 bytes per gap and convention (its order statistics are read by
+// selection, stats.SelectRanks, not from a sorted copy). A
 // run with more gaps than the memory budget allows (SetMemoryBudget) is
 // summarized instead by a DDSketch (Masson, Rim and Lee, "DDSketch: a fast
 // and fully-mergeable quantile sketch with relative-error guarantees",
@@ -30,9 +31,8 @@ const (
 	// percentile taken from it by linear interpolation is the sketch's own
 	// at every multiple of 0.001%.
 	ITLSketchPoints = 100_001
-	// itlBytesPerGap is what one exact gap costs: the value and, at
-	// report time, its place in the sorted copy.
-	itlBytesPerGap = 16
+	// itlBytesPerGap is what one exact gap costs: its value.
+	itlBytesPerGap = 8
 )
 
 // itlSketch is a run's pooled ITL under one convention past the budget.
@@ -194,7 +194,7 @@ func (s *itlSketch) fix(sum stats.Summary, ddof int) stats.Summary {
 
 // warning is the report's statement that the pooled ITL was sketched.
 func (s *itlSketch) warning(budget int64) Warning {
-	msg := fmt.Sprintf("the exact pooled ITL (%d gaps, %s with its sorted copy) is over the memory budget's share (%s of --memory-budget %s): "+
+	msg := fmt.Sprintf("the exact pooled ITL (%d gaps, %s) is over the memory budget's share (%s of --memory-budget %s): "+
 		"its percentiles come from a DDSketch, each within ±%g%% of the order statistic at its rank; n, mean, std, min and max are exact; "+
 		"TTFT, TPOT, E2E and the other per-request metrics are exact. Raise --memory-budget for exact ITL percentiles",
 		s.n, formatBytes(s.n*itlBytesPerGap), formatBytes(budget/2), formatBytes(budget), 100*ITLSketchAccuracy)
@@ -218,8 +218,7 @@ func formatBytes(n int64) string {
 }
 
 // SetMemoryBudget bounds the memory the Analyzer gives the exact pooled
-// ITL: half of budget bytes (16 bytes per gap and convention, the sorted
-// copy included; the other half is left to the per-request metrics, about
+// ITL: half of budget bytes (8 bytes per gap and convention; the other half is left to the per-request metrics, about
 // 400 bytes per request and convention, and to the readers). Once the
 // gaps of every run and convention together would pass it, each run's
 // pooled ITL moves to a DDSketch (itlSketch) and its report says so
@@ -250,4 +249,13 @@ func (a *Analyzer) sketchAll() {
 		}
 	}
 	a.sketched = true
+}
+
+// arenaCap is how many gaps one run's arena reserves room for: every gap
+// the budget allows (at most 2^32, 32 GiB of address space, without one).
+func (a *Analyzer) arenaCap() int {
+	if a.gapLimit > 0 {
+		return int(min(a.gapLimit, 1<<32))
+	}
+	return 1 << 32
 }

@@ -135,6 +135,25 @@ func (b *Batch) Fingerprint(i int) uint64 {
 		}
 	}
 	f.word(kh.Sum64())
+	// HasChoices, 64 messages a word
+	var cw [1]uint64
+	var ch maphash.Hash
+	ch.SetSeed(fpSeed)
+	for j := lo; j < hi; j += 64 {
+		cw[0] = 0
+		for k := j; k < min(j+64, hi); k++ {
+			if m.Choices.Get(k) {
+				cw[0] |= 1 << uint(k-j)
+			}
+		}
+		ch.Write(int64Bytes(cw[:]))
+	}
+	f.word(ch.Sum64())
+	if !b.msgDetail(lo, hi) {
+		// no read, size, count or text in the request's range: nothing
+		// more to hash (the same for every such request)
+		return f.h
+	}
 	var rest maphash.Hash
 	rest.SetSeed(fpSeed)
 	for j := lo; j < hi; j++ {
@@ -144,9 +163,6 @@ func (b *Batch) Fingerprint(i int) uint64 {
 		w[1] = uint64(uint32(t))
 		if ok {
 			w[2] |= 1
-		}
-		if m.Choices.Get(j) {
-			w[2] |= 2
 		}
 		rest.Write(int64Bytes(w[:]))
 		for _, c := range [...]*Texts{&m.Text, &m.ReasoningText, &m.FinishReason} {
@@ -253,4 +269,33 @@ func (b *Batch) SizeBytes() int64 {
 	n += int64(len(m.OffsetNs))*9 + int64(len(m.Tokens.V)+len(m.ReadIndex)+len(m.Bytes))*4
 	n += int64(len(m.Text.Data)+len(m.ReasoningText.Data)+len(m.FinishReason.Data)) + int64(len(m.Text.Off)+len(m.ReasoningText.Off)+len(m.FinishReason.Off))*8
 	return n
+}
+
+// msgDetail reports whether a message in [lo, hi) has a read index other
+// than its position, a size, a token count or a text.
+func (b *Batch) msgDetail(lo, hi int) bool {
+	m := &b.Msg
+	for j := lo; j < min(hi, len(m.ReadIndex)); j++ {
+		if b.ReadOf(j, lo) != int32(j-lo) {
+			return true
+		}
+	}
+	for j := lo; j < min(hi, len(m.Bytes)); j++ {
+		if m.Bytes[j] != 0 {
+			return true
+		}
+	}
+	for j := lo; j < min(hi, len(m.Tokens.V)); j++ {
+		if m.Tokens.Valid.Get(j) {
+			return true
+		}
+	}
+	for _, t := range [...]*Texts{&m.Text, &m.ReasoningText, &m.FinishReason} {
+		for j := lo; j < min(hi, t.Len()); j++ {
+			if t.Valid.Get(j) {
+				return true
+			}
+		}
+	}
+	return false
 }

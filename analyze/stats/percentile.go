@@ -48,10 +48,15 @@ var Methods = []Method{Linear, FloorRank, WeightedNearestRank}
 // NaN) by method m. It returns NaN for an empty sample and panics on an
 // unknown method or p outside [0, 1].
 func Percentile(sorted []float64, p float64, m Method) float64 {
+	return percentileAt(len(sorted), p, m, func(i int) float64 { return sorted[i] })
+}
+
+// percentileAt is Percentile of a sorted sample of n values whose i-th
+// (0-based) is at(i): the ranks it reads depend on n, p and m only.
+func percentileAt(n int, p float64, m Method, at func(i int) float64) float64 {
 	if p < 0 || p > 1 || math.IsNaN(p) {
 		panic(fmt.Sprintf("stats: percentile %v outside [0,1]", p))
 	}
-	n := len(sorted)
 	if n == 0 {
 		return math.NaN()
 	}
@@ -61,11 +66,11 @@ func Percentile(sorted []float64, p float64, m Method) float64 {
 		lo := math.Floor(h)
 		i := int(lo)
 		if i >= n-1 {
-			return sorted[n-1]
+			return at(n - 1)
 		}
 		// numpy computes lerp as a + (b−a)·t, switching to b − (b−a)·(1−t)
 		// for t ≥ 0.5; the same here keeps results bit-identical.
-		a, b, t := sorted[i], sorted[i+1], h-lo
+		a, b, t := at(i), at(i+1), h-lo
 		d := b - a
 		if t >= 0.5 {
 			return b - d*(1-t)
@@ -79,13 +84,13 @@ func Percentile(sorted []float64, p float64, m Method) float64 {
 		if i > n-1 {
 			i = n - 1
 		}
-		return sorted[i]
+		return at(i)
 	case FloorRank:
 		i := int(math.Floor(float64(n) * p))
 		if i > n-1 {
 			i = n - 1
 		}
-		return sorted[i]
+		return at(i)
 	}
 	panic(fmt.Sprintf("stats: unknown percentile method %q", m))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,9 @@ func empty(n int, ps []float64) Summary {
 func Summarize(xs []float64, ps []float64, m Method, ddof int) Summary {
 	if ps == nil {
 		ps = DefaultPercentiles
+	}
+	if len(xs) >= SelectMin {
+		return summarizeLarge(xs, ps, m, ddof)
 	}
 	s := SortedCopy(xs)
 	n := len(s)
@@ -369,4 +373,60 @@ func ParsePercentiles(s string) ([]float64, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// summarizeLarge is Summarize of a sample of SelectMin values or more:
+// the order statistics it reports are read by SelectRanks (no sorted
+// copy), the mean and standard deviation summed in the sample's own order.
+func summarizeLarge(xs []float64, ps []float64, m Method, ddof int) Summary {
+	vals := xs
+	for _, x := range xs {
+		if math.IsNaN(x) {
+			vals = make([]float64, 0, len(xs))
+			for _, x := range xs {
+				if !math.IsNaN(x) {
+					vals = append(vals, x)
+				}
+			}
+			break
+		}
+	}
+	n := len(vals)
+	if n == 0 {
+		return empty(0, ps)
+	}
+	ranks := []int{0, n - 1}
+	cis := make([][2]int, len(ps))
+	for i, p := range ps {
+		ranks = append(ranks, percentileRanks(n, p, m)...)
+		l, u := QuantileCIRanks(n, p, CILevel)
+		cis[i] = [2]int{l, u}
+		for _, r := range cis[i] {
+			if r >= 1 {
+				ranks = append(ranks, r-1)
+			}
+		}
+	}
+	slices.Sort(ranks)
+	ranks = slices.Compact(ranks)
+	got := SelectRanks(vals, ranks)
+	at := func(i int) float64 {
+		j, _ := slices.BinarySearch(ranks, i)
+		return got[j]
+	}
+	out := Summary{N: n, Quantiles: make([]Quantile, len(ps))}
+	out.Mean = mean(vals)
+	out.Std = stddev(vals, out.Mean, ddof)
+	out.Min, out.Max = at(0), at(n-1)
+	for i, p := range ps {
+		q := Quantile{P: p, Value: percentileAt(n, p, m, at), Lo: math.NaN(), Hi: math.NaN()}
+		if l := cis[i][0]; l >= 1 {
+			q.Lo = at(l - 1)
+		}
+		if u := cis[i][1]; u >= 1 {
+			q.Hi = at(u - 1)
+		}
+		out.Quantiles[i] = q
+	}
+	return out
 }

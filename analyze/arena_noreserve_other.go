@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package analyze
+
+const mapNoReserve = 0
