@@ -113,6 +113,7 @@ func (t tee) EventColumns(r *Run) EventColumns {
 // their columns fit. An error returned by sink stops reading and is returned
 // unchanged.
 func ReadTables(dir string, sink Sink) error {
+	sink = Checked(sink)
 	layout, err := DetectLayout(dir)
 	if err != nil {
 		return err

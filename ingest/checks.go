@@ -19,15 +19,13 @@ import (
 // Values, which classifies it, leaves an offending one null and counts it;
 // Values.Checks gives the run's formats.DataCheck rows.
 const (
-	// CheckNotFinite: NaN or ±Infinity where a measured number belongs.
-	CheckNotFinite = "value_not_finite"
-	// CheckNegative: a negative time, duration or count.
-	CheckNegative = "value_negative"
-	// CheckOutOfRange: a value beyond any possible one (a duration over a
-	// day, a token count over MaxTokens, a time past int64 nanoseconds).
-	CheckOutOfRange = "value_out_of_range"
-	// CheckNotInteger: a token count with a fraction (2.5 tokens).
-	CheckNotInteger = "value_not_integer"
+	// CheckNotFinite, CheckNegative, CheckOutOfRange, CheckNotInteger:
+	// the entry check's codes (formats.CheckNegative, …), which a raw
+	// importer records in the tool's own field names and units.
+	CheckNotFinite  = formats.CheckNotFinite
+	CheckNegative   = formats.CheckNegative
+	CheckOutOfRange = formats.CheckOutOfRange
+	CheckNotInteger = formats.CheckNotInteger
 	// CheckNumberAsString: a number written as a JSON string ("91.1").
 	CheckNumberAsString = "value_number_as_string"
 	// CheckTimeOrder: a request's time after its end (a first token after
@@ -41,18 +39,11 @@ const (
 	CheckTimeUnit = "time_unit_mismatch"
 )
 
-// Limits of the shared value checks.
+// Limits of the shared value checks: the entry check's (formats).
 const (
-	// MaxDurationNs is the longest duration a request's time can be: a
-	// day (analyze's implausible_values uses the same bound).
-	MaxDurationNs = 24 * 3600 * 1e9
-	// MaxTokens is the largest token count of one request: no model reads
-	// or writes a billion tokens in one request (context windows are at
-	// most a few million).
-	MaxTokens = 1e9
-	// MaxTimeNs bounds an absolute time in nanoseconds (2^62 ns, year
-	// 2116 on the Unix clock): room for offsets without int64 overflow.
-	MaxTimeNs = 1 << 62
+	MaxDurationNs = formats.MaxDurationNs
+	MaxTokens     = formats.MaxTokens
+	MaxTimeNs     = formats.MaxTimeNs
 )
 
 // Units of time values, in nanoseconds per unit.
@@ -67,7 +58,9 @@ const (
 var valueMetrics = []string{"ttft_ms", "ttst_ms", "tpot_ms", "itl_ms", "e2e_ms", "osl_tokens", "isl_tokens"}
 
 // valueTools names where the shared value checks run.
-const valueTools = "every importer's per-request fields: aiperf, genai-perf (the SSE usage counts included), guidellm, inference-perf, llmperf, server logs (server and client rows), sglang-bench, vllm-bench; MLPerf's logs hold no per-request values"
+const valueTools = `every importer's per-request fields: aiperf, genai-perf (the SSE usage counts included), guidellm, inference-perf, llmperf, server logs (server and client rows), sglang-bench, vllm-bench; MLPerf's logs hold no per-request values; ` +
+	"and, for negative and out-of-range values, every batch that enters tokentrace: the entry check (formats.EntryCheck) runs on " +
+	"every importer's output and on tables read back (a table edited by hand: column names of the requests table, output_tokens, stream_end_offset_ns)"
 
 // ValueTraps are the catalogue entries of the shared value checks
 // (analyze/TRAPS.md); ingest/registry lists them with the tools' own.

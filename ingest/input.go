@@ -375,9 +375,13 @@ type importSink struct {
 	runs   map[string]*runChecks // the runs whose Run row has not come yet
 	marked bool                  // a Run row was marked cut
 	warned bool
+	entry  formats.EntryCheck // the entry check every batch passes
 }
 
 func (c *importSink) Batch(b *formats.Batch) error {
+	if err := c.entry.Batch(b); err != nil {
+		return Errorf(c.in.Path, "", "%v", err)
+	}
 	if err := c.flushOthers(b.RunID); err != nil {
 		return err
 	}
@@ -414,6 +418,7 @@ func (c *importSink) Run(r *formats.Run) error {
 		if err != nil {
 			return err
 		}
+		checks = append(c.entry.Checks(r.RunID), checks...)
 		if len(checks) > 0 {
 			m.Checks = append(r.Checks[:len(r.Checks):len(r.Checks)], checks...)
 			m.RequestCount -= rc.identical
