@@ -1,8 +1,9 @@
 """The Python side of `make bench`: per-request TTFT, E2E and TPOT of a
 benchmark run under tokentrace's canonical convention (analyze/CONVENTIONS.md),
 then their P50/P90/P99 and the pooled ITL's P99, written the way a skilled
-user would write it for speed: /usr/bin/python3 with Debian's python3-ujson
-(a C JSON parser) and python3-numpy, substring tests where they spare a
+user would write it for speed: the image's python3 with orjson (the fastest
+C JSON parser; Debian's python3-ujson only where orjson is absent) and
+Debian's python3-numpy on PYTHONPATH, substring tests where they spare a
 parse, numpy for the percentiles (linear rule, as tokentrace's). Prints one
 JSON line.
 
@@ -15,7 +16,7 @@ Canonical convention, per format (what tokentrace's importers recover):
   - ITL = every gap between consecutive token messages of completed
     requests, pooled (one token per message in these files).
 
-usage: /usr/bin/python3 py_stats.py FORMAT PATH
+usage: PYTHONPATH=/usr/lib/python3/dist-packages python3 py_stats.py FORMAT PATH
   FORMAT: genai-perf (both variants), aiperf, llmperf, vllm, sglang,
   guidellm, inference-perf, aiperf-runs (PATH a directory of run
   directories, pooled)
@@ -26,7 +27,20 @@ import os
 import sys
 
 import numpy as np
-import ujson
+
+try:
+    import orjson
+
+    def loads(b):
+        try:
+            return orjson.loads(b)
+        except orjson.JSONDecodeError:
+            # Python's json.dumps writes NaN and Infinity bare (SGLang's
+            # results), which orjson refuses and the standard parser reads
+            return json.loads(b)
+except ImportError:
+    import ujson
+    loads = ujson.loads
 
 P = [50, 90, 99]
 
@@ -68,7 +82,7 @@ def carries_token(r):
 
 def genai_perf(path):
     with open(path, "rb") as f:
-        doc = ujson.loads(f.read())
+        doc = loads(f.read())
     ttft, e2e, n_out, gaps = [], [], [], []
     for exp in doc["experiments"]:
         for req in exp["requests"]:
@@ -87,7 +101,7 @@ def genai_perf(path):
                         break
                     continue
                 if '"completion_tokens"' in r:
-                    u = ujson.loads(r[5:]).get("usage") or {}
+                    u = loads(r[5:]).get("usage") or {}
                     if u.get("completion_tokens") is not None:
                         n = u["completion_tokens"]
                 if carries_token(r):
@@ -110,7 +124,7 @@ def aiperf_lines(paths, ttft, e2e, n_out, gaps):
             for line in f:
                 if b'"error":{' in line or not line.strip():
                     continue
-                m = ujson.loads(line)["metrics"]
+                m = loads(line)["metrics"]
                 if "time_to_first_token" not in m:
                     continue
                 ttft.append(m["time_to_first_token"]["value"])
@@ -142,7 +156,7 @@ def aiperf_runs(root):
 # counts a BOS token: E2E = ITL·N_tok, N = N_tok − 1.
 def llmperf(path):
     with open(path, "rb") as f:
-        rows = ujson.loads(f.read())
+        rows = loads(f.read())
     ok = [r for r in rows if r["error_code"] is None]
     ttft = np.array([r["ttft_s"] for r in ok]) * 1e3
     ntok = np.array([r["number_output_tokens"] for r in ok], dtype=np.float64)
@@ -171,18 +185,18 @@ def arrays(doc):
 
 def vllm(path):
     with open(path, "rb") as f:
-        arrays(ujson.loads(f.read()))
+        arrays(loads(f.read()))
 
 
 def sglang(path):
     with open(path, "rb") as f:
-        arrays(ujson.loads(f.readline()))
+        arrays(loads(f.readline()))
 
 
 # guidellm benchmarks.json (v0.4+): successful records' timings, epoch s.
 def guidellm(path):
     with open(path, "rb") as f:
-        doc = ujson.loads(f.read())
+        doc = loads(f.read())
     ttft, e2e, n_out = [], [], []
     for b in doc["benchmarks"]:
         for r in b["requests"]["successful"]:
@@ -199,7 +213,7 @@ def guidellm(path):
 # inference-perf per_request_lifecycle_metrics.json: content chunks' times.
 def inference_perf(path):
     with open(path, "rb") as f:
-        recs = ujson.loads(f.read())
+        recs = loads(f.read())
     ttft, e2e, n_out, gaps = [], [], [], []
     for r in recs:
         rm = r["info"].get("response_metrics")
