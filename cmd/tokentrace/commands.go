@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -287,7 +288,7 @@ func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 // sent), MLPerf's configuration, synth's truth.csv and arguments,
 // analyze's report.json. Skipping them is not worth a message.
 var nonTraceFiles = map[string]bool{"inputs.json": true, "mlperf.conf": true, "user.conf": true, "audit.conf": true,
-	"truth.csv": true, "synth.args": true, "report.json": true,
+	"truth.csv": true, "synth.args": true, "report.json": true, outputMarker: true,
 	// GenAI-Perf analyze's table across its scenarios and its checkpoint
 	genaiperf.AnalyzeSummary: true, "checkpoint.json": true}
 
@@ -314,6 +315,11 @@ func findTableDirs(dir string) ([]string, error) {
 			return err
 		}
 		if d.IsDir() && p != dir {
+			if strings.HasPrefix(d.Name(), ".") {
+				// hidden: tokentrace's temporaries (".out.tmp-<pid>-…", a
+				// killed run's leftovers) and other tools' caches
+				return filepath.SkipDir
+			}
 			if formats.IsTableDir(p) {
 				out = append(out, p)
 				return filepath.SkipDir
@@ -322,6 +328,42 @@ func findTableDirs(dir string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// rawSources returns r's raw source files that carry a digest.
+func rawSources(r *formats.Run) []formats.SourceFile {
+	var out []formats.SourceFile
+	for _, f := range r.SourceFiles {
+		if f.Role == "raw" && f.SHA256 != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// tablesSeen reports whether every run of a table folder has its raw
+// source files among known (size and SHA-256): the same runs read
+// before, from another table folder (a copy) or its twin; src names the
+// first.
+func tablesSeen(runs []formats.Run, known []formats.SourceFile) (src string, dup bool) {
+	if len(runs) == 0 || len(known) == 0 {
+		return "", false
+	}
+	for i := range runs {
+		raw := rawSources(&runs[i])
+		if len(raw) == 0 {
+			return "", false
+		}
+		for _, f := range raw {
+			if !slices.ContainsFunc(known, func(k formats.SourceFile) bool { return k.Bytes == f.Bytes && k.SHA256 == f.SHA256 }) {
+				return "", false
+			}
+			if src == "" {
+				src = f.Path
+			}
+		}
+	}
+	return src, true
 }
 
 // minArgs is cobra.MinimumNArgs reporting a usage error.
@@ -404,6 +446,8 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 	var files []string
 	seen := map[string]bool{}
 	tablesRead := 0
+	var known []formats.SourceFile // the raw files of the tables read
+	var dupTables []string
 	for _, in := range inputs {
 		if st, err := os.Stat(in); err == nil && st.IsDir() && tables {
 			// table directories (runs.parquet) at or below a directory input
@@ -413,8 +457,19 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 				return err
 			}
 			for _, d := range tdirs {
+				runs, err := formats.ReadRuns(d)
+				if err != nil {
+					return err
+				}
+				if src, dup := tablesSeen(runs, known); dup {
+					dupTables = append(dupTables, d+" (its runs' source "+src+")")
+					continue
+				}
 				if err := formats.ReadTables(d, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
 					return err
+				}
+				for _, r := range runs {
+					known = append(known, rawSources(&r)...)
 				}
 				tablesRead++
 			}
@@ -423,6 +478,10 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 			}
 		}
 		files = append(files, in)
+	}
+	if len(dupTables) > 0 && opt.Warn != nil {
+		opt.Warn(fmt.Sprintf("%s: %d table folder(s) hold runs whose source files were read before, and are read once: %s",
+			registry.CheckDuplicateInput, len(dupTables), strings.Join(dupTables[:min(3, len(dupTables))], "; ")))
 	}
 	if len(files) == 0 {
 		return nil
@@ -461,7 +520,9 @@ func importInputs(inputs []string, f inputFlags, tables bool, sink formats.Sink)
 		stop = startProgress(jobs)
 	}
 	defer stop()
-	if err := registry.Import(jobs, f.labels, opt, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
+	labels := f.labels
+	jobs, labels = registry.DropDuplicates(jobs, labels, known, opt.Warn)
+	if err := registry.Import(jobs, labels, opt, formats.UniqueRuns(sink, seen, noteRenamed)); err != nil {
 		if errors.Is(err, registry.ErrLabels) {
 			return usageError{err}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -232,15 +233,26 @@ func TestReportUnderToolConvention(t *testing.T) {
 
 // TestSameRunNamesAreNotMerged: two inputs whose runs share a name are
 // reported as two runs (newcomer report: tables written twice were merged).
+// TestSameRunNamesAreNotMerged: runs of different inputs that would share
+// a name stay apart, under labels no other input has (x/run-2, y/run and
+// z/run used to give two runs, one holding 40 requests).
 func TestSameRunNamesAreNotMerged(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := run(t, "import", demoInputs[0], "-o", dir); err != nil {
-		t.Fatal(err)
+	root := t.TempDir()
+	ins := []string{demoInputs[0], "../../testdata/aiperf/llama31-8b-local-chatbot-c2", "../../testdata/aiperf/qwen3vl30b-local-chatbot-c1-warmup2"}
+	var dirs []string
+	for i, d := range []string{"x/run-2", "y/run", "z/run"} {
+		dirs = append(dirs, filepath.Join(root, d))
+		if err := os.CopyFS(dirs[i], os.DirFS(ins[i])); err != nil {
+			t.Fatal(err)
+		}
 	}
-	js, err := run(t, "report", "--format", "json", dir, dir, demoInputs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	var js string
+	stderr := captureStderr(t, func() {
+		var err error
+		if js, err = run(t, append([]string{"report", "--format", "json"}, dirs...)...); err != nil {
+			t.Error(err)
+		}
+	})
 	var rep struct {
 		Runs []struct {
 			RunID    string `json:"run_id"`
@@ -250,18 +262,68 @@ func TestSameRunNamesAreNotMerged(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 3 {
-		t.Fatalf("%d runs, want 3: %+v", len(rep.Runs), rep.Runs)
-	}
-	ids := map[string]bool{}
+	var got []string
 	for _, r := range rep.Runs {
-		ids[r.RunID] = true
-		if r.Requests.Total != 20 {
-			t.Errorf("run %s has %d requests, want 20", r.RunID, r.Requests.Total)
-		}
+		got = append(got, fmt.Sprintf("%s:%d", r.RunID, r.Requests.Total))
 	}
-	if len(ids) != 3 {
-		t.Errorf("run ids %v not distinct", ids)
+	if s := strings.Join(got, " "); s != "run-2:20 run:20 run-3:10" {
+		t.Errorf("runs %s, want run-2:20 run:20 run-3:10", s)
+	}
+	if !strings.Contains(stderr, `run_label_collision: 1 input(s)`) || !strings.Contains(stderr, `z/run/profile_export.jsonl as "run-3"`) {
+		t.Errorf("no collision warning: %s", stderr)
+	}
+}
+
+// TestSameInputIsReadOnce: the same content reached again — the same
+// folder twice, a copy, the tables an analyze wrote inside the input
+// folder, a killed run's hidden temporary — is read once, with a
+// duplicate_input warning, however it was reached.
+func TestSameInputIsReadOnce(t *testing.T) {
+	root := t.TempDir()
+	in := filepath.Join(root, "run")
+	if err := os.CopyFS(in, os.DirFS(demoInputs[0])); err != nil {
+		t.Fatal(err)
+	}
+	copyDir := filepath.Join(root, "copy")
+	if err := os.CopyFS(copyDir, os.DirFS(demoInputs[0])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "analyze", in, "-o", filepath.Join(in, "out"), "--no-plots"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, ".out.tmp-999-x"), os.DirFS(filepath.Join(in, "out"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "tables-copy"), os.DirFS(filepath.Join(in, "out"))); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		args []string
+		warn string
+	}{
+		"folder twice":          {[]string{in, in, copyDir}, "duplicate_input: 2 input(s)"},
+		"output inside input":   {[]string{in}, "duplicate_input: 1 input(s)"},
+		"tables, copy and temp": {[]string{root}, "duplicate_input: 1 table folder(s)"},
+	} {
+		var js string
+		stderr := captureStderr(t, func() {
+			var err error
+			if js, err = run(t, append([]string{"report", "--format", "json"}, tc.args...)...); err != nil {
+				t.Error(err)
+			}
+		})
+		var rep struct {
+			Runs []struct{ Requests struct{ Total int } }
+		}
+		if err := json.Unmarshal([]byte(js), &rep); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(rep.Runs) != 1 || rep.Runs[0].Requests.Total != 20 {
+			t.Errorf("%s: %+v, want one run of 20 requests", name, rep.Runs)
+		}
+		if !strings.Contains(stderr, tc.warn) {
+			t.Errorf("%s: no %q warning: %s", name, tc.warn, stderr)
+		}
 	}
 }
 

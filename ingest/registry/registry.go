@@ -507,8 +507,9 @@ var ErrLabels = errors.New("labels do not match the inputs")
 
 // Import runs every job into sink. labels, when not empty, name the jobs'
 // runs in order (one per job); otherwise each run is labelled by
-// ingest.DefaultLabel, made unique with "-2", "-3", … suffixes when two
-// jobs share a directory name. With opt.NoHash, jobs whose files have the
+// ingest.DefaultLabel; labels two jobs share are made unique by
+// UniqueLabels (a "-2", "-3", … suffix no other job's label has, said in
+// one warning). With opt.NoHash, jobs whose files have the
 // same size as another job's are hashed all the same (possible duplicate
 // inputs), the others not.
 //
@@ -539,23 +540,22 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 	}
 	// requests.output_tokens holds the N the report uses (SCHEMA.md)
 	sink = formats.WithOutputCount(sink)
-	used := map[string]int{}
 	opts := make([]ingest.Options, len(jobs))
+	names := make([]string, len(jobs))
 	for i, j := range jobs {
 		o := opt
 		if o.NoHash && size[i] >= 0 && sizes[size[i]] > 1 {
 			o.NoHash = false
 		}
 		if len(labels) > 0 {
-			o.Label = labels[i]
+			names[i] = labels[i]
 		} else {
-			o.Label = ingest.DefaultLabel(j.Path)
-		}
-		used[o.Label]++
-		if n := used[o.Label]; n > 1 {
-			o.Label = fmt.Sprintf("%s-%d", o.Label, n)
+			names[i] = ingest.DefaultLabel(j.Path)
 		}
 		opts[i] = o
+	}
+	for i, l := range UniqueLabels(names, opt.Warn, func(i int) string { return ingest.DisplayName(jobs[i].Path) }) {
+		opts[i].Label = l
 	}
 	if w := workerCount(opt, len(jobs)); w > 1 {
 		return importParallel(jobs, opts, w, sink)
@@ -577,6 +577,47 @@ func Import(jobs []Job, labels []string, opt ingest.Options, sink formats.Sink) 
 		}
 	}
 	return nil
+}
+
+// UniqueLabels returns names with each repetition of an earlier name
+// given the first suffix "-2", "-3", … that is no name of the list and
+// not yet given: x/run-2, y/run and z/run (labels run-2, run, run) become
+// run-2, run and run-3, never two runs under one label. Renamings are
+// said in one warning to warn (when not nil), naming the inputs (at(i):
+// input i's name) of up to three of them.
+func UniqueLabels(names []string, warn func(string), at func(i int) string) []string {
+	taken := make(map[string]bool, len(names))
+	for _, n := range names {
+		taken[n] = true
+	}
+	used := make(map[string]bool, len(names))
+	out := make([]string, len(names))
+	var renamed []string
+	count := 0
+	for i, n := range names {
+		if !used[n] {
+			used[n], out[i] = true, n
+			continue
+		}
+		l := n
+		for k := 2; taken[l] || used[l]; k++ {
+			l = fmt.Sprintf("%s-%d", n, k)
+		}
+		used[l], out[i] = true, l
+		count++
+		if len(renamed) < 3 {
+			renamed = append(renamed, fmt.Sprintf("%s as %q", at(i), l))
+		}
+	}
+	if count > 0 && warn != nil {
+		more := ""
+		if count > len(renamed) {
+			more = fmt.Sprintf(", and %d more", count-len(renamed))
+		}
+		warn(fmt.Sprintf("run_label_collision: %d input(s) would share a run label with an earlier input, so each is a run of its own under a suffixed label: %s%s",
+			count, strings.Join(renamed, "; "), more))
+	}
+	return out
 }
 
 // importJob imports one job, through the Input Resolve kept or a new one.
