@@ -31,6 +31,11 @@ import (
 // by the list's field names (source_files[].path, …), with null for a null
 // field and the strings "inf", "-inf", "nan" for non-finite numbers.
 //
+// Cells are raw: a text value that starts with = (a run id or error text
+// from an input) is written as it is, which a spreadsheet would evaluate;
+// opt.CSVSafe prefixes such cells with ' (SpreadsheetSafe) for files a
+// person opens.
+//
 // Files are written under hidden temporary names and renamed into place by
 // Close when everything succeeded, replacing previous files; the writer
 // checks the Sink contract as ParquetWriter does.
@@ -39,22 +44,23 @@ type CSVWriter struct {
 }
 
 // NewCSVWriter returns a CSVWriter writing into dir, which it creates if
-// needed. opt.NoText writes the events' text columns empty; the other
-// options do not apply to CSV.
+// needed. opt.NoText writes the events' text columns empty, opt.CSVSafe
+// neutralises formula-like text cells; the other options do not apply to
+// CSV.
 func NewCSVWriter(dir string, opt WriteOptions) (*CSVWriter, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("formats: %w", err)
 	}
-	ev, err := newCSVTable(dir, TableEvents, reflect.TypeFor[Event]())
+	ev, err := newCSVTable(dir, TableEvents, reflect.TypeFor[Event](), opt.CSVSafe)
 	if err != nil {
 		return nil, err
 	}
-	rq, err := newCSVTable(dir, TableRequests, reflect.TypeFor[requestRow]())
+	rq, err := newCSVTable(dir, TableRequests, reflect.TypeFor[requestRow](), opt.CSVSafe)
 	if err != nil {
 		ev.abort()
 		return nil, err
 	}
-	rn, err := newCSVTable(dir, TableRuns, reflect.TypeFor[Run]())
+	rn, err := newCSVTable(dir, TableRuns, reflect.TypeFor[Run](), opt.CSVSafe)
 	if err != nil {
 		ev.abort()
 		rq.abort()
@@ -75,10 +81,11 @@ type csvTable struct {
 	record []string
 	rows   int64
 	err    error
+	safe   bool // SpreadsheetSafe on text cells
 }
 
-func newCSVTable(dir, table string, t reflect.Type) (*csvTable, error) {
-	c := &csvTable{}
+func newCSVTable(dir, table string, t reflect.Type, safe bool) (*csvTable, error) {
+	c := &csvTable{safe: safe}
 	var header []string
 	for _, f := range columnFields(t) {
 		header = append(header, ColumnName(f))
@@ -121,6 +128,9 @@ func (c *csvTable) add(v reflect.Value) {
 		if err != nil {
 			c.err = c.file.errorf("row %d: %w", c.rows, err)
 			return
+		}
+		if c.safe && (fv.Kind() == reflect.String || fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.String) {
+			s = SpreadsheetSafe(s)
 		}
 		c.record[i] = s
 	}

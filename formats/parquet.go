@@ -86,6 +86,10 @@ type WriteOptions struct {
 	// partition continues in the next part (0: DefaultPartRows). Ignored
 	// by LayoutFlat.
 	PartRows int64
+	// CSVSafe, for NewCSVWriter only, writes every text cell a spreadsheet
+	// would evaluate as a formula with a leading ' (SpreadsheetSafe). Off,
+	// cells are the tables' values, raw: CSV is a machine format.
+	CSVSafe bool
 }
 
 func (o WriteOptions) codec() (compress.Codec, error) {

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -80,4 +81,19 @@ func unsafeRune(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// SpreadsheetSafe returns s with a leading ' when a spreadsheet (Excel,
+// LibreOffice, Google Sheets) would evaluate it as a formula: it starts
+// with =, +, -, @, a tab or a carriage return and does not parse as a
+// number ("-5" and "+1e3" stay numbers; "=cmd|' /C calc'!A0" becomes
+// "'=cmd|' /C calc'!A0"). OWASP, "CSV Injection".
+func SpreadsheetSafe(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
 }

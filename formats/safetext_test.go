@@ -35,3 +35,25 @@ func TestSafeText(t *testing.T) {
 		t.Errorf("%v allocations for clean text", n)
 	}
 }
+
+// TestSpreadsheetSafe checks which cells get the quote: formulas and
+// their look-alikes do, numbers and plain text do not.
+func TestSpreadsheetSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"=cmd|' /C calc'!A0": "'=cmd|' /C calc'!A0",
+		"+SUM(A1)":           "'+SUM(A1)",
+		"-x":                 "'-x",
+		"@foo":               "'@foo",
+		"\tfoo":              "'\tfoo",
+		"\rfoo":              "'\rfoo",
+		"-5":                 "-5",
+		"+1e3":               "+1e3",
+		"-inf":               "-inf",
+		"run-2":              "run-2",
+		"":                   "",
+	} {
+		if got := SpreadsheetSafe(in); got != want {
+			t.Errorf("SpreadsheetSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/compare"
 	"github.com/tokentrace/tokentrace/analyze/sweep"
+	"github.com/tokentrace/tokentrace/formats"
 )
 
 // Comparison is what `tokentrace compare` writes: the comparison of the
@@ -64,7 +65,8 @@ func superscript(n int) string {
 	return b.String()
 }
 
-func writeCompare(w io.Writer, c *Comparison, md bool) error {
+func writeCompare(out io.Writer, c *Comparison, md bool) error {
+	w := &errWriter{w: out}
 	r := c.Result
 	h := func(s string) {
 		if md {
@@ -116,7 +118,23 @@ func writeCompare(w io.Writer, c *Comparison, md bool) error {
 	if c.Sweeps != nil {
 		writeSweeps(w, c, md)
 	}
-	return nil
+	return w.err
+}
+
+// errWriter keeps the first error of its writer's writes and writes
+// nothing after it: a report written in many Fprintf calls returns it once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 // MatchHint explains, when some side had no run matched, which keys told
@@ -442,16 +460,8 @@ func WriteCompareCSV(w io.Writer, c *Comparison) error {
 
 // csvSafe keeps a field from untrusted names printable and inert in a
 // spreadsheet: control characters become "?", and a leading =, +, - or @
-// that is not a number gets a quote prefix (formula injection).
+// that is not a number gets a quote prefix (formula injection:
+// formats.SpreadsheetSafe).
 func csvSafe(s string) string {
-	s = cleanN(s, false, 1000)
-	if s == "" {
-		return s
-	}
-	if strings.ContainsRune("=+-@", rune(s[0])) {
-		if _, err := strconv.ParseFloat(s, 64); err != nil {
-			return "'" + s
-		}
-	}
-	return s
+	return formats.SpreadsheetSafe(cleanN(s, false, 1000))
 }

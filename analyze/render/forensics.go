@@ -334,7 +334,7 @@ func WriteWindowsCSV(w io.Writer, rep *analyze.Report) error {
 			continue
 		}
 		for _, x := range ws.Items {
-			row := []string{rr.RunID, strconv.FormatFloat(ws.WidthS, 'g', -1, 64), ws.By, strconv.FormatInt(x.StartNs, 10), x.Start, f(x.OffsetS),
+			row := []string{csvSafe(rr.RunID), strconv.FormatFloat(ws.WidthS, 'g', -1, 64), ws.By, strconv.FormatInt(x.StartNs, 10), x.Start, f(x.OffsetS),
 				strconv.Itoa(x.Started), strconv.Itoa(x.Completed), strconv.Itoa(x.Failed), strconv.Itoa(x.Cancelled), strconv.Itoa(x.Empty)}
 			for _, s := range []analyze.WindowStat{x.TTFT, x.TPOT, x.E2E} {
 				row = append(row, strconv.Itoa(s.N), f(s.P50), f(s.P90), f(s.P99), f(s.Max))

@@ -20,6 +20,7 @@ type tableWriter interface {
 func newExport() *cobra.Command {
 	var in inputFlags
 	var out, format, timeout string
+	var csvSafe bool
 	c := &cobra.Command{
 		Use:   "export INPUT_OR_TABLES... --format arrow|csv -o DIR | --format perfetto -o FILE",
 		Short: "Write the events/requests/runs tables as Arrow IPC or CSV files, or the runs as a trace Perfetto opens",
@@ -29,7 +30,10 @@ and writes the three tables to DIR:
   --format arrow   events.arrow, requests.arrow, runs.arrow: Arrow IPC files (pandas:
                    pyarrow.ipc.open_file(...).read_pandas(); polars: pl.read_ipc(...))
   --format csv     events.csv, requests.csv, runs.csv: RFC 4180 CSV with a header line; null
-                   is an empty field; list columns of runs are JSON arrays (formats/SCHEMA.md)
+                   is an empty field; list columns of runs are JSON arrays (formats/SCHEMA.md).
+                   Cells are the tables' values, raw: a run id or error text starting with =
+                   is written as it is, and a spreadsheet would run it as a formula;
+                   --csv-safe writes such cells with a leading ' for files people open
 
   --format perfetto  FILE: a Chrome trace-event JSON file that Perfetto (ui.perfetto.dev) and
                    chrome://tracing open: a process per run, a thread per concurrency slot,
@@ -47,7 +51,10 @@ succeeded.`,
 			if format == "perfetto" {
 				return exportPerfetto(cmd, args, in, out, timeout)
 			}
-			opt := formats.WriteOptions{NoText: in.noText}
+			opt := formats.WriteOptions{NoText: in.noText, CSVSafe: csvSafe}
+			if csvSafe && format != "csv" {
+				return usageError{fmt.Errorf("--csv-safe applies to --format csv only")}
+			}
 			var w tableWriter
 			var err error
 			switch format {
@@ -78,6 +85,7 @@ succeeded.`,
 	in.register(c)
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory (arrow, csv) or file (perfetto)")
 	c.Flags().StringVar(&format, "format", "", "output format: arrow, csv or perfetto")
+	c.Flags().BoolVar(&csvSafe, "csv-safe", false, "csv: write text cells a spreadsheet would evaluate (starting with = + - @, not a number) with a leading '")
 	c.Flags().StringVar(&timeout, "request-timeout", "", "perfetto: the client's request timeout, bounding requests without a recorded end in open-loop runs (see report --request-timeout)")
 	return c
 }

@@ -26,6 +26,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -36,11 +38,47 @@ func main() {
 	setDefaultMemoryLimit()           // memlimit.go
 	interruptOnce.Do(watchInterrupts) // interrupt.go
 	root := newRoot()
-	err := root.Execute()
+	out := &stickyWriter{w: os.Stdout}
+	root.SetOut(out)
+	err := outputError(root.Execute(), out.err)
 	if err != nil {
 		warnf("%v", err)
 	}
 	os.Exit(exitCode(err))
+}
+
+// stickyWriter is the commands' standard output: it keeps the first
+// write error (a full disk, a closed pipe) and writes nothing after it,
+// so that no command can exit 0 having written a cut or empty output,
+// whatever its writer does with the error (compare's text report once
+// dropped it: a CI step posted an empty comment and passed).
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+// outputError is the command's error, or the output's when writing it
+// failed: a failed write exits 1 even when the command itself succeeded
+// or reached a verdict (gate's exit 3 is no verdict if it was not
+// written).
+func outputError(err, werr error) error {
+	if werr == nil {
+		return err
+	}
+	var ee exitError
+	if err == nil || errors.As(err, &ee) {
+		return fmt.Errorf("writing the output: %w", werr)
+	}
+	return err
 }
 
 // exitCode is the process status for a command's error: 0 none, 2 a usage
