@@ -598,7 +598,7 @@ func (t *tableReader[T]) peekRest() ([]T, error) {
 			id := runIDOf(&rest[i])
 			if *id == "" {
 				*id = p.value
-			} else if *id != p.value {
+			} else if *id != p.value && *id != *runIDOf(&rest[i-1]) && PartitionDirValue(*id) != p.dirValue {
 				return rest[:i], nil // peek reports it
 			}
 		}

@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -70,6 +73,46 @@ func EscapePartitionValue(v string) string {
 		}
 	}
 	return b.String()
+}
+
+// maxPartitionValueBytes is the longest partition directory value
+// PartitionDirValue writes whole: with "run_id=" the name stays well under
+// the 255 bytes a file system allows in one name.
+const maxPartitionValueBytes = 200
+
+// PartitionDirValue returns the directory value of run id in LayoutHive
+// (DIR/<table>/run_id=<value>/): EscapePartitionValue(id), with two
+// exceptions. A value DuckDB, Spark and Hive read as NULL — "null" in any
+// case, "__HIVE_DEFAULT_PARTITION__" — has its first byte written %XX
+// ("%4EULL"), which they decode to the id itself. A value longer than
+// 200 bytes keeps its first 150 bytes (never cutting an escape or a UTF-8
+// character) and ends in "~" and 16 hex digits of the id's SHA-256, so a
+// 250-byte id does not fail with "file name too long"; the full id is in
+// the files' run_id column, which tokentrace's readers use (and SQL
+// readers with hive_partitioning = false).
+func PartitionDirValue(id string) string {
+	v := EscapePartitionValue(id)
+	if strings.EqualFold(id, "null") || id == "__HIVE_DEFAULT_PARTITION__" {
+		v = fmt.Sprintf("%%%02X", id[0]) + v[1:]
+	}
+	if len(v) <= maxPartitionValueBytes {
+		return v
+	}
+	cut := 0
+	for cut < len(v) && cut < 150 {
+		n := 1
+		if v[cut] == '%' {
+			n = 3
+		} else if _, size := utf8.DecodeRuneInString(v[cut:]); size > 1 {
+			n = size
+		}
+		if cut+n > 150 {
+			break
+		}
+		cut += n
+	}
+	sum := sha256.Sum256([]byte(id))
+	return v[:cut] + "~" + hex.EncodeToString(sum[:8])
 }
 
 // UnescapePartitionValue decodes %XX sequences (hex digits of either case)
@@ -320,7 +363,7 @@ func (h *hiveTable[T]) add(row *T, size int64) {
 			return
 		}
 		h.curKey, h.part = k, 0
-		h.partDir = filepath.Join(h.root, partitionKey+"="+EscapePartitionValue(k))
+		h.partDir = filepath.Join(h.root, partitionKey+"="+PartitionDirValue(k))
 		h.open()
 	case h.fileRows >= h.opt.PartRows:
 		h.endFile()
@@ -409,7 +452,7 @@ func (h *hiveTable[T]) finish() error {
 	}
 	if h.files == 0 && firstRun != "" {
 		h.curKey = firstRun
-		h.partDir = filepath.Join(h.root, partitionKey+"="+EscapePartitionValue(firstRun))
+		h.partDir = filepath.Join(h.root, partitionKey+"="+PartitionDirValue(firstRun))
 		h.open()
 		h.endFile()
 		syncDir(h.partDir)
@@ -429,6 +472,7 @@ func (h *hiveTable[T]) abort() {
 type partFile struct {
 	path      string
 	value     string // the run_id of its partition (unescaped)
+	dirValue  string // the partition's directory value, as written
 	partition bool   // in a run_id=… directory
 	seq       int    // MetaPartitionSeq; max int when absent
 	importID  string
@@ -461,7 +505,7 @@ func listParts(dir, table string) ([]partFile, error) {
 			return err
 		}
 		m := &tableMeta{meta: meta}
-		p := partFile{path: path, value: value, partition: partition, seq: int(^uint(0) >> 1)}
+		p := partFile{path: path, value: UnescapePartitionValue(value), dirValue: value, partition: partition, seq: int(^uint(0) >> 1)}
 		p.importID, _ = m.lookup(MetaImportID)
 		if s, ok := m.lookup(MetaPartitionSeq); ok {
 			n, err := strconv.Atoi(s)
@@ -492,7 +536,7 @@ func listParts(dir, table string) ([]partFile, error) {
 			}
 			for _, f := range files {
 				if !f.IsDir() && !hidden(f.Name()) && strings.HasSuffix(f.Name(), ".parquet") {
-					if err := addFile(filepath.Join(root, name, f.Name()), UnescapePartitionValue(v), true); err != nil {
+					if err := addFile(filepath.Join(root, name, f.Name()), v, true); err != nil {
 						return nil, err
 					}
 				}
@@ -598,7 +642,7 @@ func (t *tableReader[T]) peek() (*T, int64, error) {
 			id := runIDOf(r)
 			if *id == "" {
 				*id = p.value
-			} else if *id != p.value {
+			} else if *id != p.value && PartitionDirValue(*id) != p.dirValue {
 				return nil, row, fmt.Errorf("formats: %s row %d: run_id %q in the partition of run_id %q", p.path, row, *id, p.value)
 			}
 		}

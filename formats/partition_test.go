@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestEscapePartitionValue(t *testing.T) {
@@ -495,3 +497,133 @@ func TestHiveReadsFilesWithoutRunID(t *testing.T) {
 }
 
 func (r renameRuns) Batch(b *Batch) error { return b.EachRow(r.Request) }
+
+// TestPartitionDirValue checks the directory values of the ids a hive
+// reader would misread: NULL look-alikes and ids too long for one name.
+func TestPartitionDirValue(t *testing.T) {
+	for id, want := range map[string]string{
+		"run":                        "run",
+		"a/b:c":                      "a%2Fb%3Ac",
+		"null":                       "%6Eull",
+		"NULL":                       "%4EULL",
+		"Null":                       "%4Eull",
+		"__HIVE_DEFAULT_PARTITION__": "%5F_HIVE_DEFAULT_PARTITION__",
+		"nullx":                      "nullx",
+	} {
+		if got := PartitionDirValue(id); got != want {
+			t.Errorf("PartitionDirValue(%q) = %q, want %q", id, got, want)
+		}
+		if got := UnescapePartitionValue(PartitionDirValue(id)); got != id {
+			t.Errorf("%q does not unescape to itself: %q", id, got)
+		}
+	}
+	long := strings.Repeat("é", 40) + strings.Repeat("/", 30) + strings.Repeat("x", 200)
+	v := PartitionDirValue(long)
+	if len(v) > 150+17 || !strings.Contains(v, "~") || !utf8.ValidString(UnescapePartitionValue(v)) {
+		t.Errorf("long id: %q (%d bytes)", v, len(v))
+	}
+	if v2 := PartitionDirValue(long + "y"); v2 == v {
+		t.Errorf("two long ids share the directory %q", v)
+	}
+}
+
+// TestHiveHostileRunIDs writes runs whose ids a hive reader would read as
+// NULL or could not name (250 bytes) and reads them back: every id whole,
+// every request in its run.
+func TestHiveHostileRunIDs(t *testing.T) {
+	ids := []string{"null", "NULL", "__HIVE_DEFAULT_PARTITION__", strings.Repeat("r", 250)}
+	dir := t.TempDir()
+	w, err := NewParquetWriter(dir, WriteOptions{Layout: LayoutHive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, id := range ids {
+		b := NewBatch(id)
+		for i := range 3 {
+			b.Req.Status[b.AddRequest(int64(i))] = CodeOK
+			b.Req.OutputTokens.Set(i, int64(k))
+		}
+		if err := w.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(&Run{RunID: id, Tool: "synth", RequestCount: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, dir)
+	if len(got.Runs) != len(ids) || len(got.Requests) != 3*len(ids) {
+		t.Fatalf("%d runs, %d requests", len(got.Runs), len(got.Requests))
+	}
+	for k, id := range ids {
+		if got.Runs[k].RunID != id {
+			t.Errorf("run %d: id %q, want %q", k, got.Runs[k].RunID, id)
+		}
+		for _, r := range got.Requests[3*k : 3*k+3] {
+			if r.RunID != id || *r.OutputTokens != int64(k) {
+				t.Errorf("run %q: request of run %q, %d tokens", id, r.RunID, *r.OutputTokens)
+			}
+		}
+	}
+}
+
+// TestDuckDBReadsHostileRunIDs: DuckDB reads the NULL look-alikes back as
+// their ids under hive_partitioning = true (the escaped first byte), and
+// every id, the 250-byte one included, from the files' run_id column under
+// hive_partitioning = false.
+func TestDuckDBReadsHostileRunIDs(t *testing.T) {
+	_, errNode := exec.LookPath("node")
+	requireTool(t, errNode == nil, "node")
+	_, errMod := os.Stat(filepath.Join(duckdbCheckDir, "node_modules/@duckdb/node-api/package.json"))
+	requireTool(t, errMod == nil, "tools/duckdb-check/node_modules (run: npm ci --prefix tools/duckdb-check)")
+	long := strings.Repeat("r", 250)
+	ids := []string{"null", "NULL", "__HIVE_DEFAULT_PARTITION__", long}
+	dir := t.TempDir()
+	w, err := NewParquetWriter(dir, WriteOptions{Layout: LayoutHive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		b := NewBatch(id)
+		b.Req.Status[b.AddRequest(0)] = CodeOK
+		if err := w.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(&Run{RunID: id, Tool: "synth", RequestCount: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q := func(hive bool) string {
+		return fmt.Sprintf("SELECT run_id FROM read_parquet('%s', hive_partitioning = %v) ORDER BY run_id",
+			filepath.Join(dir, "requests", "**", "*.parquet"), hive)
+	}
+	cmd := exec.Command("node", filepath.Join(duckdbCheckDir, "check.mjs"), dir, q(true), q(false))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("check.mjs: %v\n%s", err, stderr.String())
+	}
+	var got duckOutput
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range []string{"NULL __HIVE_DEFAULT_PARTITION__ null " + PartitionDirValue(long), "NULL __HIVE_DEFAULT_PARTITION__ null " + long} {
+		var ids []string
+		for _, r := range got.Queries[k].Rows {
+			s, ok := r["run_id"].(string)
+			if !ok {
+				s = "<NULL>"
+			}
+			ids = append(ids, s)
+		}
+		if s := strings.Join(ids, " "); s != want {
+			t.Errorf("hive_partitioning = %v: run ids %s, want %s", k == 0, s, want)
+		}
+	}
+}

@@ -17,7 +17,7 @@
 --   CREATE VIEW requests AS SELECT * FROM 'out/requests.parquet';
 --   CREATE VIEW events   AS SELECT * FROM 'out/events.parquet';
 -- or (import --layout hive)
---   CREATE VIEW requests AS SELECT * FROM read_parquet('out/requests/**/*.parquet', hive_partitioning = true);
+--   CREATE VIEW requests AS SELECT * FROM read_parquet('out/requests/**/*.parquet', hive_partitioning = false);
 --   … likewise for runs and events.
 --
 -- Then `.read analyze/sql/canonical.sql` (DuckDB CLI) and query:

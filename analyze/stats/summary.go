@@ -354,7 +354,9 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 
 // ParsePercentiles reads a list of percentiles in percent, "50,90,99.9",
 // as the probabilities a Summary takes ([0.5, 0.9, 0.999]): each strictly
-// between 0 and 100, ascending, none twice; "" gives nil (the defaults).
+// between 0 and 100, ascending, none twice, and no two with the same
+// QuantileKey (99.9999999999 and 99.99999999999 both print as p100: the
+// JSON would hold the key twice); "" gives nil (the defaults).
 func ParsePercentiles(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -369,6 +371,9 @@ func ParsePercentiles(s string) ([]float64, error) {
 		p := v / 100
 		if len(out) > 0 && p <= out[len(out)-1] {
 			return nil, fmt.Errorf("percentiles %q: give them ascending, each once", s)
+		}
+		if k := QuantileKey(p); k == "p100" || k == "p0" || len(out) > 0 && k == QuantileKey(out[len(out)-1]) {
+			return nil, fmt.Errorf("percentile %q: its key would be %s, the same as another's or the minimum's or maximum's (keys keep 9 decimals of the percent)", part, k)
 		}
 		out = append(out, p)
 	}

@@ -112,7 +112,8 @@ func TestParsePercentiles(t *testing.T) {
 	if got, err := ParsePercentiles(""); got != nil || err != nil {
 		t.Errorf("empty: %v, %v", got, err)
 	}
-	for _, bad := range []string{"0", "100", "90,50", "50,50", "x", "50,,90"} {
+	for _, bad := range []string{"0", "100", "90,50", "50,50", "x", "50,,90",
+		"99.9999999999,99.99999999999", "99.9999999999", "50,50.0000000000001", "0.00000000001"} {
 		if _, err := ParsePercentiles(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -4,7 +4,7 @@
 //
 // Creates the views runs, requests and events over DIR — the flat layout
 // (DIR/runs.parquet, …) or the hive-partitioned one (DIR/runs/run_id=…/…,
-// read with hive_partitioning) — executes every statement of each FILE in
+// read with hive_partitioning = false: run_id from the files, as the README's views) — executes every statement of each FILE in
 // order, then runs each QUERY and prints one JSON object on stdout:
 //
 //   {"duckdb_version": "v1.5.6", "layout": "hive",
@@ -35,7 +35,7 @@ async function main() {
   const hive = fs.statSync(path.join(dir, 'runs'), { throwIfNoEntry: false })?.isDirectory() ?? false;
   for (const table of ['runs', 'requests', 'events']) {
     const scan = hive
-      ? `read_parquet(${sqlString(path.join(dir, table, '**', '*.parquet'))}, hive_partitioning = true)`
+      ? `read_parquet(${sqlString(path.join(dir, table, '**', '*.parquet'))}, hive_partitioning = false)`
       : `read_parquet(${sqlString(path.join(dir, table + '.parquet'))})`;
     await con.run(`CREATE VIEW ${table} AS SELECT * FROM ${scan}`);
   }
