@@ -127,3 +127,48 @@ func TestReadTablesEntryCheck(t *testing.T) {
 		t.Errorf("run checks: %s", s)
 	}
 }
+
+// TestEntryCountBelowMessages checks the thresholds of the output-count
+// consistency check and its correction: 0 beside messages, under half of
+// 4 or more corrected; a count a few short, a request a tool's trap
+// corrected, and a count above the messages left alone.
+func TestEntryCountBelowMessages(t *testing.T) {
+	b := NewBatch("r")
+	add := func(count int64, msgs int, corrections string) {
+		i := b.AddRequest(int64(b.Len()))
+		b.Req.Status[i] = CodeOK
+		for j := range msgs {
+			b.AddMessage(int64(10*(j+1)), MsgContent)
+		}
+		b.FillFromMessages(i)
+		b.Req.OutputTokens.Set(i, count)
+		b.Req.OutputTokensSource.Set(i, SourceServerUsage)
+		if corrections != "" {
+			b.Req.Corrections.Set(i, corrections)
+		}
+	}
+	add(0, 10, "")      // 0: corrected to 10
+	add(10, 100, "")    // 1: corrected to 100
+	add(97, 100, "")    // 2: a retokenized count: kept
+	add(1, 3, "")       // 3: fewer than 4 messages: kept
+	add(3, 8, "x_trap") // 4: a trap's: kept
+	add(500, 100, "")   // 5: multi-token chunks: kept
+	var e EntryCheck
+	if err := e.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{10, 100, 97, 1, 3, 500} {
+		got, _ := b.Req.OutputTokens.Get(i)
+		corrected := b.Req.Corrections.Get(i) == CheckCountBelowMessages
+		if got != want || corrected != (i < 2) {
+			t.Errorf("request %d: output_tokens %d (corrections %q), want %d", i, got, b.Req.Corrections.Get(i), want)
+		}
+	}
+	if rep, _ := b.Req.ReportedOutputTokens.Get(1); rep != 10 || b.Req.OutputTokensSource.Get(1) != SourceChunkCount {
+		t.Errorf("request 1: reported %v, source %q", rep, b.Req.OutputTokensSource.Get(1))
+	}
+	ch := e.Checks("r")
+	if len(ch) != 1 || ch[0].Requests != 2 || !ch[0].Corrected {
+		t.Errorf("checks %+v", ch)
+	}
+}

@@ -127,8 +127,9 @@ var ValueTraps = []convention.Trap{{
 	Code:  CheckTimeOrder,
 	Title: "a request's token comes after its end",
 	Tools: "aiperf (time_to_first_token and time_to_first_output_token against request_latency; the last response, " +
-		"time_to_first_token + Σ inter_chunk_latency, against request_latency: field inter_chunk_latency), vllm-bench (ttfts against latencies); " +
-		"an end before the start is value_negative (AIPerf request_end_ns, every offset from the start)",
+		"time_to_first_token + Σ inter_chunk_latency, against request_latency: field inter_chunk_latency), vllm-bench (ttfts against latencies; " +
+		"the last token, ttfts + Σ itls, against latencies: field itls); an end before the start is value_negative (AIPerf request_end_ns, every offset from the start); " +
+		"a vLLM request that failed mid-stream (an error, latency left 0.0 by vLLM) is a failure, not a time_order",
 	Signature: "a first-token or last-token time (from the request's start) later than the request's end-to-end latency, in the same record",
 	Threshold: "ttft > latency + 1 µs (rounding of the tools' float milliseconds and seconds)",
 	Action:    convention.ActionNull,

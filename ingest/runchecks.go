@@ -73,6 +73,23 @@ var RunTraps = []convention.Trap{{
 	Metrics: []string{"request_throughput", "output_throughput"},
 	Source:  "tokentrace: no benchmark run lasts a month; one start 71 years out made a run of 10 requests last 2.24e9 s",
 	Test:    "ingest/registry TestStartFar",
+}, {
+	Code:  formats.CheckCountBelowMessages,
+	Title: "a request's output token count is far below the messages that carried its tokens",
+	Tools: "every importer whose requests have both an output count and token messages (the entry check, formats.EntryCheck: " +
+		"genai-perf, aiperf, vllm-bench, sglang-bench, guidellm, inference-perf, server logs; tables read back too)",
+	Signature: "output_tokens 0 beside one or more token messages, or fewer than half of 4 or more token messages " +
+		"(each content, reasoning or tool-call message carries at least one token), in a request no tool's trap corrected " +
+		"(inference-perf's line times are lines, not tokens: inference_perf_line_times judges them)",
+	Threshold: "n = 0 < messages, or messages ≥ 4 and 2·n < messages (a retokenized count, vLLM's output_lens, may fall a few tokens short of the chunks)",
+	Action:    convention.ActionCorrect,
+	Effect: "N is the token messages (their tokens where every message says), source chunk_count; the file's count is kept in " +
+		"reported_output_tokens (when unset) and restored by --no-corrections and the tools' own conventions: TPOT, NTPOT, OSL and output " +
+		"throughput count the tokens the stream delivered (99 gaps for 10 tokens gave TPOT 11 ms against ITL 1 ms, explained as no error)",
+	Fix:     convention.FixCountFromImport,
+	Metrics: []string{"tpot_ms", "ntpot_ms", "osl_tokens", "output_throughput"},
+	Source:  "tokentrace: a streamed message with generated text carries at least one token, so a run's count cannot be below its messages",
+	Test:    "ingest/registry TestCountBelowMessages",
 }}
 
 // runChecks holds one run's state for the checks across its requests.

@@ -58,6 +58,7 @@ INSERT INTO canonical_fixes VALUES
     ('inference_perf_line_times', 'not_token_times'),
     ('inference_perf_message_times', 'not_token_times'),
     ('llmperf_bos_in_count', 'count_from_import'),
+    ('output_count_below_messages', 'count_from_import'),
     ('sglang_output_len_stuck', 'count_not_stuck'),
     ('vllm_role_chunk_ttft', 'first_not_token'),
     ('vllm_ttft_in_itls', 'phantom_second_gap');

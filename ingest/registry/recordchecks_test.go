@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,4 +205,48 @@ func TestTimeOrder(t *testing.T) {
 		traptest.WantMean(t, rr, analyze.TTFT, 350/3.0)
 		traptest.WantMean(t, rr, analyze.E2E, (195+250+90+155)/4.0)
 	})
+}
+
+// TestCountBelowMessages: an output count that contradicts the stream —
+// 0 tokens beside 10 content messages, 10 beside 100 — is corrected to the
+// messages by the entry check (output_count_below_messages), the file's
+// count kept as the tool's; TPOT then divides by the tokens delivered
+// (99 gaps of 1 ms: TPOT 1 ms, not 11). A count a few short of the
+// messages (a retokenized count) is left alone.
+func TestCountBelowMessages(t *testing.T) {
+	line := func(i, count, gaps int) string {
+		icl := strings.TrimSuffix(strings.Repeat("1.0,", gaps), ",")
+		lat := 100.0 + float64(gaps)
+		return strings.NewReplacer(
+			`"output_token_count":{"value":3,`, fmt.Sprintf(`"output_sequence_length":{"value":%d,`, count),
+			`"inter_chunk_latency":{"value":[100.0,100.0],`, `"inter_chunk_latency":{"value":[`+icl+`],`,
+			`"request_latency":{"value":300.0,`, fmt.Sprintf(`"request_latency":{"value":%g,`, lat),
+			fmt.Sprintf(`"request_end_ns":%d`, int64(1760000000_000000000)+int64(i)*1_000_000_000+300_000_000),
+			fmt.Sprintf(`"request_end_ns":%d`, int64(1760000000_000000000)+int64(i)*1_000_000_000+int64(lat*1e6)),
+		).Replace(aiperfLine(i))
+	}
+	p := aiperfFile(t, line(0, 0, 9), line(1, 10, 99), line(2, 97, 99))
+	c := importValues(t, aiperf.New(), p)
+	want := formats.DataCheck{Code: formats.CheckCountBelowMessages, Field: "output_tokens", Requests: 2, Corrected: true,
+		Detail: "first request 0: output_tokens 0 (tool_reported) beside 10 token messages; N from the messages; 2 values in 2 request(s); corrected"}
+	if len(c.Runs[0].Checks) != 1 || c.Runs[0].Checks[0] != want {
+		t.Errorf("checks %+v, want %+v", c.Runs[0].Checks, want)
+	}
+	if len(c.warnings) != 1 || !strings.Contains(c.warnings[0], "output_count_below_messages") {
+		t.Errorf("warnings %q", c.warnings)
+	}
+	for i, want := range []int64{10, 100, 97} {
+		r := c.Requests[i]
+		if *r.OutputTokens != want {
+			t.Errorf("request %d: output_tokens %d (%s), want %d", i, *r.OutputTokens, r.OutputTokensSource, want)
+		}
+	}
+	if r := c.Requests[0]; r.ReportedOutputTokens == nil || *r.ReportedOutputTokens != 0 || r.Corrections != formats.CheckCountBelowMessages {
+		t.Errorf("request 0 keeps the file's count: %v, corrections %q", r.ReportedOutputTokens, r.Corrections)
+	}
+	// TPOT: 9 ms / 9, 99 ms / 99 (corrected) and 99 ms / 96 (left alone)
+	rr := report(t, aiperf.New(), p)
+	if m := rr.Metrics.Of(analyze.TPOT); m.N != 3 || math.Abs(float64(m.Min)-1) > 1e-9 || math.Abs(float64(m.Max)-99.0/96) > 1e-9 {
+		t.Errorf("TPOT n %d min %v max %v ms, want 3, 1, %v", m.N, m.Min, m.Max, 99.0/96)
+	}
 }

@@ -353,7 +353,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 				return ingest.Wrap(f.path, r.v.Where, err)
 			}
 			var req formats.Request
-			req, events = d.request(runID, i, gaps, text, st, events)
+			req, events = d.request(runID, i, gaps, text, st, events, d.overrun(i, gaps, vals, at))
 			for _, code := range finds.byRequest[i] {
 				req.AddCorrection(code)
 			}

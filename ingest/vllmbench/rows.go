@@ -122,6 +122,11 @@ func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at str
 // the latency is trusted (vLLM's own E2E statistics use it).
 func (d *details) checkTimeOrder(vals *ingest.Values, at string) {
 	for i := 0; i < len(d.ttfts) && i < len(d.lats); i++ {
+		if d.lats[i] == 0 && d.errs != nil && i < len(d.errs) && d.errs[i] != "" {
+			// a request that failed mid-stream: vLLM leaves its latency
+			// 0.0 (the status says it failed; no clock is wrong)
+			continue
+		}
 		pos := ingest.Pos{Request: int64(i), At: strings.TrimPrefix(fmt.Sprintf("%s, ttfts[%d]", at, i), ", ")}
 		if !vals.NotAfter("ttfts", pos, d.ttfts[i], "latencies", d.lats[i], ingest.Seconds, "s") {
 			d.ttfts[i] = math.NaN()
@@ -168,7 +173,30 @@ func latencySlackNs(gaps int) int64 { return int64(gaps/2) + 2 }
 //
 // gaps are the request's itls (nil without them) and text its generated
 // text (nil when absent or not wanted).
-func (d *details) request(runID string, i int, gaps []float64, text *string, st *rowStats, events []formats.Event) (formats.Request, []formats.Event) {
+// overrun reports whether request i's last token, ttfts[i] + Σ itls[i],
+// comes after its latency by more than the rounding slack and 1 µs (the
+// time_order threshold), recording it under field itls: the latency is
+// trusted (vLLM's own E2E statistics use it; AIPerf's importer reads the
+// same shape the same way) and no message is rebuilt.
+func (d *details) overrun(i int, gaps []float64, vals *ingest.Values, at string) bool {
+	ttft, lat := pybench.At(d.ttfts, i), pybench.At(d.lats, i)
+	if !(ttft > 0) || !(lat > 0) || !pybench.GapsKnown(gaps) {
+		return false
+	}
+	last := ttft
+	for _, g := range gaps {
+		last += g
+	}
+	if (last-lat)*1e9 <= float64(latencySlackNs(len(gaps)))+1e3 {
+		return false
+	}
+	pos := ingest.Pos{Request: int64(i), At: strings.TrimPrefix(fmt.Sprintf("%s, itls[%d]", at, i), ", ")}
+	vals.Record(ingest.CheckTimeOrder, "itls", pos, fmt.Sprintf("last token at %s s (ttfts + Σ itls), after latencies %s s",
+		ingest.FormatValue(last), ingest.FormatValue(lat)))
+	return true
+}
+
+func (d *details) request(runID string, i int, gaps []float64, text *string, st *rowStats, events []formats.Event, overrun bool) (formats.Request, []formats.Event) {
 	req := formats.Request{RunID: runID, RequestKey: int64(i)}
 	events = events[:0]
 	ttft, out, lat := pybench.At(d.ttfts, i), pybench.At(d.outLens, i), pybench.At(d.lats, i)
@@ -199,10 +227,11 @@ func (d *details) request(runID string, i int, gaps []float64, text *string, st 
 			st.badStarts++
 		}
 	}
-	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 && !pybench.GapsKnown(gaps) {
-		// A gap is unknown (an offending value, in the run's checks): no
-		// message after it can be placed, so none is rebuilt; the offsets
-		// are the request's own fields.
+	if ttftNs, ok := pybench.SecondsNs(ttft); ok && ttft > 0 && (!pybench.GapsKnown(gaps) || overrun) {
+		// A gap is unknown (an offending value, in the run's checks), or
+		// the gaps overrun the latency (time_order): no message after the
+		// first can be placed, so none is rebuilt; the offsets are the
+		// request's own fields.
 		st.rebuilt.Unplaced++
 		req.FirstTokenOffsetNs, req.FirstContentOffsetNs = ingest.Ptr(ttftNs), ingest.Ptr(ttftNs)
 		if len(gaps) > 0 && pybench.GapsKnown(gaps[:1]) {

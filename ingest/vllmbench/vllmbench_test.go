@@ -3,6 +3,7 @@ package vllmbench
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -387,5 +388,56 @@ func TestCompanions(t *testing.T) {
 	notesContain(t, c.Runs[2], "from run=5.json, which has no element of the same run_number in summary.json")
 	if src := c.Runs[2].SourceFiles; len(src) != 1 || filepath.Base(src[0].Path) != "run=5.json" {
 		t.Errorf("extra run sources %+v", src)
+	}
+}
+
+// TestLatencyConsistency: in vLLM's --save-detailed layout, a request that
+// failed mid-stream (an error, ttfts kept, latency left 0.0 by vLLM) is a
+// failure and no time_order; a request whose ttfts + Σ itls (0.1 + 0.3 s)
+// passes its latency (0.2 s) is a time_order on itls, its latency trusted
+// and no message rebuilt; a consistent one is rebuilt as before.
+func TestLatencyConsistency(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "openai-chat-1.0qps-m-20260301-101500.json")
+	doc := `{"date": "20260301-101500", "backend": "openai-chat", "model_id": "m", "num_prompts": 3, "request_rate": 1.0,
+	"duration": 2.0, "completed": 2, "failed": 1,
+	"input_lens": [10, 10, 10], "output_lens": [4, 0, 4],
+	"ttfts": [0.1, 0.05, 0.1], "itls": [[0.1, 0.1, 0.1], [0.02], [0.02, 0.02, 0.02]],
+	"latencies": [0.2, 0.0, 0.16], "start_times": [100.0, 100.5, 101.0],
+	"generated_texts": ["a b c d", "", "a b c d"],
+	"errors": ["", "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed", ""]}`
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := importFile(t, p, "lat")
+	run := c.Runs[0]
+	var checks []string
+	for _, ch := range run.Checks {
+		checks = append(checks, fmt.Sprintf("%s/%s/%d", ch.Code, ch.Field, ch.Requests))
+	}
+	if s := strings.Join(checks, " "); s != "time_order/itls/1" {
+		t.Errorf("checks %q, want one time_order on itls (request 0), none for the mid-stream failure", s)
+	}
+	r := c.Requests
+	if r[0].Status != formats.StatusOK || r[0].LastTokenOffsetNs == nil || *r[0].LastTokenOffsetNs != 200_000_000 ||
+		*r[0].FirstTokenOffsetNs != 100_000_000 || r[0].SecondTokenOffsetNs == nil {
+		t.Errorf("overrun request: %+v", r[0])
+	}
+	if r[1].Status != formats.StatusError {
+		t.Errorf("mid-stream failure: status %q", r[1].Status)
+	}
+	if *r[2].LastTokenOffsetNs != 160_000_000 {
+		t.Errorf("consistent request: last token %d ns", *r[2].LastTokenOffsetNs)
+	}
+	var ev0, ev2 int
+	for _, e := range c.Events {
+		switch e.RequestKey {
+		case 0:
+			ev0++
+		case 2:
+			ev2++
+		}
+	}
+	if ev0 != 0 || ev2 != 4 {
+		t.Errorf("events: %d of the overrun request (want none), %d of the consistent one (want 4)", ev0, ev2)
 	}
 }
