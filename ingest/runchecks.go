@@ -1,10 +1,12 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"hash/maphash"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -17,6 +19,20 @@ const (
 	CheckDuplicateRequest = "duplicate_request"
 	// CheckStartFar: a request's start far outside the run's span.
 	CheckStartFar = "start_time_far"
+	// CheckClockStep: the run's clock stepped (NTP): requests start before
+	// the run began, or an idle span dwarfs every request.
+	CheckClockStep = "clock_step"
+)
+
+// Clock-step thresholds (CheckClockStep).
+const (
+	// ClockStepMinNs is the least backward step judged: 1 s (and at
+	// least twice the run's longest request, by which a file in
+	// completion order puts a start before an earlier record's).
+	ClockStepMinNs = 1e9
+	// IdleSpanMinNs is the least idle span judged: 60 s (and at least
+	// 100 times the longest request).
+	IdleSpanMinNs = 60e9
 )
 
 // FarStartNs is how far from the run's reference start (the median of its
@@ -74,6 +90,21 @@ var RunTraps = []convention.Trap{{
 	Source:  "tokentrace: no benchmark run lasts a month; one start 71 years out made a run of 10 requests last 2.24e9 s",
 	Test:    "ingest/registry TestStartFar",
 }, {
+	Code:  CheckClockStep,
+	Title: "the run's clock stepped: requests start before the run began, or an idle span dwarfs every request",
+	Tools: "every importer with per-request start times on a wall clock or a monotonic one (aiperf, genai-perf, guidellm, vllm-bench, sglang-bench, inference-perf, server logs)",
+	Signature: fmt.Sprintf("in the file's order, a request starts more than max(2 × the longest request, %d s) before every earlier request "+
+		"(a wall clock stepped back: NTP; a file in completion order puts a start before an earlier one's by less than a request), or, in start order, "+
+		"nothing is in flight for more than max(100 × the longest request, %d s) (a clock stepped forward, or a pause that is not the benchmark's)",
+		int(ClockStepMinNs/1e9), int(IdleSpanMinNs/1e9)),
+	Threshold: "backward: > max(2 × longest, 1 s); idle: > max(100 × longest, 60 s)",
+	Action:    convention.ActionFlag,
+	Effect: "flagged, with the step's size and the requests after it: the run's duration, and every throughput over it, includes the step " +
+		"(a clock that stepped back one hour made a 2 s run last 3,600 s, its throughput 1,800× too low); latencies, offsets from each request's own start, are unaffected",
+	Metrics: []string{"request_throughput", "output_throughput", "duration_s"},
+	Source:  "tokentrace: time.time() and time.time_ns() (AIPerf, guidellm, GenAI-Perf) follow the system clock, which NTP may step (docs.python.org/3/library/time.html#time.time)",
+	Test:    "ingest/registry TestClockStep",
+}, {
 	Code:  formats.CheckCountBelowMessages,
 	Title: "a request's output token count is far below the messages that carried its tokens",
 	Tools: "every importer whose requests have both an output count and token messages (the entry check, formats.EntryCheck: " +
@@ -109,6 +140,9 @@ type runChecks struct {
 	firstFar   string
 	refFrom    int
 	keep       []bool
+	// spans are the run's requests' (start, end) on the run's clock, in
+	// file order, for the clock-step check
+	spans [][2]int64
 }
 
 var seed = maphash.MakeSeed()
@@ -279,7 +313,75 @@ func (s *importSink) forward(rc *runChecks, b *formats.Batch) error {
 			}
 		}
 	}
+	for i := range b.Len() {
+		start, ok := b.Req.StartNs.Get(i)
+		if !ok || b.IsServerRow(i) || b.Req.ClockDomain.Get(i) != rc.domain {
+			continue
+		}
+		end, ok := b.RequestEnd(i)
+		if !ok || end < start {
+			end = start
+		}
+		rc.spans = append(rc.spans, [2]int64{start, end})
+	}
 	return s.Sink.Batch(b)
+}
+
+// clockStep judges the run's spans (CheckClockStep); ok is false when its
+// clock shows no step.
+func (rc *runChecks) clockStep() (formats.DataCheck, bool) {
+	sp := rc.spans
+	if len(sp) < 2 {
+		return formats.DataCheck{}, false
+	}
+	var longest int64
+	for _, s := range sp {
+		longest = max(longest, s[1]-s[0])
+	}
+	// A file in completion order puts a start before an earlier record's
+	// by less than a request's duration; one before every earlier
+	// record's by more is a clock that stepped back. ref is the earliest
+	// start before the step.
+	back := max(2*float64(longest), ClockStepMinNs)
+	var n int64
+	first, deepest := -1, int64(0)
+	ref := sp[0][0]
+	for i, s := range sp {
+		if first < 0 && float64(ref-s[0]) > back {
+			first = i
+		}
+		if first >= 0 && float64(ref-s[0]) > back {
+			n++
+			deepest = max(deepest, ref-s[0])
+		}
+		if first < 0 {
+			ref = min(ref, s[0])
+		}
+	}
+	if n > 0 {
+		return formats.DataCheck{Code: CheckClockStep, Field: "start", Requests: n, Detail: fmt.Sprintf(
+			"request %d of the file's order starts %s before every earlier request (the clock stepped back; %d request(s) start so early, "+
+				"the earliest %s before); the run's duration includes the step", first, seconds(ref-sp[first][0]), n, seconds(deepest))}, true
+	}
+	sorted := slices.Clone(sp)
+	slices.SortFunc(sorted, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	idle := max(100*float64(longest), IdleSpanMinNs)
+	maxEnd := sorted[0][1]
+	for i := 1; i < len(sorted); i++ {
+		if gap := sorted[i][0] - maxEnd; float64(gap) > idle {
+			return formats.DataCheck{Code: CheckClockStep, Field: "start", Requests: int64(len(sorted) - i), Detail: fmt.Sprintf(
+				"nothing in flight for %s before the %d request(s) that start last (the longest request takes %s): the clock stepped forward, "+
+					"or the run paused; the run's duration includes the span", seconds(gap), len(sorted)-i, seconds(longest))}, true
+		}
+		maxEnd = max(maxEnd, sorted[i][1])
+	}
+	return formats.DataCheck{}, false
+}
+
+// seconds renders ns as seconds, 3 significant digits ("3.60e+03 s" as
+// "3600 s").
+func seconds(ns int64) string {
+	return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) + " s"
 }
 
 // farSpan renders a distance in ns in days or years.
@@ -318,6 +420,10 @@ func (s *importSink) runDone(rc *runChecks, r *formats.Run) ([]formats.DataCheck
 		checks = append(checks, formats.DataCheck{Code: CheckStartFar, Field: "start", Requests: rc.far,
 			Detail: "first " + rc.firstFar + "; start left null"})
 	}
+	if c, ok := rc.clockStep(); ok {
+		checks = append(checks, c)
+	}
+	rc.spans = nil
 	return checks, nil
 }
 

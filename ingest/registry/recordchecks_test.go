@@ -153,8 +153,51 @@ func TestStartFar(t *testing.T) {
 	lines[9] = strings.Replace(aiperfLine(9), `"request_start_ns":1760000009000000000,"request_end_ns":1760000009300000000`,
 		`"request_start_ns":1762505600000000000,"request_end_ns":1762505600300000000`, 1)
 	c = importValues(t, aiperf.New(), aiperfFile(t, lines...))
-	if len(c.Runs[0].Checks) != 0 || c.Requests[9].StartNs == nil {
+	// (29 days of nothing in flight is an idle span: clock_step says so)
+	if len(c.Runs[0].Checks) != 1 || c.Runs[0].Checks[0].Code != ingest.CheckClockStep || c.Requests[9].StartNs == nil {
 		t.Errorf("29 days: checks %+v", c.Runs[0].Checks)
+	}
+}
+
+// TestClockStep: an AIPerf run whose wall clock steps back one hour after
+// request 4 (NTP) starts requests 5-9 before the run began; one whose
+// clock steps forward an hour has an idle span of an hour between 0.3 s
+// requests; both are flagged (clock_step) with the step, a run 1 s apart
+// throughout is not, nor a run whose records are in completion order.
+func TestClockStep(t *testing.T) {
+	shifted := func(shiftNs int64) []string {
+		var lines []string
+		for i := range 10 {
+			l := aiperfLine(i)
+			if i >= 5 {
+				start := int64(1760000000_000000000) + int64(i)*1_000_000_000
+				l = strings.Replace(l, fmt.Sprintf(`"request_start_ns":%d,"request_end_ns":%d`, start, start+300_000_000),
+					fmt.Sprintf(`"request_start_ns":%d,"request_end_ns":%d`, start+shiftNs, start+shiftNs+300_000_000), 1)
+			}
+			lines = append(lines, l)
+		}
+		return lines
+	}
+	c := importValues(t, aiperf.New(), aiperfFile(t, shifted(-3600e9)...))
+	want := formats.DataCheck{Code: ingest.CheckClockStep, Field: "start", Requests: 5,
+		Detail: "request 5 of the file's order starts 3595 s before every earlier request (the clock stepped back; 5 request(s) start so early, the earliest 3595 s before); the run's duration includes the step"}
+	if len(c.Runs[0].Checks) != 1 || c.Runs[0].Checks[0] != want {
+		t.Errorf("step back: %+v", c.Runs[0].Checks)
+	}
+	c = importValues(t, aiperf.New(), aiperfFile(t, shifted(3600e9)...))
+	if ch := c.Runs[0].Checks; len(ch) != 1 || ch[0].Code != ingest.CheckClockStep || ch[0].Requests != 5 ||
+		!strings.HasPrefix(ch[0].Detail, "nothing in flight for 3600.7 s before the 5 request(s)") {
+		t.Errorf("step forward: %+v", ch)
+	}
+	if len(c.warnings) == 0 || !strings.Contains(strings.Join(c.warnings, "\n"), "clock_step") {
+		t.Errorf("no warning: %q", c.warnings)
+	}
+	// no step: 1 s apart; completion order (concurrency: a later record
+	// started before an earlier one, by less than a request)
+	lines := shifted(0)
+	lines[3], lines[4] = lines[4], lines[3]
+	if c := importValues(t, aiperf.New(), aiperfFile(t, lines...)); len(c.Runs[0].Checks) != 0 {
+		t.Errorf("no step: %+v", c.Runs[0].Checks)
 	}
 }
 
