@@ -374,7 +374,7 @@ func (c *checkedSink) Batch(b *Batch) error {
 }
 
 func (c *checkedSink) Run(r *Run) error {
-	checks := c.entry.Checks(r.RunID)
+	checks := append(c.entry.Checks(r.RunID), CheckSeries(r.Series)...)
 	if len(checks) == 0 {
 		return c.Sink.Run(r)
 	}

@@ -412,6 +412,11 @@ func (c *importSink) Run(r *formats.Run) error {
 		return err
 	}
 	m := *r
+	if sc := formats.CheckSeries(m.Series); len(sc) > 0 {
+		// series are input too: the run's own checks, then these
+		m.Checks = append(r.Checks[:len(r.Checks):len(r.Checks)], sc...)
+		c.warnChecks(r.RunID, sc)
+	}
 	if rc := c.runs[r.RunID]; rc != nil {
 		delete(c.runs, r.RunID)
 		checks, err := c.runDone(rc, r)
@@ -420,17 +425,9 @@ func (c *importSink) Run(r *formats.Run) error {
 		}
 		checks = append(c.entry.Checks(r.RunID), checks...)
 		if len(checks) > 0 {
-			m.Checks = append(r.Checks[:len(r.Checks):len(r.Checks)], checks...)
+			m.Checks = append(m.Checks[:len(m.Checks):len(m.Checks)], checks...)
 			m.RequestCount -= rc.identical
-			run := ""
-			if len(c.runs) > 0 || r.RunID != c.opt.Label {
-				run = r.RunID
-			}
-			WarnChecks(func(msg string) {
-				if c.opt.Warn != nil {
-					c.opt.Warn(DisplayName(c.in.Path) + ": " + msg)
-				}
-			}, run, checks)
+			c.warnChecks(r.RunID, checks)
 		}
 	}
 	if c.in.cut {
@@ -444,6 +441,20 @@ func (c *importSink) Run(r *formats.Run) error {
 		c.marked = true
 	}
 	return c.Sink.Run(&m)
+}
+
+// warnChecks passes a warning per check to Options.Warn, naming the run
+// when the import has several or it is not the label.
+func (c *importSink) warnChecks(runID string, checks []formats.DataCheck) {
+	run := ""
+	if len(c.runs) > 0 || runID != c.opt.Label {
+		run = runID
+	}
+	WarnChecks(func(msg string) {
+		if c.opt.Warn != nil {
+			c.opt.Warn(DisplayName(c.in.Path) + ": " + msg)
+		}
+	}, run, checks)
 }
 
 func (c *importSink) StartRun(r *formats.Run) error { return formats.StartRun(c.Sink, r) }

@@ -13,6 +13,7 @@ import (
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
 	"github.com/tokentrace/tokentrace/ingest/guidellm"
+	"github.com/tokentrace/tokentrace/ingest/prometheus"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
 	"github.com/tokentrace/tokentrace/internal/traptest"
 )
@@ -291,5 +292,58 @@ func TestCountBelowMessages(t *testing.T) {
 	rr := report(t, aiperf.New(), p)
 	if m := rr.Metrics.Of(analyze.TPOT); m.N != 3 || math.Abs(float64(m.Min)-1) > 1e-9 || math.Abs(float64(m.Max)-99.0/96) > 1e-9 {
 		t.Errorf("TPOT n %d min %v max %v ms, want 3, 1, %v", m.N, m.Min, m.Max, 99.0/96)
+	}
+}
+
+// TestSeriesEntryCheck: series are input too. AIPerf GPU telemetry (its
+// gpu_telemetry_export.jsonl layout) stamped in seconds is scaled to ns,
+// not attached 55 years off; −300 W and 250 % utilisation are NaN; two
+// records of one GPU at one time with different values are said; a
+// Prometheus kv_cache_usage_perc of 85 (percent, where vLLM writes a
+// fraction) is read as 0.85, so the KV cache is 85 %, not 8500 %.
+func TestSeriesEntryCheck(t *testing.T) {
+	dir := t.TempDir()
+	rec := func(ts int64, power, util float64) string {
+		return fmt.Sprintf(`{"timestamp_ns":%d,"gpu_index":0,"gpu_uuid":"GPU-1","gpu_model_name":"H100","hostname":"h","telemetry_data":{"gpu_power_usage":%g,"gpu_utilization":%g},"telemetry_source_url":"http://h:9400/metrics"}`+"\n", ts, power, util)
+	}
+	tel := filepath.Join(dir, "gpu_telemetry_export.jsonl")
+	if err := os.WriteFile(tel, []byte(rec(1762551530, 300, 50)+rec(1762551531, -300, 250)+rec(1762551531, 290, 60)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := importValues(t, aiperf.New(), tel)
+	var got []string
+	for _, ch := range c.Runs[0].Checks {
+		got = append(got, fmt.Sprintf("%s/%s/%v", ch.Code, ch.Field, ch.Corrected))
+	}
+	want := "series_time_unit/gpu:gpu_power_usage/true series_time_unit/gpu:gpu_utilization/true " +
+		"series_value_out_of_range/gpu:gpu_power_usage/false series_value_out_of_range/gpu:gpu_utilization/false " +
+		"series_duplicate_sample/gpu:gpu_power_usage/false series_duplicate_sample/gpu:gpu_utilization/false"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("checks\n%s\nwant\n%s", s, want)
+	}
+	for _, p := range c.Runs[0].Series {
+		if p.TimeNs < 1762551530e9 || p.TimeNs > 1762551531e9 {
+			t.Errorf("%s at %d ns, want 2025-11 in ns", p.Metric, p.TimeNs)
+		}
+		if p.TimeNs == 1762551531e9 && p.Value < 0 || p.Value > 100 && p.Metric == "gpu:gpu_utilization" {
+			t.Errorf("%s = %v kept", p.Metric, p.Value)
+		}
+	}
+	if len(c.warnings) < 6 {
+		t.Errorf("warnings %q", c.warnings)
+	}
+
+	prom := filepath.Join(dir, "prom.json")
+	doc := `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"vllm:kv_cache_usage_perc"},"values":[[1762551530,"85"],[1762551531,"40"]]}]}}`
+	if err := os.WriteFile(prom, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = importValues(t, prometheus.New(), prom)
+	s := c.Runs[0].Series
+	if len(s) != 2 || s[0].Value != 0.85 || s[1].Value != 0.4 {
+		t.Errorf("kv cache series %+v", s)
+	}
+	if ch := c.Runs[0].Checks; len(ch) != 1 || ch[0].Code != formats.CheckSeriesPercentAsFraction || !ch[0].Corrected {
+		t.Errorf("checks %+v", ch)
 	}
 }
