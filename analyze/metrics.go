@@ -155,23 +155,34 @@ func errorGroupKey(message string) string {
 }
 
 // firstLine returns s's first non-blank line, cut at n runes; for an HTML
-// error page (a proxy's 5xx body) its <title>.
+// error page (a proxy's 5xx body) its <title>. It reads at most the first
+// firstLineWindow bytes of s: its work is bounded whatever the text's
+// length (a 200 MB error text took gigabytes when it was lowered and
+// split whole).
 func firstLine(s string, n int) string {
-	if i := strings.Index(strings.ToLower(s), "<title>"); i >= 0 && strings.HasPrefix(strings.TrimSpace(s), "<") {
-		if j := strings.Index(strings.ToLower(s[i:]), "</title>"); j > 0 {
-			s = "HTML page: " + strings.TrimSpace(s[i+len("<title>"):i+j])
+	if len(s) > firstLineWindow {
+		s = s[:firstLineWindow]
+	}
+	if strings.HasPrefix(strings.TrimSpace(s), "<") {
+		low := strings.ToLower(s)
+		if i := strings.Index(low, "<title>"); i >= 0 {
+			if j := strings.Index(low[i:], "</title>"); j > 0 {
+				s = "HTML page: " + strings.TrimSpace(s[i+len("<title>"):i+j])
+			}
 		}
 	}
-	for _, l := range strings.Split(s, "\n") {
+	for s != "" {
+		l, rest, _ := strings.Cut(s, "\n")
 		if l = strings.TrimSpace(l); l != "" {
-			if r := []rune(l); len(r) > n {
-				return string(r[:n]) + "…"
-			}
-			return l
+			return formats.CutRunes(l, n)
 		}
+		s = rest
 	}
 	return ""
 }
+
+// firstLineWindow is how much of a message firstLine reads: 64 KiB.
+const firstLineWindow = 64 << 10
 
 // ptrMs is *p ns in ms, NaN for nil.
 func ptrMs(p *int64) float64 {

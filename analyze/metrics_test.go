@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"math"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze/stats"
@@ -301,5 +303,34 @@ func TestITLLeavesOutBrokenStreams(t *testing.T) {
 	rr := analyzeRows(t, formats.Run{RunID: "r"}, func() (formats.Request, []formats.Event) { return classic(1, 0) }, broken)
 	if rr.Metrics.Of(ITL).N != 99 || rr.Requests.Failed != 1 {
 		t.Errorf("ITL n = %d (failed %d), want 99", rr.Metrics.Of(ITL).N, rr.Requests.Failed)
+	}
+}
+
+// TestFirstLineBounded: the first line of a 64 MB error text (an HTML page
+// or plain text) costs what that of a 1 KB one does: the bytes allocated
+// do not grow with the text (it was lowered and split whole: gigabytes).
+func TestFirstLineBounded(t *testing.T) {
+	alloc := func(s string) uint64 {
+		var a, b runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&a)
+		for range 3 {
+			_ = firstLine(s, 120)
+		}
+		runtime.ReadMemStats(&b)
+		return b.TotalAlloc - a.TotalAlloc
+	}
+	for _, head := range []string{"upstream error: the model timed out\n", "<html><head><title>524: A timeout occurred</title></head><body>"} {
+		small := head + strings.Repeat("x", 1<<10)
+		big := head + strings.Repeat("x", 64<<20)
+		if got, want := firstLine(big, 120), firstLine(small, 120); got != want {
+			t.Errorf("first line %q, want %q", got, want)
+		}
+		if s, b := alloc(small), alloc(big); b > 2*s+(512<<10) {
+			t.Errorf("%.20q: %d bytes allocated for 64 MB, %d for 1 KB", head, b, s)
+		}
+	}
+	if got := firstLine("<html><title>502 Bad Gateway</title>", 120); got != "HTML page: 502 Bad Gateway" {
+		t.Errorf("title: %q", got)
 	}
 }

@@ -140,11 +140,11 @@ func dumpValue(v reflect.Value, limit int) (string, bool) {
 }
 
 func quoteCut(s string, limit int) string {
-	r := []rune(s)
-	if len(r) <= limit {
+	c := CutRunes(s, limit)
+	if c == s {
 		return strconv.Quote(s)
 	}
-	return strconv.Quote(string(r[:limit])) + "…(" + strconv.Itoa(len(s)) + "B)"
+	return strconv.Quote(strings.TrimSuffix(c, "…")) + "…(" + strconv.Itoa(len(s)) + "B)"
 }
 
 // ColumnName returns the table column name of a struct field (its parquet

@@ -97,3 +97,21 @@ func SpreadsheetSafe(s string) string {
 	}
 	return "'" + s
 }
+
+// CutRunes returns s cut after n runes, with "…" when something was cut;
+// the work is bounded by n, not by len(s) (a 200 MB error text is not
+// converted to runes to keep its first 40).
+func CutRunes(s string, n int) string {
+	i := 0
+	for k := 0; k < n; k++ {
+		if i >= len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
+}

@@ -1,6 +1,9 @@
 package formats
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSafeText: a catalogue of hostile strings — terminal escapes, bell,
 // C1 controls, DEL, bidi overrides and isolates, invalid UTF-8 — comes out
@@ -55,5 +58,25 @@ func TestSpreadsheetSafe(t *testing.T) {
 		if got := SpreadsheetSafe(in); got != want {
 			t.Errorf("SpreadsheetSafe(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestCutRunes checks the cut and that its work does not grow with the
+// text: the same allocation for 1 KB and 64 MB.
+func TestCutRunes(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"héllo", 3, "hél…"}, {"héllo", 5, "héllo"}, {"héllo", 9, "héllo"}, {"", 3, ""}, {"abc", 0, "…"}} {
+		if got := CutRunes(tc.s, tc.n); got != tc.want {
+			t.Errorf("CutRunes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+	small, big := strings.Repeat("é", 512), strings.Repeat("é", 32<<20)
+	a := testing.AllocsPerRun(3, func() { _ = CutRunes(small, 40) })
+	b := testing.AllocsPerRun(3, func() { _ = CutRunes(big, 40) })
+	if a != b || b > 1 {
+		t.Errorf("allocations: %v for 1 KB, %v for 64 MB", a, b)
 	}
 }

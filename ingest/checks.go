@@ -485,11 +485,7 @@ func (v *Values) JSON(field string, p Pos, raw []byte) (float64, bool, error) {
 
 // excerpt is a short rendering of a JSON value for errors.
 func excerpt(raw []byte) string {
-	s := strings.TrimSpace(string(raw))
-	if r := []rune(s); len(r) > 40 {
-		s = string(r[:40]) + "…"
-	}
-	return s
+	return formats.CutRunes(strings.TrimSpace(string(raw[:min(len(raw), 400)])), 40)
 }
 
 // EpochUnit names the unit a Unix timestamp's magnitude shows, and its

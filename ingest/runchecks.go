@@ -116,9 +116,9 @@ var RunTraps = []convention.Trap{{
 	Source:    "tokentrace: AIPerf writes timestamp_ns (time.time_ns()); a rewritten or hand-made export in seconds was attached 55 years off",
 	Test:      "ingest/registry TestSeriesEntryCheck",
 }, {
-	Code:  formats.CheckSeriesPercentAsFraction,
-	Title: "a series defined as a 0–1 fraction holds percents",
-	Tools: "vLLM's vllm:gpu_cache_usage_perc and vllm:kv_cache_usage_perc, SGLang's sglang:token_usage (formats.FractionMetrics), from any source",
+	Code:      formats.CheckSeriesPercentAsFraction,
+	Title:     "a series defined as a 0–1 fraction holds percents",
+	Tools:     "vLLM's vllm:gpu_cache_usage_perc and vllm:kv_cache_usage_perc, SGLang's sglang:token_usage (formats.FractionMetrics), from any source",
 	Signature: "the series' (metric and labels) largest value is over 1 and at most 100",
 	Threshold: "1 < max ≤ 100",
 	Action:    convention.ActionCorrect,
@@ -472,8 +472,5 @@ func (s *importSink) runDone(rc *runChecks, r *formats.Run) ([]formats.DataCheck
 
 // safeID quotes and shortens an id for a check's detail.
 func safeID(id string) string {
-	if r := []rune(id); len(r) > 64 {
-		id = string(r[:64]) + "…"
-	}
-	return fmt.Sprintf("%q", id)
+	return fmt.Sprintf("%q", formats.CutRunes(id, 64))
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -336,9 +335,5 @@ func errorSummaryNotes(file string, raw json.RawMessage) []string {
 
 // cut shortens s to n runes, marking the cut with "…".
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	return formats.CutRunes(s, n)
 }

@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
 
@@ -315,11 +316,7 @@ func Number(raw json.RawMessage) (float64, Kind) {
 
 // describe renders a short excerpt of a JSON value for error messages.
 func describe(raw json.RawMessage) string {
-	s := Unmark(strings.TrimSpace(string(raw)))
-	if r := []rune(s); len(r) > 40 {
-		s = string(r[:40]) + "…"
-	}
-	return s
+	return formats.CutRunes(Unmark(strings.TrimSpace(string(raw[:min(len(raw), 400)]))), 40)
 }
 
 // Floats reads a list of numbers; null elements and non-finite numbers

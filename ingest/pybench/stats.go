@@ -34,10 +34,7 @@ func Stat(file, metric, stat, unit string, raw json.RawMessage) (rs formats.Repo
 			rs.Text = "NaN"
 		}
 	default:
-		s := strings.TrimSpace(string(raw))
-		if r := []rune(s); len(r) > 40 {
-			s = string(r[:40]) + "…"
-		}
+		s := formats.CutRunes(strings.TrimSpace(string(raw[:min(len(raw), 400)])), 40)
 		return rs, false, fmt.Errorf("not a number: %s", s)
 	}
 	return rs, true, nil
@@ -99,11 +96,7 @@ func ErrorLabel(r *formats.Request) string {
 	case r.ErrorText == "":
 		return "no reply, empty reason"
 	}
-	t := r.ErrorText
-	if rs := []rune(t); len(rs) > 60 {
-		t = string(rs[:60]) + "…"
-	}
-	return fmt.Sprintf("%q", t)
+	return fmt.Sprintf("%q", formats.CutRunes(r.ErrorText, 60))
 }
 
 // UnimportedArraysNote is the note of a summary-only result that still
