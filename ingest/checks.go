@@ -271,7 +271,7 @@ func (v *Values) Warn(warn func(string), run string) {
 func WarnChecks(warn func(string), run string, checks []formats.DataCheck) {
 	for _, c := range checks {
 		what := ""
-		for _, t := range append(ValueTraps[:len(ValueTraps):len(ValueTraps)], RunTraps...) {
+		for _, t := range append(append(ValueTraps[:len(ValueTraps):len(ValueTraps)], RunTraps...), ModelTraps...) {
 			if t.Code == c.Code {
 				what = t.Title
 			}

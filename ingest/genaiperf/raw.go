@@ -24,7 +24,7 @@ type experiment struct {
 	// stream is the payload's "stream" flag: nil until seen; true if any
 	// request asked to stream.
 	stream *bool
-	model  string // first payload "model"
+	models ingest.Models // the payloads' "model"s
 	notes  notes
 	// coalesced tallies the multi-token messages per-chunk usage showed
 	coalesced coalesced
@@ -471,8 +471,11 @@ func (r *rawReader) baseRun(label string, i int, x *experiment, sum *summary) fo
 	if run.Endpoint == "" {
 		run.Endpoint = sum.config.endpoint
 	}
-	run.Model = x.model
-	if len(sum.config.models) > 0 {
+	run.Model = x.models.Name()
+	if ch, several := x.models.Check(); several {
+		// the payloads' own names, all of them, over the config's one
+		run.Checks = append(run.Checks, ch)
+	} else if len(sum.config.models) > 0 {
 		run.Model = sum.config.models[0]
 	}
 	switch {

@@ -251,9 +251,7 @@ func (c *converter) inputs(in *requestInputs, x *experiment, where string) *bool
 	} else {
 		c.req.MaxTokens = jsonInt(fields["max_tokens"])
 	}
-	if x.model == "" {
-		x.model = jsonString(fields["model"])
-	}
+	x.models.Add(jsonString(fields["model"]))
 	stream := jsonBool(unwrap1(fields["stream"]))
 	if stream != nil && (x.stream == nil || *stream) {
 		x.stream = stream

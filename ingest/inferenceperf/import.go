@@ -296,8 +296,9 @@ func (im *runImport) baseRun(id string) formats.Run {
 		run.ConfigJSON = c.configJSON
 	}
 	if r := im.raw; r != nil {
-		if run.Model == "" {
-			run.Model = r.model
+		if _, several := r.models.Check(); several || run.Model == "" {
+			// the requests' own names, all of them, over the config's one
+			run.Model = r.models.Name()
 		}
 		if run.Streaming == nil && r.stream != nil {
 			run.Streaming = ingest.Ptr(*r.stream)
@@ -409,6 +410,11 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	run.RequestCount = p.requests
 	run.Notes = notes
 	run.Checks = append(im.runChecks(p, t), p.vals.Checks()...)
+	if r := im.raw; r != nil {
+		if ch, ok := r.models.Check(); ok {
+			run.Checks = append(run.Checks, ch)
+		}
+	}
 	return run
 }
 

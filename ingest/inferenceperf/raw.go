@@ -44,7 +44,7 @@ type rawFile struct {
 	tokensDiffer bool
 	unknown      map[string]int
 	multimodal   int
-	model        string
+	models       ingest.Models
 	stream       *bool
 	chat         *bool
 	// per-run statistics of the second pass
@@ -100,9 +100,7 @@ func (im *runImport) readRawPass1(path string) (*rawFile, error) {
 		if r.multimodal {
 			raw.multimodal++
 		}
-		if raw.model == "" {
-			raw.model = r.model
-		}
+		raw.models.Add(r.model)
 		if raw.stream == nil {
 			raw.stream = r.stream
 		}

@@ -12,5 +12,5 @@ import (
 // requests (ingest.RunTraps: duplicate requests, far starts). A convention.Set takes them with
 // WithTraps, beside the tools' own (Tools) and the analysis's.
 func Traps() []convention.Trap {
-	return append(append([]convention.Trap(nil), ingest.ValueTraps...), ingest.RunTraps...)
+	return append(append(append([]convention.Trap(nil), ingest.ValueTraps...), ingest.RunTraps...), ingest.ModelTraps...)
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/ingest/aiperf"
+	"github.com/tokentrace/tokentrace/ingest/genaiperf"
 	"github.com/tokentrace/tokentrace/ingest/guidellm"
 	"github.com/tokentrace/tokentrace/ingest/prometheus"
 	"github.com/tokentrace/tokentrace/ingest/vllmbench"
@@ -345,5 +347,51 @@ func TestSeriesEntryCheck(t *testing.T) {
 	}
 	if ch := c.Runs[0].Checks; len(ch) != 1 || ch[0].Code != formats.CheckSeriesPercentAsFraction || !ch[0].Corrected {
 		t.Errorf("checks %+v", ch)
+	}
+}
+
+// TestSeveralModels: a GenAI-Perf export (the bundled OpenRouter run)
+// whose payloads name two models is not reported as the first one's: the
+// run's model lists both by count, and several_models counts the requests
+// of the less common one.
+func TestSeveralModels(t *testing.T) {
+	src := "../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream"
+	b, err := os.ReadFile(filepath.Join(src, "profile_export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := doc["experiments"].([]any)[0].(map[string]any)["requests"].([]any)
+	for _, k := range []int{1, 4, 7} {
+		in := reqs[k].(map[string]any)["request_inputs"].(map[string]any)
+		in["payload"] = strings.Replace(in["payload"].(string), `"model":"meta-llama/llama-3.1-8b-instruct"`, `"model":"qwen/qwen3-8b"`, 1)
+	}
+	dir := t.TempDir()
+	out, _ := json.Marshal(doc)
+	p := filepath.Join(dir, "profile_export.json")
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := importValues(t, genaiperf.New(), p)
+	run := c.Runs[0]
+	if want := fmt.Sprintf("meta-llama/llama-3.1-8b-instruct (%d), qwen/qwen3-8b (3)", len(reqs)-3); run.Model != want {
+		t.Errorf("model %q, want %q", run.Model, want)
+	}
+	var found bool
+	for _, ch := range run.Checks {
+		if ch.Code == ingest.CheckSeveralModels {
+			found = ch.Requests == 3 && strings.HasPrefix(ch.Detail, "2 models: ")
+		}
+	}
+	if !found {
+		t.Errorf("checks %+v", run.Checks)
+	}
+	// the bundled run itself names one model: no check
+	c = importValues(t, genaiperf.New(), filepath.Join(src, "profile_export.json"))
+	if c.Runs[0].Model != "meta-llama/llama-3.1-8b-instruct" {
+		t.Errorf("bundled run: model %q", c.Runs[0].Model)
 	}
 }
