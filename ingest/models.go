@@ -15,9 +15,9 @@ const CheckSeveralModels = "several_models"
 // ModelTraps is the catalogue entry of CheckSeveralModels (ingest/registry
 // lists it with the others).
 var ModelTraps = []convention.Trap{{
-	Code:  CheckSeveralModels,
-	Title: "the requests of one run name more than one model",
-	Tools: "the importers whose requests name their model: genai-perf (each request's payload \"model\"), inference-perf (each request's body \"model\")",
+	Code:      CheckSeveralModels,
+	Title:     "the requests of one run name more than one model",
+	Tools:     "the importers whose requests name their model: genai-perf (each request's payload \"model\"), inference-perf (each request's body \"model\")",
 	Signature: "two or more distinct non-empty model names among a run's requests",
 	Action:    convention.ActionFlag,
 	Effect: "the run's model is every name, by count (\"a (12), b (8)\"), not the first request's; the check counts the requests of the " +
