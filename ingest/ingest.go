@@ -117,6 +117,10 @@ type Options struct {
 	MaxValueBytes int64
 	// Stdin is the reader of the input "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// MaxSeriesPoints caps the series points one input holds (GPU
+	// telemetry, Prometheus results): past it they are thinned evenly,
+	// with a note (SeriesBuf). 0 means DefaultMaxSeriesPoints.
+	MaxSeriesPoints int64
 	// Parallel is how many input files ingest/registry recognizes and
 	// decodes at once (ResolveInputs, Import): 0 means one per CPU
 	// (runtime.GOMAXPROCS), at most 4; 1 reads them one after another.

@@ -419,8 +419,15 @@ func (f inputFlags) importOptions() (ingest.Options, error) {
 	if f.cmd != nil {
 		opt.Stdin = f.cmd.InOrStdin()
 	}
+	// series points count against --memory-budget: a third of it, at
+	// ~100 bytes a point (1 GiB: 3.6M points; past it they are thinned)
+	opt.MaxSeriesPoints = max(gcBudget.Load()/3/seriesPointBytes, 1024)
 	return opt, nil
 }
+
+// seriesPointBytes is what one series point costs held: the 80-byte
+// SeriesPoint and its share of the interned names.
+const seriesPointBytes = 100
 
 // warnf prints "tokentrace: " and the message to stderr, every line passed
 // through formats.SafeLines: file names and messages from the inputs

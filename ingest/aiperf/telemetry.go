@@ -80,10 +80,12 @@ func isTelemetry(path string, head []byte) bool {
 // gpu_model_name, pci_bus_id, device, hostname, telemetry_source_url, the
 // empty ones left out), clock "unix". A record without timestamp_ns or
 // telemetry_data is an error naming its line; a last line cut short is
-// dropped with a note (the notes say how many records were read).
-func readTelemetry(r io.Reader, path string, maxLine int64, notes *ingest.Notes) ([]formats.SeriesPoint, error) {
+// dropped with a note (the notes say how many records were read). Past
+// maxPoints (Options.MaxSeriesPoints) the records are thinned evenly, with
+// a warning (ingest.SeriesBuf).
+func readTelemetry(r io.Reader, path string, maxLine, maxPoints int64, notes *ingest.Notes) ([]formats.SeriesPoint, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
-	var out []formats.SeriesPoint
+	buf := ingest.SeriesBuf{Max: maxPoints}
 	records := 0
 	for lineNo := 1; ; lineNo++ {
 		line, complete, err := ingest.ReadLine(br, maxLine)
@@ -131,12 +133,16 @@ func readTelemetry(r io.Reader, path string, maxLine int64, notes *ingest.Notes)
 		}
 		sort.Strings(fields)
 		for _, f := range fields {
-			out = append(out, formats.SeriesPoint{Metric: TelemetryMetricPrefix + f, Labels: ls, Unit: telemetryUnits[f],
-				TimeNs: *rec.TimestampNs, ClockDomain: formats.ClockUnix, Value: *rec.TelemetryData[f]})
+			buf.Add(formats.SeriesPoint{Metric: TelemetryMetricPrefix + f, Labels: ls, Unit: telemetryUnits[f],
+				TimeNs: *rec.TimestampNs, ClockDomain: formats.ClockUnix, Value: *rec.TelemetryData[f]}, int64(records))
 		}
 		records++
 	}
+	out := buf.Points()
 	notes.Add(fmt.Sprintf("GPU telemetry from %s: %d records, %d series points (runs.series, metrics %s*)", filepath.Base(path), records, len(out), TelemetryMetricPrefix))
+	if n := buf.Note(); n != "" {
+		notes.Warn(filepath.Base(path) + ": " + n)
+	}
 	return out, nil
 }
 
@@ -157,7 +163,7 @@ func telemetryBeside(path string, opt ingest.Options, notes *ingest.Notes) ([]fo
 		return nil, nil
 	}
 	defer in.Close()
-	pts, err := readTelemetry(in, p, in.MaxValue(), notes)
+	pts, err := readTelemetry(in, p, in.MaxValue(), opt.MaxSeriesPoints, notes)
 	if err != nil {
 		notes.WarnNamed(fmt.Sprintf("GPU telemetry not imported: %v", err))
 		return nil, nil
@@ -174,7 +180,7 @@ func telemetryBeside(path string, opt ingest.Options, notes *ingest.Notes) ([]fo
 // Run with its series and no requests.
 func importTelemetryOnly(in *ingest.Input, label string, opt ingest.Options, sink formats.Sink) error {
 	notes := ingest.NewNotes(in.Path, opt)
-	pts, err := readTelemetry(in, in.Path, in.MaxValue(), notes)
+	pts, err := readTelemetry(in, in.Path, in.MaxValue(), opt.MaxSeriesPoints, notes)
 	if err != nil {
 		return err
 	}

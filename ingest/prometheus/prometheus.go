@@ -90,6 +90,14 @@ type series struct {
 
 // Import reads every response of the file into one run's Series.
 func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) error {
+	// a query result's points are held with an index of every one
+	// (~400 B a point, against the 100 B a telemetry point costs): a
+	// quarter of the series cap
+	maxPoints := opt.MaxSeriesPoints
+	if maxPoints <= 0 {
+		maxPoints = ingest.DefaultMaxSeriesPoints
+	}
+	maxPoints = max(maxPoints/4, 1)
 	path := in.Path
 	label := opt.LabelFor(path)
 	notes := ingest.NewNotes(path, opt)
@@ -184,6 +192,10 @@ func (importer) Import(in *ingest.Input, opt ingest.Options, sink formats.Sink) 
 						}
 						c.Requests++ // here: the points
 						v = math.NaN()
+					}
+					if int64(len(pts)) >= maxPoints {
+						return ingest.Errorf(path, sat, "more than %d series points (the cap, from --memory-budget: each point of a query result is held with "+
+							"its series' index, ~400 bytes): query a shorter range or a longer step, or raise --memory-budget", maxPoints)
 					}
 					pts = append(pts, formats.SeriesPoint{Metric: name, Labels: ls, TimeNs: t, ClockDomain: formats.ClockUnix, Value: v})
 				}
