@@ -179,7 +179,18 @@ set) bounds what the analysis plans to hold, by the input's shape:
                                percentiles of TTFT, TPOT, E2E, OSL, … (about
                                840 bytes live per request measured on 1M
                                AIPerf requests: 1.1-1.35 GB peak RSS)
-  per token gap and convention 16 bytes (the pooled ITL and its sorted copy)
+  per token gap and convention 8 bytes (the pooled ITL; past 4M gaps in an
+                               anonymous mapping reserved up front, and its
+                               percentiles read by selection, no sorted copy)
+  per series point             about 100 bytes (GPU telemetry, Prometheus
+                               results): a third of the budget; past it the
+                               samples are thinned evenly (every 2nd, 4th, …)
+                               and a warning says so. Measured: a 6M-point
+                               telemetry export, 745 MB peak at 1 GiB (3M
+                               kept), 216 MB at 256 MiB (750k kept). A
+                               Prometheus result is refused past a quarter
+                               of that cap
+  per request, for the checks  16 bytes (its start and end: clock_step)
   the request being read       about 250 bytes per message while it is
                                imported and computed (its events), up to
                                twice that in RSS. A request may hold at
@@ -192,8 +203,14 @@ set) bounds what the analysis plans to hold, by the input's shape:
                                record took 3.5 GB; now it is refused in
                                0.1 GB
 
+Work on one value is bounded by the value's size once, whatever it holds: an
+error text is read for its first line in its first 64 KiB (a 200 MB error text
+costs what a 1 KB one does), excerpts are cut after a fixed number of
+characters without converting the text, and a value over --max-value-size is
+refused before it is read whole.
+
 report computes one convention, --convention tool one per profile of the
-runs' tools. The exact pooled ITL gets half the budget: past it (about 33
+runs' tools. The exact pooled ITL gets half the budget: past it (about 67
 million gaps at 1 GiB with one convention) every run's pooled ITL moves to a
 DDSketch, a mergeable quantile sketch whose every percentile is within 0.5%
 of the order statistic at its rank (VLDB 2019; github.com/DataDog/sketches-go);
