@@ -61,9 +61,12 @@ func (a *Analyzer) addForensics(rr *RunReport, f *forensics, full, sel *runAcc, 
 	rr.FirstStartNs = i64ptr(rt.t0)
 	rr.Selection = f.sel
 	rr.InFlight = inFlightReport(full.run, rt)
+	// the series-only runs (no requests) whose series seriesFor may
+	// attach: only those, so that a file of 4,000 runs does not build a
+	// list of 4,000 for each (quadratic)
 	var others []*formats.Run
 	for _, o := range a.runs {
-		if o.run != nil {
+		if o.run != nil && o.run.RequestCount == 0 && (len(o.run.Series) > 0 || len(o.run.Load) > 0) {
 			others = append(others, o.run)
 		}
 	}
