@@ -227,8 +227,9 @@ type Goodput struct {
 	RequestsPerS F      `json:"requests_per_s"`
 	TPOTVacuous  int    `json:"tpot_vacuous"`
 	// BoundsTPOT: the SLO constrains TPOT (the text report then says how
-	// many requests met it vacuously).
-	BoundsTPOT bool
+	// many requests met it vacuously). Not in report.json: the slo string
+	// says it.
+	BoundsTPOT bool `json:"-"`
 }
 
 // Bucket is one length bucket [Min, Max) of a conditional distribution;

@@ -189,8 +189,10 @@ func (e *MessagesError) Unwrap() error { return ErrValueTooLarge }
 // tools write one run per directory under a fixed file name
 // (profile_export.json, individual_responses.json, summary.json), so the
 // label is the name of the directory holding the file. Standard input
-// ("-") is labelled "stdin", a process substitution (/dev/fd/63)
-// "fd63"; a compressed file (.gz, .zst) is named without that suffix.
+// ("-") is labelled "stdin", a process substitution (/dev/fd/63, whose
+// number says nothing of the run) "pipe" (several: pipe, pipe-2, … by
+// registry.UniqueLabels); a compressed file (.gz, .zst) is named without
+// that suffix.
 // Runs in AIPerf's multi-run trees are named by their trial and sweep
 // cell (multiRunLabel). When the file name
 // carries the run's own name — LLMPerf's "<model>_<in>_<out>_individual_responses.json",
@@ -201,7 +203,7 @@ func DefaultLabel(path string) string {
 		return "stdin"
 	}
 	if m := fdPath.FindStringSubmatch(path); m != nil { // <(cmd): /dev/fd/63
-		return "fd" + m[1]
+		return "pipe"
 	}
 	for _, z := range []string{".gz", ".zst", ".zstd"} { // a compressed file: its own name
 		path = strings.TrimSuffix(path, z)

@@ -182,3 +182,16 @@ func TestNotes(t *testing.T) {
 		t.Errorf("nil Warn: Lines %q, want [w]", quiet.Lines)
 	}
 }
+
+// TestDefaultLabelPipe: a process substitution's /dev/fd/63 says nothing
+// of the run: it is "pipe", not "fd63".
+func TestDefaultLabelPipe(t *testing.T) {
+	for _, p := range []string{"/dev/fd/63", "/proc/self/fd/12"} {
+		if got := DefaultLabel(p); got != "pipe" {
+			t.Errorf("DefaultLabel(%q) = %q, want pipe", p, got)
+		}
+	}
+	if got := DefaultLabel("-"); got != "stdin" {
+		t.Errorf("stdin: %q", got)
+	}
+}

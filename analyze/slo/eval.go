@@ -482,11 +482,17 @@ func checkGate(g Gate, s *subject, base *subject, spec GateSpec, alpha float64) 
 		if math.IsNaN(lo) || math.IsNaN(hi) {
 			need := stats.MinSamplesForCI(g.P, stats.CILevel)
 			msg := fmt.Sprintf("%s rests on %d samples; at least %d are needed to bound it at 95%% confidence", g.lhs(), cur.n, need)
-			r.Warnings = append(r.Warnings, analyze.Warning{Code: "few_samples", Message: msg, Metric: g.Metric.Name})
 			if spec.StrictSamples {
+				// the reason says it once (it used to be said twice, and
+				// the bound printed as "<= 0 ms")
 				r.Reason = "too few samples: " + msg
+				r.Bound = analyze.F(g.Bound.Value)
+				if g.Bound.Baseline {
+					r.Bound = analyze.F(math.NaN()) // the baseline was not measured
+				}
 				return r
 			}
+			r.Warnings = append(r.Warnings, analyze.Warning{Code: "few_samples", Message: msg, Metric: g.Metric.Name})
 		}
 	}
 	if math.IsNaN(cur.value) {

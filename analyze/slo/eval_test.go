@@ -113,6 +113,10 @@ func TestGateOnCorpusRuns(t *testing.T) {
 	if result(t, rep, "p99(ttft)<=2s").Status != "fail" || result(t, rep, "p50(ttft)<=1s").Status != "pass" {
 		t.Errorf("strict samples: %+v", rep.Results)
 	}
+	// the bound is the gate's (it printed "<= 0 ms"), the reason said once
+	if r := result(t, rep, "p99(ttft)<=2s"); float64(r.Bound) != 2000 || len(r.Warnings) != 0 || !strings.HasPrefix(r.Reason, "too few samples: ") {
+		t.Errorf("strict samples: bound %v, warnings %+v, reason %q", r.Bound, r.Warnings, r.Reason)
+	}
 }
 
 // TestGateMLPerfPresetsOnReportedSummaries: MLPerf logs keep no

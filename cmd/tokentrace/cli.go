@@ -149,9 +149,12 @@ func flagValues(cmd, flag string) []string {
 		case "plot":
 			return plots.Formats
 		case "export":
-			return []string{"arrow", "csv"}
+			return []string{"arrow", "csv", "perfetto"}
 		case "synth":
 			return synthFormatNames()
+		case "report", "compare":
+			// report's csv is the --window table; compare's the tables
+			return []string{"text", "json", "markdown", "csv"}
 		}
 		return []string{"text", "json", "markdown"}
 	case "stat":

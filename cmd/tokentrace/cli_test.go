@@ -132,7 +132,9 @@ func TestFlagValueCompletion(t *testing.T) {
 	}{
 		{[]string{"report", "x", "--convention", ""}, []string{"tokentrace", "tool", "llmperf@2024-04", "genai-perf"}, ""},
 		{[]string{"report", "x", "--convention", "llm"}, []string{"llmperf@2023-12", "llmperf@2024-04"}, "tokentrace"},
-		{[]string{"report", "x", "--format", ""}, []string{"text", "json", "markdown"}, "junit"},
+		{[]string{"report", "x", "--format", ""}, []string{"text", "json", "markdown", "csv"}, "junit"},
+		{[]string{"compare", "x", "y", "--format", ""}, []string{"text", "json", "markdown", "csv"}, "junit"},
+		{[]string{"reconcile", "x", "--format", ""}, []string{"text", "json", "markdown"}, "csv"},
 		{[]string{"gate", "x", "--format", ""}, []string{"text", "markdown", "json", "junit"}, ""},
 		{[]string{"gate", "x", "--preset", ""}, []string{"chat", "mlperf-llama2-70b-interactive"}, ""},
 		{[]string{"plot", "x", "--kind", ""}, []string{"ccdf", "e2e-osl", "timeline", "itl-position", "goodput"}, ""},
@@ -141,7 +143,7 @@ func TestFlagValueCompletion(t *testing.T) {
 		{[]string{"analyze", "x", "--plot-format", ""}, []string{"svg", "png", "pdf"}, ""},
 		{[]string{"import", "x", "--from", ""}, []string{"aiperf", "genai-perf", "llmperf", "server-log"}, ""},
 		{[]string{"import", "x", "--layout", ""}, []string{"flat", "hive"}, ""},
-		{[]string{"export", "x", "--format", ""}, []string{"arrow", "csv"}, ""},
+		{[]string{"export", "x", "--format", ""}, []string{"arrow", "csv", "perfetto"}, ""},
 		{[]string{"report", "x", "--tokenizer", "cl"}, []string{"cl100k_base"}, ""},
 		{[]string{"reconcile", "x", "--to-convention", "tok"}, []string{"tokentrace"}, ""},
 	} {
