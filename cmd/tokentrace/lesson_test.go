@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/internal/golden"
 	"github.com/tokentrace/tokentrace/internal/reqtest"
-	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // lessonDir is the bundled lesson: the brief's example (TTFT 500 ms, 100
