@@ -54,6 +54,8 @@ type requestStats struct {
 	spans        []span         // v0.4+ (start, end) of each record, for the window check
 	hidden       int            // records counting tokens their output cannot hold (traps.go)
 	hiddenFirst  string
+	streamErr    int // successful records that were a stream's error event (traps.go)
+	streamFirst  string
 }
 
 type span struct{ start, end *float64 }
@@ -364,7 +366,8 @@ func requestV3(b *benchmark, o obj, status string, r reading) (formats.Request, 
 	if status != formats.StatusOK {
 		req.ErrorText = o.str("error")
 	}
-	if status == formats.StatusOK && (req.FirstTokenOffsetNs == nil || nOut != nil && *nOut == 0) {
+	b.rs.streamError("0.3", &req, o.strLen("output")) // v0.2–v0.3: before v0.7
+	if req.Status == formats.StatusOK && (req.FirstTokenOffsetNs == nil || nOut != nil && *nOut == 0) {
 		req.Status = formats.StatusEmpty
 		b.rs.empty++
 	}
@@ -493,7 +496,8 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 	if status != formats.StatusOK {
 		req.ErrorText = info.str("error")
 	}
-	if status == formats.StatusOK && (req.FirstTokenOffsetNs == nil || nOut != nil && *nOut == 0) {
+	b.rs.streamError(d.version, &req, o.strLen("output"))
+	if req.Status == formats.StatusOK && (req.FirstTokenOffsetNs == nil || nOut != nil && *nOut == 0) {
 		req.Status = formats.StatusEmpty
 		b.rs.empty++
 	}

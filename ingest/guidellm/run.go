@@ -131,6 +131,9 @@ func (d *decoder) run(b *benchmark, sources []formats.SourceFile) (formats.Run, 
 	if ch := b.rs.hiddenCheck(); ch != nil {
 		run.Checks = append(run.Checks, *ch)
 	}
+	if ch := b.rs.streamErrorCheck(); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
 	run.Checks = append(run.Checks, b.vals.Checks()...)
 	b.vals.Warn(func(s string) { warnings = append(warnings, s) }, "")
 	return run, warnings

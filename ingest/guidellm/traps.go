@@ -12,6 +12,13 @@ import (
 // data-check catalogue, analyze/TRAPS.md).
 const TrapTTFTAfterReasoning = "guidellm_ttft_after_reasoning"
 
+// TrapStreamErrorAsSuccess: guidellm before v0.7 recorded a stream that
+// carried only an error event, on HTTP 200, as a successful generation.
+const TrapStreamErrorAsSuccess = "guidellm_stream_error_as_success"
+
+// StreamErrorType is the error type of such a record once corrected.
+const StreamErrorType = "stream_error"
+
 // traps are guidellm's entries of the catalogue.
 var traps = []convention.Trap{{
 	Code:  TrapTTFTAfterReasoning,
@@ -26,7 +33,47 @@ var traps = []convention.Trap{{
 	Metrics: []string{"ttft_ms", "tpot_ms", "itl_ms"},
 	Source:  "https://github.com/vllm-project/guidellm/issues/737, fixed by https://github.com/vllm-project/guidellm/pull/742 and https://github.com/vllm-project/guidellm/pull/760",
 	Test:    "ingest/guidellm TestTrapTTFTAfterReasoning",
+}, {
+	Code:  TrapStreamErrorAsSuccess,
+	Title: "guidellm recorded a stream that carried only an error event as a successful generation",
+	Tools: "guidellm before v0.7 (the OpenAI backend read choices and delta only: a server's data: {\"error\": …} then [DONE] on HTTP 200 passed as success; PR #795, in v0.7.0, raises on it)",
+	Signature: "a record in the successful list of a file before v0.7 with no output text, no first-token time (or one at the request's start) and a positive output_tokens " +
+		"(the requested count, not output: guidellm#743 lists TTFT and ITL 0, words and characters 0, token counts the requested ones)",
+	Action: convention.ActionCorrect,
+	Effect: "the request is a failure (status error, error type stream_error): it leaves the latency statistics, counts in the error rate and in goodput's denominator, " +
+		"and its output count (the requested one) is null; guidellm's own statistics counted it as a success, so their reproduction differs by these requests",
+	Metrics: []string{"error_rate", "goodput", "ttft_ms", "itl_ms", "output_throughput"},
+	Source:  "https://github.com/vllm-project/guidellm/issues/743, fixed by https://github.com/vllm-project/guidellm/pull/795 (v0.7.0)",
+	Test:    "ingest/guidellm TestTrapStreamErrorAsSuccess",
 }}
+
+// streamError corrects a successful record of a version before v0.7 that
+// was a stream's error event (TrapStreamErrorAsSuccess), counting it in
+// rs. outputLen is the output text's length in bytes.
+func (rs *requestStats) streamError(version string, req *formats.Request, outputLen int) {
+	if versionAtLeast(version, 0, 7) || req.Status != formats.StatusOK || outputLen != 0 ||
+		req.OutputTokens == nil || *req.OutputTokens <= 0 || req.FirstTokenOffsetNs != nil && *req.FirstTokenOffsetNs > 0 {
+		return
+	}
+	if rs.streamErr == 0 {
+		rs.streamFirst = fmt.Sprintf("request %s: successful, no output text, no first token, output_tokens %d", req.SourceID, *req.OutputTokens)
+	}
+	rs.streamErr++
+	req.Status, req.ErrorType = formats.StatusError, StreamErrorType
+	req.ErrorText = "the stream carried an error event, not a generation (guidellm before v0.7 recorded it as a success: guidellm#743)"
+	req.FirstTokenOffsetNs, req.FirstContentOffsetNs, req.SecondTokenOffsetNs, req.LastTokenOffsetNs = nil, nil, nil, nil
+	req.OutputTokens, req.OutputTokensSource = nil, ""
+	req.AddCorrection(TrapStreamErrorAsSuccess)
+}
+
+// streamErrorCheck is the run's check, nil when no record showed it.
+func (rs *requestStats) streamErrorCheck() *formats.DataCheck {
+	if rs.streamErr == 0 {
+		return nil
+	}
+	return &formats.DataCheck{Code: TrapStreamErrorAsSuccess, Field: "status", Requests: int64(rs.streamErr), Corrected: true,
+		Detail: rs.streamFirst + "; now failures (error type " + StreamErrorType + ")"}
+}
 
 // hiddenTokens reports whether a successful record of a version before
 // v0.7 counted tokens its output text cannot hold (reasoning it did not

@@ -1,6 +1,8 @@
 package guidellm
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +86,77 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 	}
 	if rs.hiddenTokens("0.6.1", &req, len("The answer is 42.")); rs.hidden != 1 {
 		t.Error("a v0.6 record with 600 tokens for 17 bytes not flagged")
+	}
+}
+
+// TestTrapStreamErrorAsSuccess: guidellm before v0.7 recorded a stream
+// that carried only data: {"error": …} then [DONE], on HTTP 200, as a
+// successful generation (vllm-project/guidellm#743, fixed by #795 in
+// v0.7.0): no output text, no first-token time, the requested token count.
+// The trap-reasoning fixture (guidellm 0.6.1) with r3 made such a record
+// imports r3 as a failure: error rate 1 of 3, two requests in the latency
+// statistics, no output count; the same record in a v0.7 file is left to
+// guidellm (it raises on the error itself, so a success there is one).
+func TestTrapStreamErrorAsSuccess(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "trap-reasoning", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	r3 := doc["benchmarks"].([]any)[0].(map[string]any)["requests"].(map[string]any)["successful"].([]any)[2].(map[string]any)
+	r3["output"] = ""
+	r3["output_tokens"] = 256.0 // the requested max_tokens
+	r3["time_to_first_token_ms"], r3["inter_token_latency_ms"] = 0.0, 0.0
+	tm := r3["info"].(map[string]any)["timings"].(map[string]any)
+	tm["first_token_iteration"], tm["last_token_iteration"], tm["token_iterations"] = nil, nil, 0.0
+	dir := t.TempDir()
+	write := func(name string, doc map[string]any) string {
+		// metadata first, as guidellm writes it (the version decides
+		// before the records are read)
+		p := filepath.Join(dir, name)
+		md, _ := json.Marshal(doc["metadata"])
+		out := []byte(`{"metadata":` + string(md))
+		for k, v := range doc {
+			if k != "metadata" {
+				b, _ := json.Marshal(v)
+				out = append(out, `,"`+k+`":`+string(b)...)
+			}
+		}
+		out = append(out, '}')
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := write("benchmarks.json", doc)
+	var c formats.Collector
+	if err := ingest.ImportFile(New(), p, ingest.Options{Label: "fx"}, &c); err != nil {
+		t.Fatal(err)
+	}
+	ch := traptest.Check(t, &c.Runs[0], TrapStreamErrorAsSuccess)
+	if ch.Requests != 1 || !ch.Corrected || ch.Detail != "request r3: successful, no output text, no first token, output_tokens 256; now failures (error type stream_error)" {
+		t.Errorf("check %+v", ch)
+	}
+	r := c.Requests[2]
+	if r.Status != formats.StatusError || r.ErrorType != StreamErrorType || r.OutputTokens != nil || r.FirstTokenOffsetNs != nil {
+		t.Errorf("r3: %+v", r)
+	}
+	rr := traptest.Report(t, New(), p, trapTools, analyze.Canonical, true)
+	if rr.Requests.Failed != 1 || rr.Requests.Completed != 2 || rr.Metrics.Of(analyze.TTFT).N != 2 {
+		t.Errorf("requests %+v, TTFT n %d", rr.Requests, rr.Metrics.Of(analyze.TTFT).N)
+	}
+	// v0.7 raises on a stream's error event: its successes are left alone
+	doc["metadata"].(map[string]any)["guidellm_version"] = "0.7.0"
+	c = formats.Collector{}
+	if err := ingest.ImportFile(New(), write("v07.json", doc), ingest.Options{Label: "fx"}, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range c.Runs[0].Checks {
+		if ch.Code == TrapStreamErrorAsSuccess {
+			t.Errorf("v0.7 file: %+v", ch)
+		}
 	}
 }
