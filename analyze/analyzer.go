@@ -792,6 +792,9 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 		if !x.Report {
 			continue
 		}
+		if x.Scheduled && !s.AnyScheduled {
+			continue // no intended starts: no such row
+		}
 		sum := s.Summary(x, c, opt.Percentiles)
 		if x.WithReasoning && !s.AnyReasoning {
 			// without reasoning it is TTFT under another name
@@ -866,7 +869,7 @@ func implausible(s *Samples) (string, int) {
 	var neg, long []string
 	total := 0
 	for _, x := range Table {
-		if !x.Report || x.Unit != "ms" || x.WithReasoning {
+		if !x.Report || x.Unit != "ms" || x.WithReasoning || x == DispatchDelay {
 			continue // the latencies: TTFT, TTST, TPOT, ITL, E2E
 		}
 		q := x.Name

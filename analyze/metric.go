@@ -52,6 +52,11 @@ type Metric struct {
 	// WithReasoning: reported only where some request produced reasoning
 	// (otherwise it equals TTFT).
 	WithReasoning bool
+	// Scheduled: the metric is measured from the request's intended start
+	// (formats.Request.ScheduledStartNs) and reported only where some
+	// completed request has one; a run whose file records no schedule has
+	// no such row, JSON key, SLO value or plot.
+	Scheduled bool
 	// Vacuous says when a request without a value still meets an SLO
 	// bound on the metric (nothing to constrain: TPOT with N ≤ 1).
 	Vacuous func(m *RequestMetrics) bool
@@ -160,6 +165,24 @@ var (
 		Source: "CONVENTIONS.md e2e_end; = AIPerf request_latency",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.E2EMs },
 		SQL:    "e2e_ms",
+		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+	DispatchDelay = &Metric{Name: "dispatch_delay", Key: "dispatch_delay_ms", Label: "dispatch delay", Unit: "ms", Scope: PerRequest,
+		Doc:       "actual start − intended start: how late the load generator sent the request against its schedule (its coordinated omission); slightly negative where a tool sends early; reported only where the file records intended starts",
+		Source:    "formats/SCHEMA.md requests.scheduled_start_ns; = guidellm request_dispatch_delay (PR #1053), vLLM client_queue_time (PR #54136), inference-perf load_summary.schedule_delay",
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.DispatchDelayMs },
+		Scheduled: true, SQL: "dispatch_delay_ms",
+		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+	SchedTTFT = &Metric{Name: "sched_ttft", Key: "sched_ttft_ms", Label: "sched TTFT", Unit: "ms", Scope: PerRequest,
+		Doc:       "time to first token from the intended start: dispatch delay + TTFT, the first-token latency a user arriving on schedule saw",
+		Source:    "formats/SCHEMA.md requests.scheduled_start_ns; MLCommons endpoints TTFT from sample.issued",
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.DispatchDelayMs + m.TTFTMs },
+		Scheduled: true, SQL: "dispatch_delay_ms + ttft_ms",
+		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+	SchedE2E = &Metric{Name: "sched_e2e", Key: "sched_e2e_ms", Label: "sched E2E", Unit: "ms", Scope: PerRequest,
+		Doc:       "end-to-end latency from the intended start: dispatch delay + E2E, the latency free of coordinated omission",
+		Source:    "formats/SCHEMA.md requests.scheduled_start_ns; = AIPerf effective_latency, guidellm request_scheduled_latency (PR #1053), vLLM e2el_including_client_queue (PR #54136)",
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.DispatchDelayMs + m.E2EMs },
+		Scheduled: true, SQL: "dispatch_delay_ms + e2e_ms",
 		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	OSL = &Metric{Name: "osl", Key: "osl_tokens", Label: "OSL", Unit: "tokens", Scope: PerRequest,
 		Doc:    "output sequence length N: generated tokens, reasoning included, from the convention's first available count source",
@@ -310,7 +333,7 @@ func throughputValue(rr *RunReport, v float64) RunValue {
 
 // Table is every metric, in the order of the report's metric table.
 var Table = []*Metric{
-	TTFT, TTFO, TTST, TPOT, ITL, E2E, NTPOT, MaxITL, OSL, ISL, Fluidity,
+	TTFT, TTFO, TTST, TPOT, ITL, E2E, NTPOT, DispatchDelay, SchedTTFT, SchedE2E, MaxITL, OSL, ISL, Fluidity,
 	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, ErrorISL,
 	GoodputFraction, GoodputRate, OutputThroughput, RequestRate, ErrorRate, DataWarnings,
 }
@@ -449,6 +472,9 @@ func CanonicalSamplesSQL() string {
 		}
 		if m.WithReasoning {
 			where += " AND run_has_reasoning"
+		}
+		if m.Scheduled {
+			where += " AND dispatch_delay_ms IS NOT NULL"
 		}
 		fmt.Fprintf(&b, "SELECT run_id, '%s' AS metric, %s AS v FROM canonical_requests WHERE %s\n", m.Key, m.SQL, where)
 	}

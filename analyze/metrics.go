@@ -108,6 +108,9 @@ type RequestMetrics struct {
 	// ServerQueueNs is the server's queue time of a joined request
 	// (Request.ServerQueueNs); −1 when unknown.
 	ServerQueueNs int64
+	// DispatchDelayMs is start − intended start (Request.ScheduledStartNs)
+	// in ms; NaN where the request has no intended start or no start.
+	DispatchDelayMs float64
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -405,7 +408,7 @@ func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 		RequestKey: q.Key[i], Status: status.String(), TTFTMs: nan, TTFOMs: nsToMs(&q.FirstContentOffsetNs, i), TTSTMs: nan, E2EMs: nan,
 		LastResponseMs: nan, StreamEndMs: nsToMs(&q.StreamEndOffsetNs, i), TPOTMs: nan, ITLMeanMs: nan,
 		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(&q.InputTokens, i), InputReported: optF(&q.ReportedInputTokens, i),
-		InputUsage: nan, OutputUsage: nan, Messages: ms.n, MaxITLMs: nan,
+		InputUsage: nan, OutputUsage: nan, Messages: ms.n, MaxITLMs: nan, DispatchDelayMs: nan,
 	}
 	if q.InputTokensSource.Get(i) == formats.SourceServerUsage {
 		m.InputUsage = m.InputTokens
@@ -416,6 +419,9 @@ func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 	}
 	if v, ok := q.StartNs.Get(i); ok {
 		m.StartNs, m.HasStart = v, true
+		if sched, ok := q.ScheduledStartNs.Get(i); ok {
+			m.DispatchDelayMs = float64(v-sched) / 1e6
+		}
 	}
 	m.Key, m.EndOffsetNs, m.ServerQueueNs = q.Key[i], -1, -1
 	if v, ok := q.ServerQueueNs.Get(i); ok && !b.IsServerRow(i) {

@@ -20,6 +20,11 @@ type Samples struct {
 	// set; AnyReasoning is true when one of them produced reasoning.
 	Counted      int
 	AnyReasoning bool
+	// AnyScheduled is true when one of them has an intended start (the
+	// Scheduled metrics are reported).
+	AnyScheduled bool
+	// anyStart: one of them has a start time.
+	anyStart bool
 
 	pairOSL, pairE2E, pairISL, pairTTFT []float64
 
@@ -73,6 +78,12 @@ func Sample(c convention.Convention, reqs []RequestMetrics, itl []float64, strea
 		s.Counted++
 		if m.HasReasoning {
 			s.AnyReasoning = true
+		}
+		if !math.IsNaN(m.DispatchDelayMs) {
+			s.AnyScheduled = true
+		}
+		if m.HasStart {
+			s.anyStart = true
 		}
 		if !m.TokensPerMessageKnown {
 			s.tokensKnown = false

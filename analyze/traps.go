@@ -20,7 +20,19 @@ const (
 	TrapRetokenizedBelowMessages = "retokenized_below_messages"
 	// TrapImplausibleValues: negative latencies, or latencies over a day.
 	TrapImplausibleValues = "implausible_values"
+	// TrapCoordinatedOmission: an open-loop run's sends fell behind their
+	// schedule enough to hide its tail.
+	TrapCoordinatedOmission = "coordinated_omission"
+	// TrapFromActualSend: an open-loop run without intended starts: its
+	// latencies are measured from the actual send, and a load generator
+	// that fell behind cannot be seen.
+	TrapFromActualSend = "coordinated_omission_unmeasured"
 )
+
+// coMargin: a run is flagged when its dispatch delay P99 exceeds this
+// share of its E2E P50 — late enough that the users the schedule stands
+// for waited a tenth of a typical request more than the tool measured.
+const coMargin = 0.10
 
 // itlBelowTPOTMargin: the pooled ITL mean must be below this share of the
 // TPOT mean for the explanation to be given.
@@ -60,6 +72,29 @@ var Traps = []convention.Trap{{
 	Metrics:   []string{"ttft_ms", "ttst_ms", "tpot_ms", "itl_ms", "e2e_ms"},
 	Source:    "tokentrace: a latency cannot be negative, and no request takes a day",
 	Test:      "analyze TestImplausible",
+}, {
+	Code:  TrapCoordinatedOmission,
+	Title: "sends fell behind the schedule: latencies measured from the actual send hide the wait (coordinated omission)",
+	Tools: "any open-loop load generator that records intended starts (AIPerf credit_issued_ns, guidellm targeted_start, vLLM bench queue_times, inference-perf scheduled_time)",
+	Signature: "a request-rate run (finite rate) whose completed requests have intended starts, with the dispatch delay P99 (actual − intended start) " +
+		"above a tenth of the E2E P50; closed-loop runs are never flagged: their next send waits for a free slot by design, so their schedule is the previous request's end and their delay is no lateness",
+	Threshold: fmt.Sprintf("P99(dispatch_delay) > %.0f%% × P50(e2e)", 100*coMargin),
+	Action:    convention.ActionFlag,
+	Effect:    "the latencies stay as measured (from the send); the warning names how far the tail moves when measured from the schedule (sched_e2e, sched_ttft are in the report, SLOs and gates)",
+	Metrics:   []string{"sched_e2e_ms", "sched_ttft_ms", "dispatch_delay_ms", "e2e_ms"},
+	Source:    "Gil Tene, \"How NOT to Measure Latency\" (coordinated omission); https://github.com/vllm-project/vllm/issues/54101, https://github.com/vllm-project/guidellm/issues/1048",
+	Test:      "analyze TestCoordinatedOmission",
+}, {
+	Code:      TrapFromActualSend,
+	Title:     "a request-rate run without intended starts: its latencies are measured from the actual send",
+	Tools:     "files that record no schedule (LLMPerf, GenAI-Perf, SGLang bench, vLLM bench before v0.30, inference-perf up to 7de5ef2, guidellm before v0.4 rate runs)",
+	Signature: "a request-rate run (finite rate) with start times and no intended start on any request",
+	Action:    convention.ActionExplain,
+	Effect: "one line says so: if the load generator fell behind its schedule (a stall, a saturated client), the requests it sent late were timed from the late send and the tail is understated; " +
+		"a seeded Poisson or gamma arrival process cannot be rebuilt from the file, so the schedule is not reconstructed",
+	Metrics: []string{"e2e_ms", "ttft_ms"},
+	Source:  "https://github.com/vllm-project/vllm/issues/54101",
+	Test:    "analyze TestCoordinatedOmission",
 }}
 
 // retokenizedFloor applies the lower bound of the token messages to a
@@ -125,6 +160,7 @@ func (a *Analyzer) dataChecks(c convention.Convention, run *formats.Run, p *conv
 	if bad, n := implausible(s); bad != "" {
 		w = append(w, Warning{Code: TrapImplausibleValues, DataCheck: true, Count: int64(n), Source: trapSource(TrapImplausibleValues), Message: bad})
 	}
+	w = append(w, coordinatedOmission(run, rr, s)...)
 	itl, tpot := rr.Metrics.Of(ITL), rr.Metrics.Of(TPOT)
 	if c.ITL != convention.ITLPerRequestMean && itl.N > 0 && tpot.N > 0 && !math.IsNaN(itl.Mean) && itl.Mean < itlBelowTPOTMargin*tpot.Mean {
 		w = append(w, Warning{Code: TrapITLBelowTPOT, Metric: ITL.Key, Source: trapSource(TrapITLBelowTPOT), Message: fmt.Sprintf(
@@ -166,3 +202,44 @@ const (
 	FixesBegin = "-- canonical-fixes:begin (generated from the data-check catalogue by go test ./analyze -run TestCanonicalSQLMetrics -update)"
 	FixesEnd   = "-- canonical-fixes:end"
 )
+
+// openLoop reports whether run sent on a schedule of its own: a request
+// rate that is finite (an infinite rate sends everything at once, and a
+// concurrency sends into free slots: closed loops).
+func openLoop(run *formats.Run) bool {
+	return run.LoadMode == "request_rate" && run.RequestRateRPS != nil && *run.RequestRateRPS > 0 && !math.IsInf(*run.RequestRateRPS, 1)
+}
+
+// coordinatedOmission is the schedule checks of an open-loop run: with
+// intended starts, the TrapCoordinatedOmission flag when sends fell behind
+// by more than coMargin of the E2E P50; without, TrapFromActualSend's
+// explanation. Closed-loop runs get neither.
+func coordinatedOmission(run *formats.Run, rr *RunReport, s *Samples) []Warning {
+	if !openLoop(run) || s.Counted == 0 {
+		return nil
+	}
+	if !s.AnyScheduled {
+		if !s.anyStart {
+			return nil
+		}
+		return []Warning{{Code: TrapFromActualSend, Metric: E2E.Key, Source: trapSource(TrapFromActualSend), Message: fmt.Sprintf(
+			"a %g req/s run without intended starts: latencies are from the actual send, so a load generator that fell behind its schedule would hide its tail here (coordinated omission); the file cannot say whether it did",
+			*run.RequestRateRPS)}}
+	}
+	d, e2e, sched := rr.Metrics.Of(DispatchDelay), rr.Metrics.Of(E2E), rr.Metrics.Of(SchedE2E)
+	dp99, ep50 := d.Value(0.99), e2e.Value(0.5)
+	if d.N == 0 || math.IsNaN(dp99) || math.IsNaN(ep50) || !(dp99 > coMargin*ep50) {
+		return nil
+	}
+	late := 0
+	for _, v := range s.Values[DispatchDelay] {
+		if v > coMargin*ep50 {
+			late++
+		}
+	}
+	ep99, sp99 := e2e.Value(0.99), sched.Value(0.99)
+	return []Warning{{Code: TrapCoordinatedOmission, DataCheck: true, Metric: SchedE2E.Key, Metrics: []string{SchedE2E.Key, DispatchDelay.Key}, Count: int64(late),
+		Source: trapSource(TrapCoordinatedOmission), Message: fmt.Sprintf(
+			"sends fell behind the %g req/s schedule: dispatch delay P99 %s > %.0f%% of E2E P50 %s (%d request(s) later than that); E2E P99 %s from the send, %s from the schedule (sched_e2e): the tail measured from the send hides the wait",
+			*run.RequestRateRPS, FormatValue(dp99, "ms"), 100*coMargin, FormatValue(ep50, "ms"), late, FormatValue(ep99, "ms"), FormatValue(sp99, "ms"))}}
+}

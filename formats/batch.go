@@ -49,6 +49,8 @@ type Requests struct {
 	ErrorType, ErrorText                      Strings
 	StartNs                                   Int64s
 	ClockDomain                               Strings
+	ScheduledStartNs                          Int64s
+	ScheduledStartSource                      Strings
 	FirstTokenOffsetNs, FirstContentOffsetNs  Int64s
 	SecondTokenOffsetNs, LastTokenOffsetNs    Int64s
 	StreamEndOffsetNs                         Int64s
@@ -387,12 +389,12 @@ func (b *Batch) TruncateMessages(k int) {
 // float64s the optional numeric ones (Reset, compaction).
 func (q *Requests) strings() []*Strings {
 	return []*Strings{&q.SourceID, &q.XRequestID, &q.ResponseID, &q.TraceID, &q.ErrorType, &q.ErrorText,
-		&q.ClockDomain, &q.InputTokensSource, &q.OutputTokensSource, &q.ServerKind, &q.ServerSource,
+		&q.ClockDomain, &q.ScheduledStartSource, &q.InputTokensSource, &q.OutputTokensSource, &q.ServerKind, &q.ServerSource,
 		&q.ServerRequestID, &q.ServerClockDomain, &q.MatchQuality, &q.ServerFinishReason, &q.Corrections, &q.EndBoundRule}
 }
 
 func (q *Requests) int64s() []*Int64s {
-	return []*Int64s{&q.ErrorCode, &q.StartNs, &q.FirstTokenOffsetNs, &q.FirstContentOffsetNs, &q.SecondTokenOffsetNs,
+	return []*Int64s{&q.ErrorCode, &q.StartNs, &q.ScheduledStartNs, &q.FirstTokenOffsetNs, &q.FirstContentOffsetNs, &q.SecondTokenOffsetNs,
 		&q.LastTokenOffsetNs, &q.StreamEndOffsetNs, &q.InputTokens, &q.OutputTokens, &q.ReasoningTokens, &q.MaxTokens,
 		&q.ServerArrivalNs, &q.ServerQueueNs, &q.ServerPrefillNs, &q.ServerDecodeNs, &q.ServerInferenceNs,
 		&q.ServerTTFTNs, &q.ServerE2ENs, &q.ServerTimePerTokenNs, &q.InFlightAtStart, &q.EndBoundOffsetNs}

@@ -37,6 +37,8 @@ func (b *Batch) AppendRow(r *Request, ev []Event) error {
 	q.ErrorText.Set(i, r.ErrorText)
 	q.StartNs.SetPtr(i, r.StartNs)
 	q.ClockDomain.Set(i, r.ClockDomain)
+	q.ScheduledStartNs.SetPtr(i, r.ScheduledStartNs)
+	q.ScheduledStartSource.Set(i, r.ScheduledStartSource)
 	q.FirstTokenOffsetNs.SetPtr(i, r.FirstTokenOffsetNs)
 	q.FirstContentOffsetNs.SetPtr(i, r.FirstContentOffsetNs)
 	q.SecondTokenOffsetNs.SetPtr(i, r.SecondTokenOffsetNs)
@@ -120,6 +122,8 @@ func (b *Batch) Row(i int) Request {
 		ErrorText:              q.ErrorText.Get(i),
 		StartNs:                q.StartNs.Ptr(i),
 		ClockDomain:            q.ClockDomain.Get(i),
+		ScheduledStartNs:       q.ScheduledStartNs.Ptr(i),
+		ScheduledStartSource:   q.ScheduledStartSource.Get(i),
 		FirstTokenOffsetNs:     q.FirstTokenOffsetNs.Ptr(i),
 		FirstContentOffsetNs:   q.FirstContentOffsetNs.Ptr(i),
 		SecondTokenOffsetNs:    q.SecondTokenOffsetNs.Ptr(i),

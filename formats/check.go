@@ -125,6 +125,7 @@ func (b *Batch) int64Columns() []int64Column {
 	q := &b.Req
 	return []int64Column{
 		{"start_ns", &q.StartNs, MaxTimeNs},
+		{"scheduled_start_ns", &q.ScheduledStartNs, MaxTimeNs},
 		{"first_token_offset_ns", &q.FirstTokenOffsetNs, MaxDurationNs},
 		{"first_content_offset_ns", &q.FirstContentOffsetNs, MaxDurationNs},
 		{"second_token_offset_ns", &q.SecondTokenOffsetNs, MaxDurationNs},
@@ -213,6 +214,19 @@ func (e *EntryCheck) Batch(b *Batch) error {
 			record(code, c.name, b.Req.Key[i], strconv.FormatInt(v, 10))
 			col.Null(i)
 		}
+	}
+	// Consistency: an intended start more than a day from the actual
+	// one is not a schedule of this request (a field of another clock);
+	// it is nulled, its source with it.
+	for i, k := range b.Req.Key {
+		sched, ok := b.Req.ScheduledStartNs.Get(i)
+		start, ok2 := b.Req.StartNs.Get(i)
+		if !ok || !ok2 || math.Abs(float64(start-sched)) <= MaxDurationNs {
+			continue
+		}
+		record(CheckOutOfRange, "scheduled_start_ns", k, fmt.Sprintf("scheduled_start_ns %d is %.0f s from start_ns %d", sched, float64(start-sched)/1e9, start))
+		b.Req.ScheduledStartNs.Null(i)
+		b.Req.ScheduledStartSource.Set(i, "")
 	}
 	// Consistency: the output count against the token messages. The
 	// count is corrected to the messages (their tokens where every one

@@ -370,6 +370,21 @@ type Request struct {
 	// ClockDomain is the clock of StartNs ("unix", "monotonic"); "" when
 	// StartNs is null.
 	ClockDomain string `parquet:"clock_domain,optional" json:"clock_domain"`
+	// ScheduledStartNs is when the load generator intended to send the
+	// request — its slot in the arrival schedule — in ClockDomain: AIPerf
+	// metadata.credit_issued_ns, guidellm targeted_start, vLLM bench
+	// start_time − queue_times (the --max-concurrency semaphore wait),
+	// inference-perf scheduled_time. Null, never 0 and never StartNs, where
+	// the source records no schedule (closed-loop tools, LLMPerf) or the
+	// field is not one (guidellm's synchronous strategy). StartNs −
+	// ScheduledStartNs is the dispatch delay (analyze: dispatch_delay,
+	// sched_ttft, sched_e2e); it may be slightly negative where a tool
+	// sends early.
+	ScheduledStartNs *int64 `parquet:"scheduled_start_ns,optional" json:"scheduled_start_ns"`
+	// ScheduledStartSource names the field ScheduledStartNs came from, as
+	// "<tool>:<field>" ("aiperf:credit_issued_ns", "guidellm:targeted_start",
+	// "vllm:queue_times", "inference-perf:scheduled_time"); "" when null.
+	ScheduledStartSource string `parquet:"scheduled_start_source,optional" json:"scheduled_start_source"`
 	// FirstTokenOffsetNs: first message carrying generated tokens (content
 	// or reasoning).
 	FirstTokenOffsetNs *int64 `parquet:"first_token_offset_ns,optional" json:"first_token_offset_ns"`

@@ -251,8 +251,8 @@ func Tail(in Input, x *analyze.Metric) (TailSeries, string) {
 
 func (set *Set) ccdf(inputs []Input) error {
 	for _, x := range analyze.Table {
-		if !x.Tail {
-			continue
+		if !x.Tail || x.Scheduled {
+			continue // the schedule-relative E2E is drawn beside E2E
 		}
 		var series []TailSeries
 		for _, in := range inputs {
@@ -262,6 +262,14 @@ func (set *Set) ccdf(inputs []Input) error {
 				continue
 			}
 			series = append(series, ts)
+			if x == analyze.E2E && len(inputs) == 1 && len(in.Data.Values[analyze.SchedE2E]) > 0 {
+				// one run: the same requests measured from their intended starts:
+				// the gap between the curves is the coordinated omission
+				if sc, why := Tail(in, analyze.SchedE2E); why == "" {
+					sc.Label += " · from schedule"
+					series = append(series, sc)
+				}
+			}
 		}
 		if len(series) == 0 {
 			continue

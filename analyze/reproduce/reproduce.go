@@ -149,6 +149,9 @@ func recompute(rule convention.StatsRule, tm convention.ReportedMetric, st forma
 		return math.NaN(), "the tool's mapping names no tokentrace metric " + strconv.Quote(tm.Quantity)
 	}
 	xs := rd.Values[x]
+	if len(xs) == 0 && x.Scheduled {
+		return math.NaN(), "no request has an intended start (scheduled_start_ns): the run's notes say why"
+	}
 	if rule != convention.StatsNumpy {
 		// the tool's own weighted-pmf statistics (guidellm's
 		// DistributionSummary: token-weighted percentiles, count, std_dev,

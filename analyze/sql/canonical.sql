@@ -126,7 +126,7 @@ ev AS (
     FROM ev0 LEFT JOIN fx USING (run_id, request_key)
 ),
 q AS (
-    SELECT r.run_id, r.request_key, r.status, r.start_ns,
+    SELECT r.run_id, r.request_key, r.status, r.start_ns, r.scheduled_start_ns,
            -- completed: status ok (no error, at least one token message)
            r.status = 'ok' AS counted,
            coalesce(ev.n_events, 0) > 0 AS has_events,
@@ -173,6 +173,9 @@ SELECT q.run_id, q.request_key, q.status, q.counted, q.start_ns, q.has_events, q
        q.first_ns / 1e6 AS ttft_ms,
        q.first_content_offset_ns / 1e6 AS ttfo_ms,
        q.ttst_ns / 1e6 AS ttst_ms,
+       -- dispatch delay: actual − intended start (NULL without a schedule);
+       -- sched_ttft and sched_e2e add it to TTFT and E2E.
+       (q.start_ns - q.scheduled_start_ns) / 1e6 AS dispatch_delay_ms,
        -- E2E ends at the last response (the last generated token), not at
        -- the stream's end.
        q.last_ns / 1e6 AS e2e_ms,
@@ -223,6 +226,9 @@ UNION ALL SELECT run_id, 'tpot_ms' AS metric, tpot_ms AS v FROM canonical_reques
 UNION ALL SELECT run_id, 'itl_ms' AS metric, itl_ms AS v FROM canonical_itl
 UNION ALL SELECT run_id, 'e2e_ms' AS metric, e2e_ms AS v FROM canonical_requests WHERE counted
 UNION ALL SELECT run_id, 'ntpot_ms' AS metric, CASE WHEN osl >= 1 THEN e2e_ms / osl END AS v FROM canonical_requests WHERE counted
+UNION ALL SELECT run_id, 'dispatch_delay_ms' AS metric, dispatch_delay_ms AS v FROM canonical_requests WHERE counted AND dispatch_delay_ms IS NOT NULL
+UNION ALL SELECT run_id, 'sched_ttft_ms' AS metric, dispatch_delay_ms + ttft_ms AS v FROM canonical_requests WHERE counted AND dispatch_delay_ms IS NOT NULL
+UNION ALL SELECT run_id, 'sched_e2e_ms' AS metric, dispatch_delay_ms + e2e_ms AS v FROM canonical_requests WHERE counted AND dispatch_delay_ms IS NOT NULL
 UNION ALL SELECT run_id, 'osl_tokens' AS metric, osl::DOUBLE AS v FROM canonical_requests WHERE counted
 UNION ALL SELECT run_id, 'isl_tokens' AS metric, isl::DOUBLE AS v FROM canonical_requests WHERE counted;
 -- canonical-samples:end
@@ -244,7 +250,7 @@ SELECT ru.run_id, m.metric, coalesce(s.n, 0) AS n, s.mean, s.std, s.min,
 FROM runs ru
 CROSS JOIN
 -- canonical-metrics:begin (generated likewise)
-(VALUES ('ttft_ms'), ('ttfo_ms'), ('ttst_ms'), ('tpot_ms'), ('itl_ms'), ('e2e_ms'), ('ntpot_ms'), ('osl_tokens'), ('isl_tokens')) m(metric)
+(VALUES ('ttft_ms'), ('ttfo_ms'), ('ttst_ms'), ('tpot_ms'), ('itl_ms'), ('e2e_ms'), ('ntpot_ms'), ('dispatch_delay_ms'), ('sched_ttft_ms'), ('sched_e2e_ms'), ('osl_tokens'), ('isl_tokens')) m(metric)
 -- canonical-metrics:end
 LEFT JOIN s USING (run_id, metric);
 

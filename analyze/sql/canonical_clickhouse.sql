@@ -124,6 +124,7 @@ ev AS (
 ),
 q AS (
     SELECT r.run_id AS run_id, r.request_key AS request_key, r.status AS status, r.start_ns AS start_ns,
+           r.scheduled_start_ns AS scheduled_start_ns,
            r.status = 'ok' AS counted,
            coalesce(ev.n_events, 0) > 0 AS has_events,
            if(has_events, if(length(ev.resp_ns) >= 1, toNullable(ev.resp_ns[1]), NULL), r.first_token_offset_ns) AS first_ns,
@@ -169,6 +170,7 @@ SELECT q.run_id AS run_id, q.request_key AS request_key, q.status AS status, q.c
        q.first_ns / 1e6 AS ttft_ms,
        q.first_content_offset_ns / 1e6 AS ttfo_ms,
        q.ttst_ns / 1e6 AS ttst_ms,
+       (q.start_ns - q.scheduled_start_ns) / 1e6 AS dispatch_delay_ms,
        q.last_ns / 1e6 AS e2e_ms,
        if(k.streaming AND q.osl > 1 AND q.first_ns >= 0 AND q.last_ns >= 0,
           (q.last_ns - q.first_ns) / (q.osl - 1) / 1e6, NULL) AS tpot_ms,
@@ -208,6 +210,9 @@ UNION ALL SELECT run_id, 'tpot_ms' AS metric, tpot_ms AS v FROM canonical_reques
 UNION ALL SELECT run_id, 'itl_ms' AS metric, itl_ms AS v FROM canonical_itl
 UNION ALL SELECT run_id, 'e2e_ms' AS metric, e2e_ms AS v FROM canonical_requests WHERE counted
 UNION ALL SELECT run_id, 'ntpot_ms' AS metric, CASE WHEN osl >= 1 THEN e2e_ms / osl END AS v FROM canonical_requests WHERE counted
+UNION ALL SELECT run_id, 'dispatch_delay_ms' AS metric, dispatch_delay_ms AS v FROM canonical_requests WHERE counted AND dispatch_delay_ms IS NOT NULL
+UNION ALL SELECT run_id, 'sched_ttft_ms' AS metric, dispatch_delay_ms + ttft_ms AS v FROM canonical_requests WHERE counted AND dispatch_delay_ms IS NOT NULL
+UNION ALL SELECT run_id, 'sched_e2e_ms' AS metric, dispatch_delay_ms + e2e_ms AS v FROM canonical_requests WHERE counted AND dispatch_delay_ms IS NOT NULL
 UNION ALL SELECT run_id, 'osl_tokens' AS metric, osl::DOUBLE AS v FROM canonical_requests WHERE counted
 UNION ALL SELECT run_id, 'isl_tokens' AS metric, isl::DOUBLE AS v FROM canonical_requests WHERE counted;
 -- canonical-samples-clickhouse:end
@@ -229,7 +234,7 @@ SELECT ru.run_id AS run_id, m.metric AS metric, coalesce(s.n, 0) AS n, s.mean AS
 FROM runs ru
 CROSS JOIN
 -- canonical-metrics-clickhouse:begin (generated likewise)
-(SELECT arrayJoin(['ttft_ms', 'ttfo_ms', 'ttst_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'ntpot_ms', 'osl_tokens', 'isl_tokens']) AS metric) m
+(SELECT arrayJoin(['ttft_ms', 'ttfo_ms', 'ttst_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'ntpot_ms', 'dispatch_delay_ms', 'sched_ttft_ms', 'sched_e2e_ms', 'osl_tokens', 'isl_tokens']) AS metric) m
 -- canonical-metrics-clickhouse:end
 LEFT JOIN s ON s.run_id = ru.run_id AND s.metric = m.metric;
 

@@ -92,7 +92,7 @@ var knownNames = func() map[string]string {
 
 // metaNames are recordMeta's JSON names.
 var metaNames = []string{"session_num", "x_request_id", "x_correlation_id", "conversation_id", "turn_index",
-	"request_start_ns", "timestamp_ns", "request_end_ns", "benchmark_phase", "credit_phase", "was_cancelled"}
+	"request_start_ns", "timestamp_ns", "request_end_ns", "credit_issued_ns", "benchmark_phase", "credit_phase", "was_cancelled"}
 
 // meta reads the "metadata" object into *m (allocated when nil; a second
 // "metadata" object adds to the first, as in encoding/json) when every
@@ -132,6 +132,8 @@ func (s *scanner) meta(m **recordMeta) bool {
 			return s.raw(&md.TimestampNs)
 		case "request_end_ns":
 			return s.raw(&md.RequestEndNs)
+		case "credit_issued_ns":
+			return s.raw(&md.CreditIssuedNs)
 		case "was_cancelled":
 			switch {
 			case s.Lit("true"):

@@ -226,7 +226,8 @@ func TestMetaFastPath(t *testing.T) {
 	}
 	zero, two := int64(0), int64(2)
 	want := &recordMeta{SessionNum: &zero, XRequestID: "64a1", XCorrelationID: "cfd4", ConversationID: "session_000000", TurnIndex: &two,
-		RequestStartNs: []byte("1760000000000000000"), RequestEndNs: []byte("1760000008780623882"), BenchmarkPhase: "profiling"}
+		RequestStartNs: []byte("1760000000000000000"), RequestEndNs: []byte("1760000008780623882"), CreditIssuedNs: []byte("1759999999999998900"),
+		BenchmarkPhase: "profiling"}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v\nwant %+v", *m, *want)
 	}

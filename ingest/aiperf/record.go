@@ -27,6 +27,7 @@ type record struct {
 	pos        ingest.Pos
 	seen       map[string]checked // scalar metrics by tag
 	start, end *int64             // request_start_ns (or timestamp_ns), request_end_ns
+	credit     *int64             // credit_issued_ns
 	icl        []float64          // inter_chunk_latency (nil: absent, or not a list)
 	iclUnit    string
 	iclBad     bool       // … holds an offending value: no event can be placed after it
@@ -55,7 +56,14 @@ type recordMeta struct {
 	TimestampNs json.RawMessage `json:"timestamp_ns"`
 	// RequestEndNs is the wall-clock time of the last raw response chunk
 	// (usage chunk and [DONE] included) or of the error.
-	RequestEndNs   json.RawMessage `json:"request_end_ns"`
+	RequestEndNs json.RawMessage `json:"request_end_ns"`
+	// CreditIssuedNs is when AIPerf's timing manager issued the request's
+	// credit (its slot in the schedule: a rate's next arrival, a freed
+	// concurrency slot), time.time_ns(); AIPerf's effective_latency is
+	// request_end_ns − credit_issued_ns (ai-dynamo/aiperf 36c0308
+	// docs/reference/effective-vs-active-metrics.md; record_models.py
+	// MetricRecordMetadata). Absent before AIPerf 0.4.
+	CreditIssuedNs json.RawMessage `json:"credit_issued_ns"`
 	BenchmarkPhase string          `json:"benchmark_phase"`
 	// CreditPhase is AIPerf 0.1.x's name for BenchmarkPhase.
 	CreditPhase  string `json:"credit_phase"`
@@ -136,6 +144,9 @@ func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
 		return fmt.Errorf("metadata.%w", err)
 	}
 	if r.end, err = vals.JSONTime("request_end_ns", p, md.RequestEndNs, ingest.Nanoseconds); err != nil {
+		return fmt.Errorf("metadata.%w", err)
+	}
+	if r.credit, err = vals.JSONTime("credit_issued_ns", p, md.CreditIssuedNs, ingest.Nanoseconds); err != nil {
 		return fmt.Errorf("metadata.%w", err)
 	}
 	for _, group := range [][]string{timeTags, countTags, {tagPerUserTPS}} {
@@ -421,6 +432,10 @@ func newStats() *stats {
 	return &stats{badUnits: map[string]int{}, byStatus: map[string]int{}}
 }
 
+// SourceCredit is Request.ScheduledStartSource of AIPerf's intended
+// starts.
+const SourceCredit = "aiperf:credit_issued_ns"
+
 // convert turns one record into a Request; its rebuilt messages, if any,
 // are rec.offs and rec.shape (appendRecord adds both to a batch). runID
 // and key place the request; streaming is the run's endpoint.streaming
@@ -437,6 +452,10 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats) f
 	if s := rec.start; s != nil {
 		req.StartNs = ingest.Ptr(*s)
 		req.ClockDomain = formats.ClockUnix
+		if c := rec.credit; c != nil {
+			req.ScheduledStartNs = ingest.Ptr(*c)
+			req.ScheduledStartSource = SourceCredit
+		}
 	}
 	setStatus(&req, rec)
 	setStreamEnd(&req, rec, st)

@@ -65,11 +65,17 @@ const (
 // guidellmPerRequest maps guidellm's per-request distributions to
 // quantities (over successful requests).
 var guidellmPerRequest = map[string]convention.ReportedMetric{
-	"time_to_first_token_ms":             convention.Map("ttft", 1),
-	"time_to_first_output_token_ms":      convention.Map("ttfo", 1),
-	"time_per_output_token_ms":           convention.Map("tpot", 1),
-	"inter_token_latency_ms":             convention.Map("itl", 1),
-	"request_latency":                    convention.Map("e2e", 1e-3),
+	"time_to_first_token_ms":        convention.Map("ttft", 1),
+	"time_to_first_output_token_ms": convention.Map("ttfo", 1),
+	"time_per_output_token_ms":      convention.Map("tpot", 1),
+	"inter_token_latency_ms":        convention.Map("itl", 1),
+	"request_latency":               convention.Map("e2e", 1e-3),
+	// request_start − targeted_start and request_end − targeted_start,
+	// null for strategies without a schedule (vllm-project/guidellm PR
+	// #1053, merged 2026-08-26, after v0.7.3); seconds, as guidellm's
+	// other unsuffixed times (request_latency) — no released file checked.
+	"request_dispatch_delay":             convention.Map("dispatch_delay", 1e-3),
+	"request_scheduled_latency":          convention.Map("sched_e2e", 1e-3),
 	"output_token_count":                 convention.Map("osl", 1),
 	"prompt_token_count":                 convention.Map("isl", 1),
 	"total_token_count":                  convention.Unmapped(whyGuideTotal),

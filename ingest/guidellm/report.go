@@ -80,6 +80,10 @@ type benchmark struct {
 	cutIn    string
 	rs       requestStats
 	vals     ingest.Values // the shared value checks of its records
+	// strategyType is config.strategy.type_ (v0.4+) or args.strategy.type_
+	// (v0.3), read once from the entries before the requests.
+	strategyType string
+	strategyRead bool
 }
 
 // errCut marks the end of the input inside the report.

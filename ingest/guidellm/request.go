@@ -56,6 +56,61 @@ type requestStats struct {
 	hiddenFirst  string
 	streamErr    int // successful records that were a stream's error event (traps.go)
 	streamFirst  string
+	scheduled    int // records given an intended start (targeted_start)
+	notSchedule  int // records whose targeted_start is no schedule (the strategy has none)
+}
+
+// SourceTargetedStart is Request.ScheduledStartSource of guidellm's
+// intended starts: info.timings.targeted_start (v0.4+), or
+// scheduler_info.targeted_start_time (v0.2–v0.3).
+const SourceTargetedStart = "guidellm:targeted_start"
+
+// scheduleStrategies are the guidellm strategies whose targeted_start is
+// a schedule: the rate's arrival times (constant: evenly spaced; poisson:
+// exponential gaps). The others target no time of their own —
+// synchronous and concurrent start when a request (or a stream's last
+// one) ends, throughput sends everything at its start — so their
+// targeted_start measures the wait for the previous request, not lateness
+// against a schedule: guidellm's request_dispatch_delay and
+// request_scheduled_latency are null for them (vllm-project/guidellm PR
+// #1053, issue #1048: a synchronous run's "delay" grew to minutes).
+var scheduleStrategies = map[string]bool{"constant": true, "poisson": true}
+
+// strategy is the benchmark's strategy type_ as far as the entries read
+// before its requests say ("" when they do not: guidellm writes config
+// and args before requests).
+func (b *benchmark) strategy() string {
+	if b.strategyRead {
+		return b.strategyType
+	}
+	b.strategyRead = true
+	for _, e := range b.entries {
+		switch e.Key {
+		case "config", "args":
+			if t := objOf(objOf(e.Value)["strategy"]).str("type_"); t != "" {
+				b.strategyType = t
+			}
+		}
+	}
+	return b.strategyType
+}
+
+// schedule sets req's intended start from a targeted_start of t seconds
+// (nil: absent) when the benchmark's strategy has a schedule.
+func (b *benchmark) schedule(req *formats.Request, t *float64) {
+	if t == nil || req.StartNs == nil {
+		return
+	}
+	if !scheduleStrategies[b.strategy()] {
+		b.rs.notSchedule++
+		return
+	}
+	ns, err := unixNs("targeted_start", t)
+	if err != nil || ns == nil {
+		return
+	}
+	req.ScheduledStartNs, req.ScheduledStartSource = ns, SourceTargetedStart
+	b.rs.scheduled++
 }
 
 type span struct{ start, end *float64 }
@@ -341,6 +396,13 @@ func requestV3(b *benchmark, o obj, status string, r reading) (formats.Request, 
 	} else {
 		b.rs.noStart++
 	}
+	if si := objOf(o["scheduler_info"]); si.has("targeted_start_time") {
+		ts, err := r.num(si, "scheduler_info.targeted_start_time", "targeted_start_time", maxTimeS)
+		if err != nil {
+			return req, err
+		}
+		b.schedule(&req, ts)
+	}
 	req.FirstTokenOffsetNs = r.offset("first_token_time", start, f["first_token_time"])
 	// v0.3 timed the first streamed text delta: the first token is content.
 	req.FirstContentOffsetNs = req.FirstTokenOffsetNs
@@ -391,7 +453,7 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 			return req, err
 		}
 	}
-	for _, k := range []string{"first_token_iteration", "last_token_iteration", "request_end", "resolve_end"} {
+	for _, k := range []string{"first_token_iteration", "last_token_iteration", "request_end", "resolve_end", "targeted_start"} {
 		if t[k], err = r.num(tm, "info.timings."+k, k, maxTimeS); err != nil {
 			return req, err
 		}
@@ -458,6 +520,7 @@ func (d *decoder) requestV4(b *benchmark, o obj, status string, r reading) (form
 	} else {
 		b.rs.noStart++
 	}
+	b.schedule(&req, t["targeted_start"])
 	req.FirstTokenOffsetNs = r.offset("info.timings.first_token_iteration", start, t["first_token_iteration"])
 	req.LastTokenOffsetNs = r.offset("info.timings.last_token_iteration", start, t["last_token_iteration"])
 	req.StreamEndOffsetNs = r.offset("info.timings.request_end", start, end)

@@ -527,6 +527,16 @@ func (d *decoder) requestNotes(b *benchmark, e map[string]json.RawMessage, shape
 	if rs.noStart > 0 {
 		notes = append(notes, fmt.Sprintf("records without a start time (start_ns null, offsets null): %d", rs.noStart))
 	}
+	if rs.scheduled > 0 {
+		notes = append(notes, fmt.Sprintf("scheduled_start_ns = targeted_start (the %s strategy's arrival time) on %d records", b.strategy(), rs.scheduled))
+	}
+	if rs.notSchedule > 0 {
+		st := b.strategy()
+		if st == "" {
+			st = "unrecorded"
+		}
+		notes = append(notes, fmt.Sprintf("targeted_start not imported as intended starts on %d records: the %s strategy has no schedule of its own (guidellm's request_dispatch_delay is null for it, PR #1053; measured from it, a synchronous run's delay grows to minutes, guidellm#1048)", rs.notSchedule, st))
+	}
 	if rs.startResolve > 0 {
 		notes = append(notes, fmt.Sprintf("records without info.timings.request_start, timed from resolve_start: %d", rs.startResolve))
 	}

@@ -29,8 +29,11 @@ type rawFile struct {
 	path  string
 	src   formats.SourceFile
 	lites []lite
-	seed  maphash.Seed // of the respHints
-	cut   string
+	// scheduled counts the records with a scheduled_time (their intended
+	// starts are imported).
+	scheduled int
+	seed      maphash.Seed // of the respHints
+	cut       string
 	// assign routes record i to a run; assignNote says how.
 	assign     []*runPlan
 	assignNote string
@@ -84,6 +87,9 @@ func (im *runImport) readRawPass1(path string) (*rawFile, error) {
 		raw.lites = append(raw.lites, lite{r.start, r.end, r.stageID, r.respOff, r.respLen, r.respHash})
 		if r.stageID == nil {
 			raw.allStageIDs = false
+		}
+		if r.sched != nil {
+			raw.scheduled++
 		}
 		raw.gens[r.gen]++
 		if first || raw.timing == timingRead && r.gen != genNoInfo {
@@ -293,6 +299,11 @@ func (im *runImport) rawNotes(p *runPlan) []string {
 		line += ": " + countList(p.errors)
 	}
 	notes = append(notes, line)
+	if raw.scheduled > 0 {
+		notes = append(notes, fmt.Sprintf("scheduled_start_ns = scheduled_time (the load generator's intended send time) on %d records of the file", raw.scheduled))
+	} else {
+		notes = append(notes, "the records have no scheduled_time (inference-perf writes none per request up to 7de5ef2, only load_summary.schedule_delay): no intended starts, so schedule_delay cannot be recomputed and latencies are from the actual send")
+	}
 	if p.unplaced > 0 {
 		notes = append(notes, fmt.Sprintf("records whose times hold an offending value (the run's data checks): %d; kept with their status and counts, without start, offsets or events", p.unplaced))
 	}

@@ -56,12 +56,19 @@ func (g generation) String() string {
 // arbitrary origin, comparable within one run only.
 type record struct {
 	start, end float64
-	stageID    *int
-	gen        generation
-	extraInfo  bool // info.extra_info present (v0.3+)
-	failed     bool
-	errType    string
-	errMsg     string
+	// sched is scheduled_time (RequestLifecycleMetric: when the load
+	// generator's schedule meant the request to be sent; start_time −
+	// scheduled_time is load_summary.schedule_delay in reportgen/base.py
+	// summarize_requests, kubernetes-sigs/inference-perf 7de5ef2), nil
+	// where the record has none — every per-request file upstream at
+	// 7de5ef2; forks and later versions may write it.
+	sched     *float64
+	stageID   *int
+	gen       generation
+	extraInfo bool // info.extra_info present (v0.3+)
+	failed    bool
+	errType   string
+	errMsg    string
 	// the tool's counts (client re-tokenization; v0.5: the per-chunk sum)
 	inputTokens, outputTokens *float64
 	// server usage (v0.5+ with stream_options.include_usage or unary)
@@ -131,6 +138,9 @@ func parseRecord(fields *obj) (*record, error) {
 		return nil, err
 	}
 	r.start, r.end = *start, *end
+	if r.sched, err = number(fields, "scheduled_time", "scheduled_time", false); err != nil {
+		return nil, err
+	}
 	if raw, ok := fields.m["stage_id"]; ok && !isNull(raw) {
 		v, err := number(fields, "stage_id", "stage_id", false)
 		if err != nil {
@@ -391,6 +401,9 @@ func (r *record) checkValues(vals *ingest.Values, p ingest.Pos) {
 	maxTime := float64(ingest.MaxTimeNs) / ingest.Seconds
 	if !vals.Check("start_time", p, r.start, maxTime) {
 		r.timesBad = true
+	}
+	if r.sched != nil && !vals.Check("scheduled_time", p, *r.sched, maxTime) {
+		r.sched = nil
 	}
 	after := func(field string, t float64) bool {
 		if r.timesBad {
@@ -674,11 +687,20 @@ func (r *record) eventsOf(tokensKnown, noText bool, cm *chunkMemo) ([]formats.Ev
 	return events, true
 }
 
+// SourceScheduledTime is Request.ScheduledStartSource of inference-perf's
+// intended starts.
+const SourceScheduledTime = "inference-perf:scheduled_time"
+
 // toRequest builds the Request of record key in run runID.
 func (r *record) toRequest(runID string, key int64, events []formats.Event, cm *chunkMemo) formats.Request {
 	req := formats.Request{RunID: runID, RequestKey: key, ClockDomain: formats.ClockMonotonic}
 	if ns, ok := toNs(r.start); ok && !r.timesBad {
 		req.StartNs = ingest.Ptr(ns)
+		if r.sched != nil {
+			if s, ok := toNs(*r.sched); ok {
+				req.ScheduledStartNs, req.ScheduledStartSource = ingest.Ptr(s), SourceScheduledTime
+			}
+		}
 	} else {
 		req.ClockDomain = ""
 	}

@@ -46,7 +46,7 @@ func reproduceIn(t *testing.T, path string, tok analyze.TokenCounter, convs ...c
 // statistics inference-perf reports that no per-request file can give
 // back, each for a stated reason.
 var notReproducible = map[string]string{
-	"load_summary.schedule_delay":                        "scheduled_time",
+	"load_summary.schedule_delay":                        "intended start",
 	"load_summary.send_duration":                         "send_duration",
 	"load_summary.achieved_rate":                         "send_duration",
 	"load_summary.requested_rate":                        "configured",

@@ -43,7 +43,6 @@ var Profile = convention.Convention{
 
 const (
 	whyVLLMDuration  = "vLLM's duration is perf_counter around its dispatch loop (after warm-up and profiler start); the requests' start times bound it from inside only"
-	whyQueue         = "queue_times (the client's wait for the --max-concurrency semaphore) are not imported per request"
 	whyPeakTokens    = "peak of 1-s bins of one token per message at start + ttft + Σ itl; tokentrace computes no such statistic"
 	whyPeakConc      = "sweep-line peak of [start, start + latency) over successful requests; tokentrace computes no such statistic"
 	whyServerMetrics = "read by the client from the server's Prometheus /metrics before and after the run; not in the per-request data"
@@ -59,8 +58,8 @@ func metrics(c convention.Convention) map[string]convention.ReportedMetric {
 		"tpot_ms":                                   convention.Map("tpot", 1),
 		"itl_ms":                                    convention.Map("itl", 1),
 		"e2el_ms":                                   convention.Map("e2e", 1),
-		"client_queue_time_ms":                      convention.Unmapped(whyQueue),
-		"e2el_including_client_queue_ms":            convention.Unmapped(whyQueue),
+		"client_queue_time_ms":                      convention.Map("dispatch_delay", 1),
+		"e2el_including_client_queue_ms":            convention.Map("sched_e2e", 1),
 		"completed":                                 convention.Map("scalar:counted", 1),
 		"failed":                                    convention.Map("scalar:failed", 1),
 		"total_input_tokens":                        convention.Map("scalar:sum:isl", 1),

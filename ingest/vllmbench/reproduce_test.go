@@ -71,18 +71,19 @@ func TestReproduceDetailedFixture(t *testing.T) {
 		t.Fatalf("%d runs, want 2", len(rep.Runs))
 	}
 	notReproducible := map[string]string{
-		"client_queue_time_ms":           "queue_times",
-		"e2el_including_client_queue_ms": "queue_times",
-		"duration":                       "dispatch loop",
-		"request_goodput":                "goodput constraints",
-		"max_output_tokens_per_s":        "1-s bins",
-		"max_concurrent_requests":        "sweep-line",
-		"rtfx":                           "audio",
+		"duration":                "dispatch loop",
+		"request_goodput":         "goodput constraints",
+		"max_output_tokens_per_s": "1-s bins",
+		"max_concurrent_requests": "sweep-line",
+		"rtfx":                    "audio",
 	}
 	throughput := map[string]bool{"request_throughput": true, "output_throughput": true, "total_token_throughput": true}
 	for ri, want := range []struct{ reproduced, latency int }{
-		// object 1: 4 metrics × 7 statistics, completed, failed, 2 token totals (+3 throughputs once wired)
-		{4*7 + 4, 28},
+		// object 1: 4 metrics × 7 statistics, the client queue and the
+		// queue-inclusive E2EL × 7 (from start_times − queue_times: the
+		// intended starts), completed, failed, 2 token totals (+3
+		// throughputs once wired)
+		{6*7 + 4, 42},
 		// object 2: 3 metrics × 5 statistics, completed, 2 token totals (+3 throughputs)
 		{3*5 + 3, 15},
 	} {

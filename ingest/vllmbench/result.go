@@ -307,6 +307,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	if err != nil {
 		return ingest.Wrap(f.path, r.v.Where, err)
 	}
+	if d != nil {
+		d.schedule = d.queues != nil && d.starts != nil && r.rate != nil && !math.IsInf(*r.rate, 1)
+	}
 	var notes []string
 	if cut != "" {
 		notes = append(notes, cut+"; every complete result object before it was imported")

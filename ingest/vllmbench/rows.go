@@ -20,6 +20,9 @@ type details struct {
 	itls                                         [][]float64
 	errs, texts                                  []string
 	names                                        []string // the arrays present, sorted
+	// schedule: queue_times give each request's intended start
+	// (start_times − queue_times), set by emit for a finite request rate.
+	schedule bool
 	// sums are the itls' summaries for the traps (nil without itls).
 	sums []itlSum
 	// stream, when set, is where the itls and generated_texts are read
@@ -31,6 +34,16 @@ type details struct {
 // rowArrays are the arrays that make rows: they say when or whether each
 // request answered. input_lens, start_times, generated_texts and
 // queue_times alone do not.
+//
+// queue_times (vllm-project/vllm PR #54136, v0.30.0) are each request's
+// wait between its arrival — when vLLM's request generator yielded it on
+// the --request-rate schedule — and its start_time, spent on the
+// --max-concurrency semaphore: client_queue_time = start_time −
+// arrival, and e2el_including_client_queue = latency + queue_time, in
+// vllm/benchmarks/serve.py. The arrival is the request's intended start
+// (ScheduledStartNs = start_times − queue_times) when the rate is finite;
+// with an infinite rate every request arrives at the benchmark's start, no
+// schedule (vLLM leaves e2el_including_client_queue out then too).
 var rowArrays = []string{"ttfts", "itls", "output_lens", "errors", "latencies"}
 
 // Ranges of the per-request arrays (the shared value checks: an element
@@ -40,7 +53,7 @@ var rowArrays = []string{"ttfts", "itls", "output_lens", "errors", "latencies"}
 var arrayMax = map[string]float64{
 	"ttfts": ingest.MaxIn(ingest.Seconds), "latencies": ingest.MaxIn(ingest.Seconds), "itls": ingest.MaxIn(ingest.Seconds),
 	"input_lens": ingest.MaxTokens, "output_lens": ingest.MaxTokens,
-	"start_times": ingest.MaxTimeNs / ingest.Seconds,
+	"start_times": ingest.MaxTimeNs / ingest.Seconds, "queue_times": ingest.MaxIn(ingest.Seconds),
 }
 
 // parseDetails reads the arrays; nil when none of rowArrays is present.
@@ -69,7 +82,7 @@ func parseDetails(arrays map[string]json.RawMessage, vals *ingest.Values, at str
 		if maxV, checked := arrayMax[key]; checked {
 			v, err = pybench.Column(key, raw, vals, at, maxV)
 		} else {
-			v, err = pybench.Floats(key, raw) // queue_times: not imported
+			v, err = pybench.Floats(key, raw)
 		}
 		if err != nil {
 			return err
@@ -146,6 +159,7 @@ type rowStats struct {
 	ok, failed, empty        int
 	errTypes                 map[string]int
 	emptyReason              int // failed with errors[i] == "" (no reply, no reason)
+	scheduled                int // requests given an intended start (queue_times)
 	rebuilt                  pybench.Rebuilt
 	noTTFT                   int // ok requests without a first-token time
 	fromLatencyOnly          int
@@ -223,6 +237,12 @@ func (d *details) request(runID string, i int, gaps []float64, text *string, st 
 	if d.starts != nil {
 		if ns, ok := pybench.SecondsNs(d.starts[i]); ok {
 			req.StartNs, req.ClockDomain = ingest.Ptr(ns), formats.ClockMonotonic
+			if d.schedule {
+				if q, ok := pybench.SecondsNs(d.queues[i]); ok {
+					req.ScheduledStartNs, req.ScheduledStartSource = ingest.Ptr(ns-q), SourceQueueTimes
+					st.scheduled++
+				}
+			}
 		} else {
 			st.badStarts++
 		}
@@ -355,14 +375,23 @@ func (d *details) notes(st *rowStats) []string {
 			notes = append(notes, "every rebuilt last message matches the request's latency (vLLM: latency = last choices message − start)")
 		}
 	}
-	if d.queues != nil {
-		notes = append(notes, "queue_times (client-side wait for the --max-concurrency semaphore before start_times) not imported: no request column holds it")
+	switch {
+	case d.queues != nil && d.schedule:
+		notes = append(notes, fmt.Sprintf("scheduled_start_ns = start_times − queue_times (the wait for the --max-concurrency semaphore after the request's arrival on the --request-rate schedule) on %d of %d requests", st.scheduled, d.n))
+	case d.queues != nil && d.starts == nil:
+		notes = append(notes, "queue_times not imported as intended starts: the file has no start_times to subtract them from")
+	case d.queues != nil:
+		notes = append(notes, "queue_times not imported as intended starts: with request_rate inf every request arrives at the benchmark's start, a burst and no schedule (vLLM leaves e2el_including_client_queue out too); the wait is the closed loop's")
 	}
 	if st.badStarts > 0 || st.badTokenCount > 0 {
 		notes = append(notes, fmt.Sprintf("values left null (null in the file, or an offending value: the run's data checks): %d start times, %d token counts", st.badStarts, st.badTokenCount))
 	}
 	return notes
 }
+
+// SourceQueueTimes is Request.ScheduledStartSource of vLLM's intended
+// starts (start_times − queue_times).
+const SourceQueueTimes = "vllm:queue_times"
 
 // countList renders "a ×2, b ×1" sorted, prefixed with ": ".
 func countList(m map[string]int) string {

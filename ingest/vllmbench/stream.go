@@ -102,7 +102,7 @@ func streamDetails(cols map[string]*pybench.Stream, sums []itlSum, src *pybench.
 		}
 		maxV, checked := arrayMax[a.key]
 		if !checked {
-			maxV = -1 // queue_times: not imported, read as Floats does
+			maxV = -1 // read as Floats does
 		}
 		*a.dst, lengths[a.key] = pybench.NumberValues(a.key, c, vals, at, maxV), c.N
 	}

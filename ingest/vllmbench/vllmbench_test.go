@@ -209,7 +209,7 @@ func TestDetailedFixture(t *testing.T) {
 		t.Errorf("%d events, texts %q", len(c.Events), texts)
 	}
 	notesContain(t, run, "requests: 5 from the per-request arrays (errors, generated_texts, input_lens, itls, latencies, output_lens, queue_times, start_times, ttfts): 4 ok, 0 empty, 1 error: aiohttp.client_exceptions.ServerDisconnectedError ×1",
-		"every rebuilt last message matches the request's latency", "kept in config_json: gpu", "queue_times (client-side wait")
+		"every rebuilt last message matches the request's latency", "kept in config_json: gpu", "scheduled_start_ns = start_times − queue_times")
 	notesContain(t, run2, "no start_times", "failed requests with an empty error", "HTTP 429 ×1", `old spelling "request_goodput:"`)
 	// unknown key gpu (once), the typo (once)
 	if len(warnings) != 2 {
