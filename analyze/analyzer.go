@@ -875,6 +875,9 @@ func implausible(s *Samples) (string, int) {
 		q := x.Name
 		n, l := 0, 0
 		for _, v := range s.Values[x] {
+			if math.IsInf(v, 1) && x.FromStart && s.Failed > 0 {
+				continue // a failed request counted as +∞, not a value
+			}
 			switch {
 			case v < 0:
 				n++

@@ -98,6 +98,18 @@ type InFlightReport struct {
 	// the first start to the last recorded time.
 	Max         int `json:"max"`
 	MeanOverRun F   `json:"mean"`
+	// P50, P90 and P99 are duration-weighted percentiles of the count over
+	// the same span: the count that held for that share of the run's time
+	// (AIPerf's effective_concurrency percentiles: the (count, duration)
+	// pairs sorted by count, the first whose cumulative duration reaches p).
+	P50 F `json:"p50"`
+	P90 F `json:"p90"`
+	P99 F `json:"p99"`
+	// ActiveMean is the time-weighted mean over the time at least one
+	// request was in flight (AIPerf's "active" restriction), and BusyShare
+	// that time's share of the run.
+	ActiveMean F `json:"active_mean"`
+	BusyShare  F `json:"busy_share"`
 	// Concurrency is the run's closed-loop concurrency when it has one
 	// (0: none).
 	Concurrency int `json:"concurrency"`
@@ -265,7 +277,75 @@ func inFlightReport(run *formats.Run, rt *runTimes) *InFlightReport {
 		}
 	}
 	rep.MeanOverRun, _ = inFlightOver(rt.steps, rt.t0, rt.tLast)
+	tw := TimeWeighted(rt.steps, rt.t0, rt.tLast, []float64{0.5, 0.9, 0.99})
+	rep.P50, rep.P90, rep.P99 = F(tw.Quantiles[0]), F(tw.Quantiles[1]), F(tw.Quantiles[2])
+	rep.ActiveMean, rep.BusyShare = F(tw.ActiveMean), F(tw.BusyShare)
 	return rep
+}
+
+// TimeWeightedStats are a step function's statistics over a span of time.
+type TimeWeightedStats struct {
+	// Mean is the time-weighted mean over the span; ActiveMean over the
+	// part of it where the count is above 0, whose share of the span is
+	// BusyShare.
+	Mean, ActiveMean, BusyShare float64
+	// Quantiles are the duration-weighted percentiles at the asked
+	// probabilities: for p, the smallest count c such that the count was
+	// ≤ c for at least the share p of the span.
+	Quantiles []float64
+}
+
+// TimeWeighted summarizes the count of steps (formats.InFlightSteps: the
+// count from each step's time to the next) over [from, to); NaN values
+// for an empty span. Source of the percentile rule: ai-dynamo/aiperf
+// 36c0308 docs/reference/effective-vs-active-metrics.md (effective
+// metrics).
+func TimeWeighted(steps []formats.Step, from, to int64, ps []float64) TimeWeightedStats {
+	nan := math.NaN()
+	out := TimeWeightedStats{Mean: nan, ActiveMean: nan, BusyShare: nan, Quantiles: make([]float64, len(ps))}
+	for i := range out.Quantiles {
+		out.Quantiles[i] = nan
+	}
+	if to <= from {
+		return out
+	}
+	dur := map[int]float64{} // count → time spent at it
+	k := sort.Search(len(steps), func(i int) bool { return steps[i].TimeNs > from })
+	cur, t := 0, from
+	if k > 0 {
+		cur = steps[k-1].Count
+	}
+	for ; k < len(steps) && steps[k].TimeNs < to; k++ {
+		dur[cur] += float64(steps[k].TimeNs - t)
+		t, cur = steps[k].TimeNs, steps[k].Count
+	}
+	dur[cur] += float64(to - t)
+	total := float64(to - from)
+	var area, busy float64
+	counts := make([]int, 0, len(dur))
+	for c, d := range dur {
+		counts = append(counts, c)
+		area += float64(c) * d
+		if c > 0 {
+			busy += d
+		}
+	}
+	sort.Ints(counts)
+	out.Mean, out.BusyShare = area/total, busy/total
+	if busy > 0 {
+		out.ActiveMean = area / busy
+	}
+	for i, p := range ps {
+		cum := 0.0
+		for _, c := range counts {
+			cum += dur[c]
+			if cum >= p*total-1e-9*total {
+				out.Quantiles[i] = float64(c)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // DescribeBounds writes bounds as "slot_reused 10, timeout 2", in the

@@ -52,6 +52,11 @@ type Metric struct {
 	// WithReasoning: reported only where some request produced reasoning
 	// (otherwise it equals TTFT).
 	WithReasoning bool
+	// FromStart: a latency from the request's start (TTFT, TTFO, E2E and
+	// their schedule-relative forms): under a convention that counts
+	// failed requests as +∞ (convention.FailedInfinite, AIPerf adj_*) each
+	// failed or cancelled request adds one +∞ value.
+	FromStart bool
 	// Scheduled: the metric is measured from the request's intended start
 	// (formats.Request.ScheduledStartNs) and reported only where some
 	// completed request has one; a run whose file records no schedule has
@@ -128,17 +133,17 @@ type RunValue struct {
 // on.
 var (
 	TTFT = &Metric{Name: "ttft", Key: "ttft_ms", Label: "TTFT", Unit: "ms", Scope: PerRequest,
-		Doc:    "time to first token: request start → first response (a message carrying generated tokens, reasoning included, under the canonical convention)",
-		Source: "CONVENTIONS.md responses; = AIPerf time_to_first_token",
-		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.TTFTMs },
-		SQL:    "ttft_ms",
-		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+		Doc:       "time to first token: request start → first response (a message carrying generated tokens, reasoning included, under the canonical convention)",
+		Source:    "CONVENTIONS.md responses; = AIPerf time_to_first_token",
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.TTFTMs },
+		SQL:       "ttft_ms",
+		FromStart: true, Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	TTFO = &Metric{Name: "ttfo", Key: "ttfo_ms", Label: "TTFO", Unit: "ms", Scope: PerRequest,
 		Doc:           "time to first output token: request start → first content message (after any reasoning); reported only where some request produced reasoning",
 		Source:        "AIPerf time_to_first_output_token",
 		Value:         func(m *RequestMetrics, _ Deadlines) float64 { return m.TTFOMs },
 		WithReasoning: true, SQL: "ttfo_ms",
-		Report: true, SLO: true, Gate: true}
+		FromStart: true, Report: true, SLO: true, Gate: true}
 	TTST = &Metric{Name: "ttst", Key: "ttst_ms", Label: "TTST", Unit: "ms", Scope: PerRequest,
 		Doc:       "time to second token: first → second response",
 		Source:    "GenAI-Perf and AIPerf time_to_second_token",
@@ -161,11 +166,11 @@ var (
 		Streaming: true, SQL: "itl_ms",
 		Report: true, Tail: true, Gate: true, Reconcile: true}
 	E2E = &Metric{Name: "e2e", Key: "e2e_ms", Label: "E2E", Unit: "ms", Scope: PerRequest,
-		Doc:    "end-to-end latency: request start → the convention's end (the last generated token under the canonical convention)",
-		Source: "CONVENTIONS.md e2e_end; = AIPerf request_latency",
-		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.E2EMs },
-		SQL:    "e2e_ms",
-		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+		Doc:       "end-to-end latency: request start → the convention's end (the last generated token under the canonical convention)",
+		Source:    "CONVENTIONS.md e2e_end; = AIPerf request_latency",
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.E2EMs },
+		SQL:       "e2e_ms",
+		FromStart: true, Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	DispatchDelay = &Metric{Name: "dispatch_delay", Key: "dispatch_delay_ms", Label: "dispatch delay", Unit: "ms", Scope: PerRequest,
 		Doc:       "actual start − intended start: how late the load generator sent the request against its schedule (its coordinated omission); slightly negative where a tool sends early; reported only where the file records intended starts",
 		Source:    "formats/SCHEMA.md requests.scheduled_start_ns; = guidellm request_dispatch_delay (PR #1053), vLLM client_queue_time (PR #54136), inference-perf load_summary.schedule_delay",
@@ -175,15 +180,15 @@ var (
 	SchedTTFT = &Metric{Name: "sched_ttft", Key: "sched_ttft_ms", Label: "sched TTFT", Unit: "ms", Scope: PerRequest,
 		Doc:       "time to first token from the intended start: dispatch delay + TTFT, the first-token latency a user arriving on schedule saw",
 		Source:    "formats/SCHEMA.md requests.scheduled_start_ns; MLCommons endpoints TTFT from sample.issued",
-		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.DispatchDelayMs + m.TTFTMs },
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return fromSchedule(m, m.TTFTMs) },
 		Scheduled: true, SQL: "dispatch_delay_ms + ttft_ms",
-		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+		FromStart: true, Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	SchedE2E = &Metric{Name: "sched_e2e", Key: "sched_e2e_ms", Label: "sched E2E", Unit: "ms", Scope: PerRequest,
 		Doc:       "end-to-end latency from the intended start: dispatch delay + E2E, the latency free of coordinated omission",
 		Source:    "formats/SCHEMA.md requests.scheduled_start_ns; = AIPerf effective_latency, guidellm request_scheduled_latency (PR #1053), vLLM e2el_including_client_queue (PR #54136)",
-		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return m.DispatchDelayMs + m.E2EMs },
+		Value:     func(m *RequestMetrics, _ Deadlines) float64 { return fromSchedule(m, m.E2EMs) },
 		Scheduled: true, SQL: "dispatch_delay_ms + e2e_ms",
-		Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
+		FromStart: true, Report: true, Tail: true, SLO: true, Gate: true, Reconcile: true}
 	OSL = &Metric{Name: "osl", Key: "osl_tokens", Label: "OSL", Unit: "tokens", Scope: PerRequest,
 		Doc:    "output sequence length N: generated tokens, reasoning included, from the convention's first available count source",
 		Source: "CONVENTIONS.md output_count",
@@ -319,6 +324,16 @@ var DataWarnings = &Metric{Name: "data_warnings", Label: "data warnings", Unit: 
 		}
 		return RunValue{Value: float64(n)}
 	}}
+
+// fromSchedule is a latency v of m measured from the intended start: v
+// itself when the convention already measures from it, else the dispatch
+// delay + v (NaN without an intended start).
+func fromSchedule(m *RequestMetrics, v float64) float64 {
+	if m.FromSchedule {
+		return v
+	}
+	return m.DispatchDelayMs + v
+}
 
 // throughputValue is a throughput's RunValue: recomputed, or the tool's
 // own where the source has no start times.

@@ -111,6 +111,10 @@ type RequestMetrics struct {
 	// DispatchDelayMs is start − intended start (Request.ScheduledStartNs)
 	// in ms; NaN where the request has no intended start or no start.
 	DispatchDelayMs float64
+	// FromSchedule: TTFT, TTFO and E2E are measured from the intended
+	// start (a LatencyFromSchedule convention), so they already hold the
+	// dispatch delay.
+	FromSchedule bool
 }
 
 // ErrorKey groups failed requests in a report: status, code, type and the
@@ -400,6 +404,19 @@ func ComputeRequest(c convention.Convention, r *formats.Request, events []format
 // first content, second token, last token). tok re-tokenizes text for
 // CountTokenizer; nil when no tokenizer is available.
 func ComputeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bool, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
+	m, itl := computeBatch(c, b, i, srv, tok, itl)
+	if c.LatencyFrom == convention.LatencyFromSchedule && !math.IsNaN(m.DispatchDelayMs) {
+		// measured from the intended start: the first response, E2E and
+		// the stream's end move by the dispatch delay; the gaps between
+		// responses (TTST, TPOT, ITL) do not
+		d := m.DispatchDelayMs
+		m.TTFTMs, m.TTFOMs, m.E2EMs, m.LastResponseMs, m.StreamEndMs = m.TTFTMs+d, m.TTFOMs+d, m.E2EMs+d, m.LastResponseMs+d, m.StreamEndMs+d
+		m.FromSchedule = true
+	}
+	return m, itl
+}
+
+func computeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bool, tok TokenCounter, itl []float64) (RequestMetrics, []float64) {
 	q := &b.Req
 	ms := newMsgs(b, i, srv)
 	nan := math.NaN()

@@ -10,6 +10,8 @@ var Canonical = convention.Convention{
 	Responses:          convention.ResponsesTokens,
 	ResponseUnit:       convention.UnitMessage,
 	E2EEnd:             convention.E2ELastResponse,
+	LatencyFrom:        convention.LatencyFromSend,
+	FailedLatency:      convention.FailedExcluded,
 	OutputTokens:       []convention.CountSource{convention.CountServerUsage, convention.CountToolReported, convention.CountTokenizer, convention.CountResponses},
 	TokenizeReasoning:  true,
 	TPOTFrom:           convention.TPOTFromFirstResponse,
@@ -27,6 +29,8 @@ var Canonical = convention.Convention{
 		"responses":           "tokentrace: the user waits for the first generated token, reasoning included (= AIPerf time_to_first_token)",
 		"response_unit":       "tokentrace: SSE messages, as the server sent them",
 		"e2e_end":             "tokentrace: the last generated token; usage/[DONE] are transport, kept as stream_end",
+		"failed_requests":     "tokentrace: latencies are over completed requests; failures are counted apart (error rate, goodput); tokentrace-adjusted counts them as +∞",
+		"latency_from":        "tokentrace: the request's send, as every tool's headline numbers; tokentrace-schedule measures from the intended start",
 		"output_count":        "tokentrace: the server's count is exact; tool counts and re-tokenization are fallbacks",
 		"tokenize_reasoning":  "tokentrace: reasoning tokens are generated tokens",
 		"special_tokens":      "tokentrace: BOS is not generated",
@@ -43,3 +47,37 @@ var Canonical = convention.Convention{
 		"corrections":         "tokentrace: a tool's known per-request bugs are corrected from the raw fields (TRAPS.md); the raw values stay in the tables",
 	},
 }
+
+// Scheduled is the canonical convention measured from each request's
+// intended start (formats.Request.ScheduledStartNs) where the file records
+// one: TTFT and E2E free of coordinated omission, the numbers a user
+// arriving on the load generator's schedule saw (= AIPerf
+// effective_latency, guidellm request_scheduled_latency, vLLM
+// e2el_including_client_queue). A request without an intended start is
+// measured from its send, so on a file without a schedule it equals
+// Canonical. reconcile --to-convention tokentrace-schedule names the step.
+var Scheduled = func() convention.Convention {
+	c := convention.WithName(Canonical, "tokentrace-schedule", map[string]string{
+		"latency_from": "tokentrace: from the intended start, so a load generator that fell behind its schedule cannot hide the wait (coordinated omission)",
+	})
+	c.LatencyFrom = convention.LatencyFromSchedule
+	return c
+}()
+
+// Adjusted is the canonical convention with failed and cancelled requests
+// counted as +∞ in every latency from the start (TTFT, TTFO, E2E and
+// their schedule-relative forms): AIPerf's error-adjusted adj_* metrics
+// (PERCENTILE_INCLUDES_FAILED_REQUESTS, ai-dynamo/aiperf#688). A P99 is
+// then +∞ once 1% of the requests failed: a tail that failures cannot
+// flatter.
+var Adjusted = func() convention.Convention {
+	c := convention.WithName(Canonical, "tokentrace-adjusted", map[string]string{
+		"failed_requests": "AIPerf adj_* (ai-dynamo/aiperf 36c0308 docs/reference/effective-vs-active-metrics.md, Failed requests): the success-only distribution plus one +inf per errored record",
+	})
+	c.FailedLatency = convention.FailedInfinite
+	return c
+}()
+
+// Variants are tokentrace's conventions besides Canonical
+// (convention.Set.WithProfiles).
+var Variants = []convention.Convention{Scheduled, Adjusted}

@@ -12,8 +12,13 @@ import (
 
 // ReportSchemaVersion is the version of the JSON report contract
 // (report.json, `report --format json`). It changes when a key is removed,
-// renamed or changes meaning; adding keys does not change it.
-const ReportSchemaVersion = 1
+// renamed or changes meaning, or when a release adds a family of keys
+// (analyze/REPORT.md lists each version); readers accept keys they do not
+// know. 2: the schedule-relative metrics (dispatch_delay_ms,
+// sched_ttft_ms, sched_e2e_ms), the conventions' latency_from and
+// failed_requests choices (a statistic may be +∞: null with "infinite"),
+// in_flight's time-weighted percentiles.
+const ReportSchemaVersion = 2
 
 // Report is the analysis of one or more runs: the JSON contract documented
 // in analyze/REPORT.md. Undefined statistics are null.
@@ -178,8 +183,9 @@ func (ms Metrics) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// UnmarshalJSON reads the object MarshalJSON writes (keys of metrics not in
-// the Table are an error), in the table's order.
+// UnmarshalJSON reads the object MarshalJSON writes, in the table's
+// order; keys of metrics not in the Table (a newer tokentrace's) are
+// skipped.
 func (ms *Metrics) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {

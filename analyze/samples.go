@@ -20,6 +20,10 @@ type Samples struct {
 	// set; AnyReasoning is true when one of them produced reasoning.
 	Counted      int
 	AnyReasoning bool
+	// Failed is the number of failed and cancelled requests counted as +∞
+	// in the latencies from the start (convention.FailedInfinite); 0
+	// otherwise.
+	Failed int
 	// AnyScheduled is true when one of them has an intended start (the
 	// Scheduled metrics are reported).
 	AnyScheduled bool
@@ -50,6 +54,7 @@ func Sample(c convention.Convention, reqs []RequestMetrics, itl []float64, strea
 	s := &Samples{Values: map[*Metric][]float64{}, Weights: map[*Metric][]float64{}, tokensKnown: true, noEvents: true}
 	weighted := c.Percentile == convention.PercentileWeightedNearestRank
 	perRequestITL := c.ITL == convention.ITLPerRequestMean
+	failedInf := c.FailedLatency == convention.FailedInfinite
 	add := func(x *Metric, m *RequestMetrics) {
 		v := x.Value(m, Deadlines{})
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -71,6 +76,17 @@ func Sample(c convention.Convention, reqs []RequestMetrics, itl []float64, strea
 					if x.FailedRequests {
 						add(x, m)
 					}
+				}
+				if failedInf {
+					// AIPerf adj_*: one +∞ per failure in every latency
+					// from the start (the schedule-relative ones where the
+					// request had an intended start)
+					for _, x := range Table {
+						if x.FromStart && (!x.Scheduled || !math.IsNaN(m.DispatchDelayMs)) && (!x.WithReasoning || m.HasReasoning) {
+							s.Values[x] = append(s.Values[x], math.Inf(1))
+						}
+					}
+					s.Failed++
 				}
 			}
 			continue

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 )
@@ -141,5 +142,96 @@ func TestCoordinatedOmission(t *testing.T) {
 	}
 	if findWarning(rr, TrapCoordinatedOmission) != nil {
 		t.Error("flagged without intended starts")
+	}
+}
+
+// TestFailedAsInfinite: under tokentrace-adjusted (AIPerf's adj_*) each
+// failed request adds one +∞ to TTFT and E2E: with 1 failure in 100 the
+// P99 (rank 0.99·99 = 98.01, between the 99th finite value and the +∞)
+// is +∞ and the P50 unchanged; with 1 in 200 the P99 (rank 197.01, both
+// neighbours finite) stays 500 ms; TPOT and ITL are untouched.
+func TestFailedAsInfinite(t *testing.T) {
+	yes := true
+	run := formats.Run{RunID: "r", Tool: "x", Streaming: &yes}
+	rows := func(ok, failed int) []func() (formats.Request, []formats.Event) {
+		var out []func() (formats.Request, []formats.Event)
+		for i := range ok + failed {
+			out = append(out, func() (formats.Request, []formats.Event) {
+				if i >= ok {
+					return formats.Request{RunID: "r", RequestKey: int64(i), StartNs: ingest.Ptr(int64(i) * ms), Status: formats.StatusError, ErrorText: "HTTP 500"}, nil
+				}
+				return classic(int64(i), int64(i)*ms)
+			})
+		}
+		return out
+	}
+	a := NewAnalyzer(Adjusted)
+	for _, f := range rows(99, 1) {
+		r, e := f()
+		if err := a.Request(&r, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Run(&run); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Report(Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return Adjusted }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := rep.Runs[0]
+	ttft := rr.Metrics.Of(TTFT)
+	if ttft.N != 100 || ttft.Infinite != 1 {
+		t.Fatalf("TTFT n %d, infinite %d; want 100, 1", ttft.N, ttft.Infinite)
+	}
+	if !math.IsInf(ttft.Value(0.99), 1) || !math.IsInf(ttft.Mean, 1) || !math.IsNaN(ttft.Std) {
+		t.Errorf("TTFT p99 %v, mean %v, std %v: want +∞, +∞, undefined", ttft.Value(0.99), ttft.Mean, ttft.Std)
+	}
+	near(t, "TTFT P50", ttft.Value(0.5), 500)
+	if tp := rr.Metrics.Of(TPOT); tp.N != 99 || tp.Infinite != 0 {
+		t.Errorf("TPOT n %d infinite %d: failures entered TPOT", tp.N, tp.Infinite)
+	}
+	for _, w := range rr.Warnings {
+		if w.Code == TrapImplausibleValues {
+			t.Errorf("+∞ of a failure flagged as implausible: %s", w.Message)
+		}
+	}
+	b, _ := ttft.MarshalJSON()
+	if !strings.Contains(string(b), `"p99":null`) || !strings.Contains(string(b), `"infinite":1`) {
+		t.Errorf("JSON %s: want p99 null and infinite 1", b)
+	}
+
+	a = NewAnalyzer(Adjusted)
+	for _, f := range rows(199, 1) {
+		r, e := f()
+		if err := a.Request(&r, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Run(&run); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = a.Report(Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return Adjusted }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "E2E P99, 1 failure in 200", rep.Runs[0].Metrics.Of(E2E).Value(0.99), 1200)
+}
+
+// TestTimeWeighted: counts 1 on [0, 10), 2 on [10, 30), 0 on [30, 40), 1 on
+// [40, 50): mean (10 + 40 + 0 + 10)/50 = 1.2; busy 40 of 50; mean while
+// busy 60/40 = 1.5; by duration the count is ≤ 0 for 20%, ≤ 1 for 60%, ≤ 2
+// always: P10 0, P50 1, P90 2.
+func TestTimeWeighted(t *testing.T) {
+	steps := []formats.Step{{TimeNs: 0, Count: 1}, {TimeNs: 10, Count: 2}, {TimeNs: 30, Count: 0}, {TimeNs: 40, Count: 1}}
+	tw := TimeWeighted(steps, 0, 50, []float64{0.1, 0.5, 0.9})
+	near(t, "mean", tw.Mean, 1.2)
+	near(t, "busy share", tw.BusyShare, 0.8)
+	near(t, "active mean", tw.ActiveMean, 1.5)
+	for i, want := range []float64{0, 1, 2} {
+		near(t, "quantile", tw.Quantiles[i], want)
+	}
+	if tw := TimeWeighted(steps, 5, 5, []float64{0.5}); !math.IsNaN(tw.Mean) || !math.IsNaN(tw.Quantiles[0]) {
+		t.Errorf("empty span: %+v", tw)
 	}
 }

@@ -46,6 +46,18 @@ type Convention struct {
 	ResponseUnit ResponseUnit
 	// E2EEnd is where E2E ends.
 	E2EEnd E2ERule
+	// FailedLatency is whether failed and cancelled requests enter the
+	// latency statistics: left out (every tool's headline numbers) or as
+	// one +∞ sample each (AIPerf's error-adjusted adj_* metrics,
+	// PERCENTILE_INCLUDES_FAILED_REQUESTS, ai-dynamo/aiperf#688): a P99
+	// becomes +∞ once 1% of the requests failed. "" is FailedExcluded.
+	FailedLatency FailedRule
+	// LatencyFrom is where a request's TTFT and E2E start: its actual send
+	// (every tool's headline numbers) or its intended start, where the file
+	// records one (AIPerf effective_latency, guidellm
+	// request_scheduled_latency, vLLM e2el_including_client_queue): the
+	// latency free of coordinated omission. "" is LatencyFromSend.
+	LatencyFrom LatencyStart
 	// OutputTokens lists the sources of N in order of preference.
 	OutputTokens []CountSource
 	// TokenizeReasoning: a re-tokenized N counts reasoning text as well as
@@ -86,6 +98,36 @@ type Convention struct {
 	// Sources gives, per choice name, where the choice comes from.
 	Sources map[string]string
 }
+
+// FailedInfSuffix ends a reported metric's quantity ("e2e@failed_inf")
+// whose statistics count each failed or cancelled request as one +∞ value
+// beside the completed ones (AIPerf adj_*), whatever the convention's
+// FailedLatency.
+const FailedInfSuffix = "@failed_inf"
+
+// FailedRule is how failed requests enter latency statistics
+// (Convention.FailedLatency).
+type FailedRule string
+
+const (
+	// FailedExcluded: latency statistics are over completed requests.
+	FailedExcluded FailedRule = "excluded"
+	// FailedInfinite: each failed or cancelled request adds one +∞ sample
+	// to every latency from the request's start (TTFT, TTFO, E2E and
+	// their schedule-relative forms): AIPerf adj_*.
+	FailedInfinite FailedRule = "infinite"
+)
+
+// LatencyStart is where a request's latencies start (Convention.LatencyFrom).
+type LatencyStart string
+
+const (
+	// LatencyFromSend: the request's actual start (start_ns).
+	LatencyFromSend LatencyStart = "request_start"
+	// LatencyFromSchedule: the request's intended start
+	// (scheduled_start_ns) where it has one, else its actual start.
+	LatencyFromSchedule LatencyStart = "intended_start"
+)
 
 // RequestFilter selects the requests latency statistics are computed over.
 type RequestFilter string
@@ -273,6 +315,18 @@ var choices = []choice{
 	{"responses", func(c *Convention) string { return string(c.Responses) }, func(d, s *Convention) { d.Responses = s.Responses }},
 	{"response_unit", func(c *Convention) string { return string(c.ResponseUnit) }, func(d, s *Convention) { d.ResponseUnit = s.ResponseUnit }},
 	{"e2e_end", func(c *Convention) string { return string(c.E2EEnd) }, func(d, s *Convention) { d.E2EEnd = s.E2EEnd }},
+	{"failed_requests", func(c *Convention) string {
+		if c.FailedLatency == "" {
+			return string(FailedExcluded)
+		}
+		return string(c.FailedLatency)
+	}, func(d, s *Convention) { d.FailedLatency = s.FailedLatency }},
+	{"latency_from", func(c *Convention) string {
+		if c.LatencyFrom == "" {
+			return string(LatencyFromSend)
+		}
+		return string(c.LatencyFrom)
+	}, func(d, s *Convention) { d.LatencyFrom = s.LatencyFrom }},
 	{"output_count", func(c *Convention) string { return joinSources(c.OutputTokens) }, func(d, s *Convention) { d.OutputTokens = s.OutputTokens }},
 	{"tokenize_reasoning", func(c *Convention) string { return fmt.Sprint(c.TokenizeReasoning) }, func(d, s *Convention) { d.TokenizeReasoning = s.TokenizeReasoning }},
 	{"special_tokens", func(c *Convention) string { return fmt.Sprint(c.SpecialTokens) }, func(d, s *Convention) { d.SpecialTokens = s.SpecialTokens }},

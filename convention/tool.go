@@ -180,6 +180,14 @@ func NewSet(canonical Convention, tools ...Tool) *Set {
 	return s
 }
 
+// WithProfiles adds conventions of no one tool (tokentrace's variants of
+// its canonical convention, "tokentrace-schedule"), after the canonical
+// one, and returns s.
+func (s *Set) WithProfiles(cs ...Convention) *Set {
+	s.profiles = append(s.profiles[:1], append(append([]Convention(nil), cs...), s.profiles[1:]...)...)
+	return s
+}
+
 // Canonical is the set's canonical convention.
 func (s *Set) Canonical() Convention { return s.canonical }
 

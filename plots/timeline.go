@@ -31,6 +31,11 @@ type Timeline struct {
 	// TTFT and E2E are the counted requests' values at their start
 	// (thinned by Scatter).
 	TTFT, E2E []XY
+	// Dispatch is the counted requests' dispatch delay (actual − intended
+	// start, ms) at their start in an open-loop (request-rate) run whose
+	// file records intended starts; empty otherwise. Zero and negative delays (sent on time, or early)
+	// are left out of the log-scale panel.
+	Dispatch []XY
 	// Failed are the failed, cancelled and empty requests at their start.
 	Failed []FailedPoint
 	// WindowWidthS is the width of the windows whose TTFT and E2E P99 are
@@ -92,7 +97,12 @@ func BuildTimeline(rd *analyze.RunData, ws *analyze.WindowsReport, timeoutNs int
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return reqs[idx[a]].StartNs < reqs[idx[b]].StartNs })
 	tl.Requests, tl.Unknown = len(idx), res.Unknown
-	var ts, ttft, e2e []float64
+	var ts, ttft, e2e, dts, dd []float64
+	// an open-loop run's lateness against its schedule; a closed loop's
+	// intended start is when a slot freed, its delay the tool's own
+	// overhead (analyze/CONVENTIONS.md, tokentrace-schedule)
+	r := rd.Run
+	openLoop := r.LoadMode == "request_rate" && r.RequestRateRPS != nil && *r.RequestRateRPS > 0 && !math.IsInf(*r.RequestRateRPS, 1)
 	for _, i := range idx {
 		m := &reqs[i]
 		switch {
@@ -100,6 +110,9 @@ func BuildTimeline(rd *analyze.RunData, ws *analyze.WindowsReport, timeoutNs int
 			ts = append(ts, x(m.StartNs))
 			ttft = append(ttft, m.TTFTMs)
 			e2e = append(e2e, m.E2EMs)
+			if openLoop && m.DispatchDelayMs > 0 {
+				dts, dd = append(dts, x(m.StartNs)), append(dd, m.DispatchDelayMs)
+			}
 		case m.Status == formats.StatusError || m.Status == formats.StatusCancelled || m.Status == formats.StatusEmpty:
 			p := FailedPoint{X: x(m.StartNs), Y: math.NaN(), Status: m.Status, Code: m.Error.Code}
 			if m.EndOffsetNs >= 0 {
@@ -112,6 +125,9 @@ func BuildTimeline(rd *analyze.RunData, ws *analyze.WindowsReport, timeoutNs int
 	}
 	tl.TTFT = Scatter(ts, ttft, MaxScatterPoints)
 	tl.E2E = Scatter(ts, e2e, MaxScatterPoints)
+	if len(dd) > 0 {
+		tl.Dispatch = Scatter(dts, dd, MaxScatterPoints)
+	}
 	if ws == nil {
 		from, to, _ := rd.Span()
 		if ws, err = rd.Windows(analyze.AutoWindowNs(to-from, len(rd.Requests)), false, analyze.SLO{}, timeoutNs); err != nil {
@@ -277,7 +293,7 @@ func (set *Set) timeline(in Input, slug string) error {
 	fmt.Fprintf(&d, "# timeline %q: x = %s; windows %g s; requests %d; max in flight %d; unknown end %d\n",
 		in.label(), map[bool]string{true: "Unix s (" + loc.String() + ")", false: "s since the first start"}[tl.Wall], tl.WindowWidthS, tl.Requests, tl.MaxInFlight, tl.Unknown)
 	minY, maxY := math.Inf(1), math.Inf(-1)
-	for _, s := range [][]XY{tl.TTFT, tl.E2E} {
+	for _, s := range [][]XY{tl.TTFT, tl.E2E, tl.Dispatch} {
 		for _, q := range s {
 			if finite(q.Y) && q.Y > 0 {
 				minY, maxY = math.Min(minY, q.Y), math.Max(maxY, q.Y)
@@ -353,6 +369,17 @@ func (set *Set) timeline(in Input, slug string) error {
 		if few != nil {
 			leg.Add(fmt.Sprintf("%s max, %s windows <100 req.", s.name, width), few)
 		}
+	}
+	if len(tl.Dispatch) > 0 {
+		// how late each request was sent against its schedule: a stall of
+		// the load generator shows as a ramp here while E2E stays flat
+		sc, err := points(clamp(tl.Dispatch), seriesColor(2), draw.TriangleGlyph{}, 1.8)
+		if err != nil {
+			return err
+		}
+		top.Add(sc)
+		leg.Add(fmt.Sprintf("dispatch delay (%d sent late)", len(tl.Dispatch)), sc)
+		fmt.Fprintf(&d, "dispatch delay: %d requests sent after their intended start\n", len(tl.Dispatch))
 	}
 	if len(tl.Failed) > 0 {
 		byStatus := map[string][]XY{}

@@ -313,8 +313,9 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 				}
 				smp[si] = collect(x, rds, opt)
 			}
-			if x.WithReasoning && !anySamples(smp) {
-				// TTFO where no request produced reasoning is TTFT: no row
+			if (x.WithReasoning || x.Scheduled) && !anySamples(smp) {
+				// TTFO where no request produced reasoning is TTFT; no
+				// schedule-relative row where no file has intended starts
 				continue
 			}
 			sts := opt.Stats
@@ -494,6 +495,8 @@ func collect(x *analyze.Metric, rds []*analyze.RunData, opt Options) *sample {
 		switch {
 		case x.WithReasoning:
 			s.why = "no request produced reasoning (TTFO is TTFT)"
+		case x.Scheduled:
+			s.why = "no request has an intended start (the file records no schedule)"
 		case x.Streaming && !perRequest[0].Streaming:
 			s.why = "the run is not streaming"
 		default:

@@ -109,7 +109,12 @@ func writeForensics(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Locat
 		if f.UnknownEnd > 0 {
 			unk = fmt.Sprintf("; %d request(s) without a recorded end counted until a bound: %s (formats/SCHEMA.md, Requests in flight)", f.UnknownEnd, analyze.DescribeBounds(f.Bounds))
 		}
-		line("in flight: max %d · mean %s over the run%s%s", f.Max, num(float64(f.MeanOverRun)), conc, unk)
+		busy := ""
+		if b := float64(f.BusyShare); b > 0 && b < 0.995 {
+			busy = fmt.Sprintf(" · %s while busy (%s%% of the run)", num(float64(f.ActiveMean)), num(100*b))
+		}
+		line("in flight: max %d · mean %s over the run (time-weighted P50 %g, P99 %g)%s%s%s", f.Max, num(float64(f.MeanOverRun)),
+			float64(f.P50), float64(f.P99), busy, conc, unk)
 	}
 	if f := rr.Failures; f != nil && len(f.Requests) > 0 {
 		writeFailures(w, f, c, md, line)

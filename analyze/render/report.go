@@ -77,6 +77,9 @@ func writeHuman(w io.Writer, r *analyze.Report, md bool) error {
 // whole numbers from 1000, then 1, 2 or 3 decimals, and three
 // significant digits below 0.01 (0.00523, not 0.005); "–" when undefined.
 func Num(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
@@ -216,6 +219,18 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 		}
 	}
 	t.write(w)
+	var inf []string
+	failed := 0
+	for _, m := range rr.Metrics {
+		if m.Summary.Infinite > 0 {
+			inf = append(inf, m.Metric.Label)
+			failed = max(failed, m.Summary.Infinite)
+		}
+	}
+	if len(inf) > 0 {
+		line("∞ (%d failed): each failed or cancelled request counts as +∞ in %s (failed_requests %s, as AIPerf's adj_*): a mean or percentile it reaches is ∞, the std undefined; JSON writes null and \"infinite\": %d",
+			failed, strings.Join(inf, ", "), rr.Convention.Choices["failed_requests"], failed)
+	}
 	if len(cis) > 0 {
 		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", tail, strings.Join(cis, " · "))
 	}

@@ -144,11 +144,27 @@ func recompute(rule convention.StatsRule, tm convention.ReportedMetric, st forma
 		}
 		return v * tm.Scale, why
 	}
-	x := analyze.LookupMetric(tm.Quantity)
+	q, failedInf := strings.CutSuffix(tm.Quantity, convention.FailedInfSuffix)
+	x := analyze.LookupMetric(q)
 	if x == nil {
 		return math.NaN(), "the tool's mapping names no tokentrace metric " + strconv.Quote(tm.Quantity)
 	}
 	xs := rd.Values[x]
+	if failedInf && c.FailedLatency != convention.FailedInfinite {
+		// the tool's error-adjusted form: one +∞ per failed request
+		k := 0
+		for i := range rd.Requests {
+			if st := rd.Requests[i].Status; st == formats.StatusError || st == formats.StatusCancelled {
+				k++
+			}
+		}
+		if k > 0 && len(xs) > 0 {
+			xs = append(slices.Clip(xs), make([]float64, k)...)
+			for i := len(xs) - k; i < len(xs); i++ {
+				xs[i] = math.Inf(1)
+			}
+		}
+	}
 	if len(xs) == 0 && x.Scheduled {
 		return math.NaN(), "no request has an intended start (scheduled_start_ns): the run's notes say why"
 	}
@@ -288,6 +304,9 @@ var reproductionScalars = []struct {
 	}},
 	{"e2e_count", "requests with an E2E", func(in *scalarInput) (float64, string) { return float64(len(in.rd.Values[analyze.E2E])), "" }},
 	{"duration_s", "the run's span under the convention, in s", func(in *scalarInput) (float64, string) { return in.duration(), "" }},
+	{"recorded_concurrency", "requests in flight over [start, recorded end) of every request (a request without an end holds no time), " +
+		"time-weighted from the first intended start (else the first start) to the last end; the statistic asked (avg, pNN, min, max) by duration",
+		recordedConcurrency},
 	{"request_throughput", "requests per second (the convention's throughput_requests)", func(in *scalarInput) (float64, string) {
 		return float64(analyze.ComputeThroughput(in.rd.Convention, in.rd.Requests, in.duration()).RequestsPerS), ""
 	}},
@@ -390,4 +409,58 @@ func trapReason(run *formats.Run, tools *convention.Set, tm convention.ReportedM
 		return fmt.Sprintf("data check %s (%d requests): %s", ch.Code, ch.Requests, why)
 	}
 	return ""
+}
+
+// recordedConcurrency is the recorded_concurrency scalar: AIPerf's
+// effective_concurrency (ai-dynamo/aiperf 36c0308
+// docs/reference/effective-vs-active-metrics.md: a sweep line over every
+// record's [start_ns, end_ns), failures included — an errored record whose
+// end equals its start holds no time — integrated from the first credit
+// to the last response).
+func recordedConcurrency(in *scalarInput) (float64, string) {
+	var spans []formats.Span
+	from, to, seen := int64(0), int64(0), false
+	for i := range in.rd.Requests {
+		m := &in.rd.Requests[i]
+		if !m.HasStart {
+			continue
+		}
+		first := m.StartNs
+		if !math.IsNaN(m.DispatchDelayMs) {
+			first -= int64(math.Round(m.DispatchDelayMs * 1e6))
+		}
+		if !seen || first < from {
+			from = first
+		}
+		s := formats.Span{StartNs: m.StartNs, HasStart: true, EndNs: m.StartNs, EndKnown: true}
+		if m.EndOffsetNs > 0 {
+			s.EndNs = m.StartNs + m.EndOffsetNs
+		}
+		if !seen || s.EndNs > to {
+			to = s.EndNs
+		}
+		seen = true
+		spans = append(spans, s)
+	}
+	if !seen || to <= from {
+		return math.NaN(), "no request with a start and an end"
+	}
+	res := formats.InFlight(spans, formats.InFlightOptions{})
+	steps := formats.InFlightSteps(spans, res)
+	var p float64
+	switch st := in.st.Stat; st {
+	case "avg", "mean":
+		return analyze.TimeWeighted(steps, from, to, nil).Mean, ""
+	case "min":
+		p = 0
+	case "max":
+		p = 1
+	default:
+		v, err := strconv.ParseFloat(strings.TrimPrefix(st, "p"), 64)
+		if !strings.HasPrefix(st, "p") || err != nil || v < 0 || v > 100 {
+			return math.NaN(), fmt.Sprintf("statistic %q of a time-weighted count is not computed", st)
+		}
+		p = v / 100
+	}
+	return analyze.TimeWeighted(steps, from, to, []float64{p}).Quantiles[0], ""
 }

@@ -71,6 +71,15 @@ func percentileAt(n int, p float64, m Method, at func(i int) float64) float64 {
 		// numpy computes lerp as a + (b−a)·t, switching to b − (b−a)·(1−t)
 		// for t ≥ 0.5; the same here keeps results bit-identical.
 		a, b, t := at(i), at(i+1), h-lo
+		if math.IsInf(b, 1) {
+			// +∞ samples (failed requests counted as +∞): the percentile
+			// is +∞ once they occupy its rank, a itself at an exact rank
+			// (a + ∞·0 would be NaN)
+			if t == 0 {
+				return a
+			}
+			return b
+		}
 		d := b - a
 		if t >= 0.5 {
 			return b - d*(1-t)

@@ -35,6 +35,11 @@ type Summary struct {
 	Min       float64
 	Max       float64
 	Quantiles []Quantile
+	// Infinite is how many of the N samples are +∞ (failed requests under
+	// a convention that counts them so): the mean is then +∞, the std
+	// undefined, and a percentile +∞ where they hold its rank; the JSON
+	// writes those as null and the count as "infinite".
+	Infinite int
 }
 
 // Value returns the percentile at probability p (NaN when the summary
@@ -84,6 +89,9 @@ func Summarize(xs []float64, ps []float64, m Method, ddof int) Summary {
 		return empty(0, ps)
 	}
 	out := Summary{N: n, Quantiles: make([]Quantile, len(ps))}
+	for k := n - 1; k >= 0 && math.IsInf(s[k], 1); k-- {
+		out.Infinite++
+	}
 	out.Mean = mean(s)
 	out.Std = stddev(s, out.Mean, ddof)
 	out.Min, out.Max = s[0], s[n-1]
@@ -182,6 +190,10 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		field(QuantileKey(q.P), q.Value)
 	}
 	field("max", s.Max)
+	if s.Infinite > 0 {
+		b = append(b, `,"infinite":`...)
+		b = strconv.AppendInt(b, int64(s.Infinite), 10)
+	}
 	for _, q := range s.Quantiles {
 		b = append(b, ',', '"')
 		b = append(b, QuantileKey(q.P)...)
@@ -321,6 +333,11 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("%s: %w", f.k, err)
 		}
 	}
+	if v, ok := raw["infinite"]; ok {
+		if err := json.Unmarshal(v, &s.Infinite); err != nil {
+			return fmt.Errorf("infinite: %w", err)
+		}
+	}
 	for k := range raw {
 		pct, ok := strings.CutPrefix(k, "p")
 		if !ok || strings.HasSuffix(k, "_ci95") {
@@ -400,6 +417,12 @@ func summarizeLarge(xs []float64, ps []float64, m Method, ddof int) Summary {
 	if n == 0 {
 		return empty(0, ps)
 	}
+	infinite := 0
+	for _, x := range vals {
+		if math.IsInf(x, 1) {
+			infinite++
+		}
+	}
 	ranks := []int{0, n - 1}
 	cis := make([][2]int, len(ps))
 	for i, p := range ps {
@@ -419,7 +442,7 @@ func summarizeLarge(xs []float64, ps []float64, m Method, ddof int) Summary {
 		j, _ := slices.BinarySearch(ranks, i)
 		return got[j]
 	}
-	out := Summary{N: n, Quantiles: make([]Quantile, len(ps))}
+	out := Summary{N: n, Quantiles: make([]Quantile, len(ps)), Infinite: infinite}
 	out.Mean = mean(vals)
 	out.Std = stddev(vals, out.Mean, ddof)
 	out.Min, out.Max = at(0), at(n-1)

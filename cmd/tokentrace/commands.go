@@ -941,7 +941,7 @@ func tableDirs(inputs []string, f inputFlags) (dirs []string, cleanup func(), er
 // profiles are the conventions tokentrace knows: the canonical one and
 // every importer's tool profiles (convention.Tool), which reports use to
 // reproduce each tool's statistics.
-var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...).WithTraps(analyze.Traps...).WithTraps(registry.Traps()...)
+var profiles = convention.NewSet(analyze.Canonical, registry.Tools()...).WithProfiles(analyze.Variants...).WithTraps(analyze.Traps...).WithTraps(registry.Traps()...)
 
 // noteRenamed tells the user that a later input's run was renamed
 // (formats.UniqueRuns).

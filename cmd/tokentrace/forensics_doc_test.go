@@ -9,7 +9,8 @@ import (
 
 // TestForensicsWalkthrough runs docs/forensics.md: every command of its sh
 // blocks with the built binary, in a scratch directory where testdata/ is
-// the repository's and $RUN the bundled AIPerf run with ten HTTP 524s,
+// the repository's and $RUN the bundled AIPerf run with ten HTTP 524s
+// ($CO the vLLM coordinated-omission fixture under ingest/),
 // checks each exit status (0, or a "# exit N" comment), and checks that
 // every line of the text block following a sh block is a line of its last
 // command's output (stdout and stderr), in order; "…" lines stand for
@@ -26,6 +27,7 @@ func TestForensicsWalkthrough(t *testing.T) {
 	work := t.TempDir()
 	bin := buildBinary(t, work)
 	must(t, os.Symlink(filepath.Join(repo, "testdata"), filepath.Join(work, "testdata")))
+	must(t, os.Symlink(filepath.Join(repo, "ingest"), filepath.Join(work, "ingest"))) // $CO, a fixture
 
 	type block struct {
 		lang  string
@@ -55,7 +57,8 @@ func TestForensicsWalkthrough(t *testing.T) {
 				continue
 			}
 			commands++
-			last = runDocCommand(t, "docs/forensics.md", work, bin, c, "RUN=testdata/aiperf/llama31-8b-cloudflare-agent-c2-524errors")
+			last = runDocCommand(t, "docs/forensics.md", work, bin, c, "RUN=testdata/aiperf/llama31-8b-cloudflare-agent-c2-524errors",
+				"CO=ingest/vllmbench/testdata/co-stall")
 		}
 		if i+1 >= len(blocks) || blocks[i+1].lang != "text" {
 			continue

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/internal/golden"
 )
 
@@ -71,7 +72,7 @@ func TestAnalyzeEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.SchemaVersion != 1 || len(rep.Runs) != 3 {
+	if rep.SchemaVersion != analyze.ReportSchemaVersion || len(rep.Runs) != 3 {
 		t.Fatalf("report: %+v", rep)
 	}
 	want := []struct {

@@ -17,6 +17,8 @@ var Profile = convention.Convention{
 		"responses":           srcAIPerf + " parsers/openai_parsers.py 123-134: non-empty content or reasoning",
 		"response_unit":       srcAIPerf + " parsers/openai_parsers.py 85-86: one per SSE message",
 		"e2e_end":             srcAIPerf + " metrics/types/request_latency_metric.py 35-39: last response − start",
+		"latency_from":        srcAIPerf + ": request_latency from request_start_ns; effective_latency (from metadata.credit_issued_ns) is a separate metric",
+		"failed_requests":     srcAIPerf + ": successful records only; the adj_* metrics (PERCENTILE_INCLUDES_FAILED_REQUESTS) add one +inf per errored record and are reproduced under failed_requests infinite",
 		"output_count":        srcAIPerf + " inference_result_parser.py 186-214: output_sequence_length (tokenizer or --use-server-token-count)",
 		"tokenize_reasoning":  srcAIPerf + " output_sequence_length_metric.py 48: output + reasoning tokens",
 		"special_tokens":      srcAIPerf + " common/tokenizer.py 36-37: add_special_tokens=False",
@@ -81,7 +83,21 @@ var metrics = map[string]convention.ReportedMetric{
 	"usage_prompt_cache_read_tokens":       convention.Unmapped(convention.ReasonCache),
 	"total_usage_prompt_cache_read_tokens": convention.Unmapped(convention.ReasonCache),
 	"overall_usage_prompt_cache_read_pct":  convention.Unmapped(convention.ReasonCache),
+	// request_end − credit_issued_ns over successful records
+	// (docs/reference/effective-vs-active-metrics.md at 36c0308): the
+	// schedule-relative E2E; the adj_* forms add one +inf per errored record
+	// (PERCENTILE_INCLUDES_FAILED_REQUESTS), non-finite statistics omitted.
+	"effective_latency":        convention.Map("sched_e2e", 1),
+	"effective_concurrency":    convention.Map("scalar:recorded_concurrency", 1),
+	"adj_effective_latency":    convention.Map("sched_e2e"+convention.FailedInfSuffix, 1),
+	"adj_request_latency":      convention.Map("e2e"+convention.FailedInfSuffix, 1),
+	"adj_time_to_first_token":  convention.Map("ttft"+convention.FailedInfSuffix, 1),
+	"adj_time_to_second_token": convention.Unmapped(whyAdjGaps),
+	"adj_inter_token_latency":  convention.Unmapped(whyAdjGaps),
 }
+
+// whyAdjGaps: a failed request has no gaps between responses.
+const whyAdjGaps = "tokentrace counts failed requests as +∞ only in latencies from the start (TTFT, E2E): a failure has no gap between responses to inflate"
 
 // Tool is what tokentrace knows of AIPerf's numbers.
 var Tool = convention.Tool{

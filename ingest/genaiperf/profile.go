@@ -22,6 +22,8 @@ var Profile = convention.Convention{
 		"responses":           srcParser + " 391-399: responses with empty content text are dropped (role, usage, [DONE], reasoning-only)",
 		"response_unit":       srcParser + " 302-383: splintered events glued, several events of one read merged into one response",
 		"e2e_end":             srcParser + " 165: request_latency = last kept response − start",
+		"latency_from":        srcParser + ": from the request's send timestamp",
+		"failed_requests":     srcParser + ": completed responses only",
 		"output_count":        srcParser + " 435-459: re-tokenized concatenated content; server usage never read",
 		"tokenize_reasoning":  srcParser + " 542-557: only delta.content / message.content is text",
 		"special_tokens":      "perf_analyzer genai-perf/genai_perf/tokenizer.py 39-41: add_special_tokens=False",

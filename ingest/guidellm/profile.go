@@ -17,6 +17,8 @@ var Profile03 = convention.Convention{
 		"responses":           srcGuideLLM + " v0.3.0: first streamed iteration carrying tokens",
 		"response_unit":       srcGuideLLM + ": iterations (SSE messages)",
 		"e2e_end":             srcGuideLLM + ": request_latency = request_end − request_start",
+		"latency_from":        srcGuideLLM + ": from request_start; request_scheduled_latency (from targeted_start, PR #1053) is a separate metric",
+		"failed_requests":     srcGuideLLM + ": per status (successful, errored, incomplete, total); the successful distribution is the headline",
 		"output_count":        srcGuideLLM + " v0.3.0 benchmark/aggregator.py _compile_tokens_count: the record's output_tokens (usage, else the request's count, else tokenizer)",
 		"tokenize_reasoning":  srcGuideLLM + " v0.3: content text",
 		"special_tokens":      srcGuideLLM + " v0.3: none",

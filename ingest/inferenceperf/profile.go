@@ -18,6 +18,8 @@ var Profile = convention.Convention{
 		"responses":           srcInfPerf + ": output_token_times from delta.content chunks only",
 		"response_unit":       srcInfPerf + " v0.3+: one time per SSE message (≤v0.2: every line)",
 		"e2e_end":             srcInfPerf + ": end_time − start_time",
+		"latency_from":        srcInfPerf + ": from start_time; load_summary.schedule_delay (start_time − scheduled_time) is a separate statistic",
+		"failed_requests":     srcInfPerf + ": successes only; failures summarized apart",
 		"output_count":        srcInfPerf + " v0.5: the tool's count of the whole reply (re-tokenized, or server completion_tokens with use_server_output_tokens)",
 		"tokenize_reasoning":  srcInfPerf + ": response text",
 		"special_tokens":      srcInfPerf + " PR #566: add_special_tokens=False",

@@ -19,6 +19,8 @@ var Profile2023 = convention.Convention{
 		"responses":           srcLLMPerf + ": only chunks with non-empty delta.content are timed",
 		"response_unit":       srcLLMPerf + ": SSE lines",
 		"e2e_end":             srcLLMPerf + ": end_to_end_latency_s after the stream closes",
+		"latency_from":        srcLLMPerf + ": from the request's send",
+		"failed_requests":     srcLLMPerf + ": rows without an error only",
 		"output_count":        srcLLMPerf + ": len(LlamaTokenizerFast.encode(text)) incl. BOS (issue #35)",
 		"tokenize_reasoning":  srcLLMPerf + ": generated_text is content only",
 		"special_tokens":      srcLLMPerf + ": encode() adds BOS",

@@ -17,6 +17,8 @@ var Profile = convention.Convention{
 		"responses":           srcMLPerf + ": FirstTokenComplete called by the SUT; latency origin is the scheduled time",
 		"response_unit":       srcMLPerf + ": SUT callbacks",
 		"e2e_end":             srcMLPerf + ": QuerySamplesComplete",
+		"latency_from":        srcMLPerf + ": from the sample's issue as the log records it",
+		"failed_requests":     srcMLPerf + ": completed samples only",
 		"output_count":        srcMLPerf + ": response.n_tokens from the SUT (includes the first token)",
 		"tokenize_reasoning":  srcMLPerf + ": SUT count",
 		"special_tokens":      srcMLPerf + ": SUT count",

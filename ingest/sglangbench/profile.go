@@ -18,6 +18,8 @@ var Profile = convention.Convention{
 		"responses":           srcSGLang + ": first chunk with non-empty text/content",
 		"response_unit":       srcSGLang + ": SSE lines",
 		"e2e_end":             srcSGLang + ": latency stamped for every line, [DONE] included",
+		"latency_from":        srcSGLang + ": from the request's send",
+		"failed_requests":     srcSGLang + ": successful requests only",
 		"output_count":        srcSGLang + ": usage.completion_tokens, else the requested max tokens (issue #24254)",
 		"tokenize_reasoning":  srcSGLang + ": retokenized count reported aside only",
 		"special_tokens":      srcSGLang + ": add_special_tokens=False (retokenized aside)",

@@ -17,6 +17,8 @@ var Profile = convention.Convention{
 		"responses":           srcVLLM + ": TTFT at the first message with non-empty choices (role-only chunk counts; issue #15106)",
 		"response_unit":       srcVLLM + ": SSE messages",
 		"e2e_end":             srcVLLM + ": latency = last choices message − start",
+		"latency_from":        srcVLLM + ": from start_time, after the --max-concurrency semaphore; client_queue_time and e2el_including_client_queue (PR #54136) are separate metrics",
+		"failed_requests":     srcVLLM + ": successful requests only",
 		"output_count":        srcVLLM + ": usage.completion_tokens, else re-tokenized generated_text",
 		"tokenize_reasoning":  srcVLLM + ": generated_text is content",
 		"special_tokens":      srcVLLM + ": add_special_tokens=False",
@@ -112,7 +114,7 @@ var Tool = convention.Tool{
 	Throughput: &convention.ReportedThroughput{OutputMetric: "output_throughput", OutputStat: "value", RequestMetric: "request_throughput", RequestStat: "value", RequestScale: 1},
 	Traps:      traps,
 	Headline: []string{
-		"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "completed", "failed", "duration",
+		"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "client_queue_time_ms", "e2el_including_client_queue_ms", "completed", "failed", "duration",
 		"request_throughput", "output_throughput", "total_throughput", "request_goodput",
 	},
 }
