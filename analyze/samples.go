@@ -42,6 +42,12 @@ type Samples struct {
 	retokBelow     int
 	retokFirstN    float64
 	retokFirstMsgs int
+	// ttstJudged counts the counted streaming requests with a positive
+	// TTFT and a TTST; ttstHigh those whose TTST exceeds ttstFactor × TTFT
+	// (TrapTTSTExceedsTTFT), the first one's key and values following.
+	ttstJudged, ttstHigh   int
+	ttstFirst              int64
+	ttstFirstTTFT, ttstFst float64
 }
 
 // Sample collects, for every per-request metric of the Table, its
@@ -116,6 +122,15 @@ func Sample(c convention.Convention, reqs []RequestMetrics, itl []float64, strea
 		}
 		if m.TokenizerErr != "" && s.tokErr == "" {
 			s.tokErr = m.TokenizerErr
+		}
+		if streaming && !m.NonStreaming && m.TTFTMs > 0 && !math.IsNaN(m.TTSTMs) && !math.IsInf(m.TTSTMs, 0) && !math.IsInf(m.TTFTMs, 0) {
+			s.ttstJudged++
+			if m.TTSTMs > ttstFactor*m.TTFTMs {
+				if s.ttstHigh == 0 {
+					s.ttstFirst, s.ttstFirstTTFT, s.ttstFst = m.RequestKey, m.TTFTMs, m.TTSTMs
+				}
+				s.ttstHigh++
+			}
 		}
 		s.pairOSL = append(s.pairOSL, m.OutputTokens)
 		s.pairE2E = append(s.pairE2E, m.E2EMs)

@@ -27,6 +27,22 @@ const (
 	// latencies are measured from the actual send, and a load generator
 	// that fell behind cannot be seen.
 	TrapFromActualSend = "coordinated_omission_unmeasured"
+	// TrapTTSTExceedsTTFT: on most requests the second token came far
+	// later than the first: the first was signalled before the prefill
+	// it stands for.
+	TrapTTSTExceedsTTFT = "ttst_exceeds_ttft"
+)
+
+// ttstFactor, ttstShare, ttstMinJudged: a run is flagged when the TTST of
+// at least ttstShare of its judged requests (a positive TTFT and a TTST;
+// at least ttstMinJudged of them) exceeds ttstFactor × their TTFT. One
+// decode step after a prefill that included the whole prompt is no longer
+// than the prefill itself on a real server; five times the TTFT on most
+// requests is a first token that came before its prefill.
+const (
+	ttstFactor    = 5
+	ttstShare     = 0.5
+	ttstMinJudged = 4
 )
 
 // coMargin: a run is flagged when its dispatch delay P99 exceeds this
@@ -95,6 +111,20 @@ var Traps = []convention.Trap{{
 	Metrics: []string{"e2e_ms", "ttft_ms"},
 	Source:  "https://github.com/vllm-project/vllm/issues/54101",
 	Test:    "analyze TestCoordinatedOmission",
+}, {
+	Code:  TrapTTSTExceedsTTFT,
+	Title: "the second token came long after the first on most requests: the first was signalled before its prefill",
+	Tools: "any streaming client against a server or simulator that sends its first token before the prefill it stands for: " +
+		"the ai-dynamo/dynamo mocker before PR #5681 (2026-01: it signalled each token, then slept its prefill and decode time, so AIPerf's TTFT was near 0 and its TTST held the prefill); " +
+		"judged on the metrics under the report's convention, after the importers' corrections (vLLM's role-only chunk, vllm_role_chunk_ttft, is corrected before this check sees it)",
+	Signature: "a streaming run where, on most of its completed requests with a positive TTFT and a TTST, the TTST is several times the TTFT",
+	Threshold: fmt.Sprintf("TTST > %d × TTFT on ≥ %.0f%% of the requests with both (at least %d of them)", ttstFactor, 100*ttstShare, ttstMinJudged),
+	Action:    convention.ActionFlag,
+	Effect: "the values stay as measured (the file cannot say when the prefill ended); the warning counts the requests and gives the first one's TTFT and TTST: " +
+		"for such a server TTFT + TTST, the time to the second token, is the better first-token time, and TTFT, TTST and goodput under a TTFT SLO are too good",
+	Metrics: []string{"ttft_ms", "ttst_ms"},
+	Source:  "https://github.com/ai-dynamo/dynamo/pull/5681",
+	Test:    "analyze TestTTSTExceedsTTFT",
 }}
 
 // retokenizedFloor applies the lower bound of the token messages to a
@@ -161,6 +191,12 @@ func (a *Analyzer) dataChecks(c convention.Convention, run *formats.Run, p *conv
 		w = append(w, Warning{Code: TrapImplausibleValues, DataCheck: true, Count: int64(n), Source: trapSource(TrapImplausibleValues), Message: bad})
 	}
 	w = append(w, coordinatedOmission(run, rr, s)...)
+	if s.ttstJudged >= ttstMinJudged && float64(s.ttstHigh) >= ttstShare*float64(s.ttstJudged) {
+		w = append(w, Warning{Code: TrapTTSTExceedsTTFT, DataCheck: true, Metric: TTFT.Key, Metrics: []string{TTFT.Key, TTST.Key}, Count: int64(s.ttstHigh),
+			Source: trapSource(TrapTTSTExceedsTTFT), Message: fmt.Sprintf(
+				"%d of %d requests have a TTST over %d × their TTFT (first: request %d, TTFT %s, TTST %s): the first token came before the prefill it stands for (a simulator or server that signals first, then computes); TTFT + TTST is the better first-token time, and TTFT is understated",
+				s.ttstHigh, s.ttstJudged, ttstFactor, s.ttstFirst, FormatValue(s.ttstFirstTTFT, "ms"), FormatValue(s.ttstFst, "ms"))})
+	}
 	itl, tpot := rr.Metrics.Of(ITL), rr.Metrics.Of(TPOT)
 	if c.ITL != convention.ITLPerRequestMean && itl.N > 0 && tpot.N > 0 && !math.IsNaN(itl.Mean) && itl.Mean < itlBelowTPOTMargin*tpot.Mean {
 		w = append(w, Warning{Code: TrapITLBelowTPOT, Metric: ITL.Key, Source: trapSource(TrapITLBelowTPOT), Message: fmt.Sprintf(

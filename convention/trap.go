@@ -49,6 +49,11 @@ type Trap struct {
 	// every run of that tool. Explanations (ActionExplain) are not
 	// counted either.
 	Routine bool
+	// Incomplete marks a check that finds the run's results cover only
+	// part of the run, or none of it (the tool said so, or it measured no
+	// request): gate fails such a run with a "results complete" result,
+	// whatever gates it was given, as it fails a truncated input.
+	Incomplete bool
 	// Source is the public record of the bug: issue and pull-request URLs.
 	Source string
 	// Test names the test that reproduces it on a small input in the
@@ -175,6 +180,9 @@ func Catalogue(traps []Trap) string {
 		action := "**" + string(t.Action) + "**"
 		if t.Routine {
 			action += " (routine: not counted by data_warnings)"
+		}
+		if t.Incomplete {
+			action += " (gate fails the run: results complete)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s: %s | %s | %s | `%s` |\n", t.Code, cell(t.Tools), cell(sig), action, cell(effect),
 			strings.Join(t.Metrics, ", "), cell(t.Source), t.Test)

@@ -249,6 +249,7 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		}
 		out.Results = append(out.Results, res)
 	}
+	out.Results = append(out.Results, resultsComplete(rep, opt.Tools)...)
 	for _, g := range spec.Gates {
 		if g.Capacity {
 			r, capa := capacityGate(g, rep)
@@ -290,6 +291,25 @@ func Check(a *analyze.Analyzer, spec GateSpec, opt analyze.Options, baseline *an
 		}
 	}
 	return out, nil
+}
+
+// resultsComplete is a failing "results complete" result for each run
+// with a data check whose trap says the run's results cover part of it or
+// none (convention.Trap.Incomplete: the tool said its results are partial,
+// or it measured no request): such a run is no evidence, whatever gates
+// were given. No flag lets it pass.
+func resultsComplete(rep *analyze.Report, tools *convention.Set) []GateResult {
+	var out []GateResult
+	for _, r := range rep.Runs {
+		for _, w := range r.Warnings {
+			if t, ok := tools.Trap(w.Code); !w.DataCheck || !ok || !t.Incomplete {
+				continue
+			}
+			out = append(out, GateResult{Gate: "results complete", Subject: r.RunID, Status: "fail", Value: analyze.F(math.NaN()), Bound: analyze.F(math.NaN()), Unit: "fraction", Source: "reported",
+				Reason: "the run's results do not cover the whole run: " + w.Message, Warnings: []analyze.Warning{}})
+		}
+	}
+	return out
 }
 
 // subjects returns the runs as gate subjects (or, with pool and several

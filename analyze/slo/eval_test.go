@@ -466,3 +466,40 @@ func TestGateOnEmptySelection(t *testing.T) {
 		t.Errorf("whole run: %+v", r)
 	}
 }
+
+// TestGateResultsComplete: a run with a data check whose trap is
+// Incomplete (the tool said its results cover part of the run) fails a
+// "results complete" result beside gates that hold, and says the check;
+// the same check under a trap that is not Incomplete adds no such result.
+func TestGateResultsComplete(t *testing.T) {
+	hundred := 100.0
+	for _, incomplete := range []bool{true, false} {
+		trap := convention.Trap{Code: "partial", Title: "the tool aggregated part of the run", Action: convention.ActionFlag, Incomplete: incomplete,
+			Metrics: []string{"e2e_ms"}, Source: "https://example.org/partial"}
+		set := convention.NewSet(analyze.Canonical, convention.Tool{Name: "t"}).WithTraps(trap)
+		a := analyze.NewAnalyzer(analyze.Canonical)
+		if err := a.Run(&formats.Run{RunID: "r", Tool: "t", Reported: []formats.ReportedStat{{Metric: "ttft", Stat: "p99", Value: &hundred}},
+			Checks: []formats.DataCheck{{Code: "partial", Field: "is_complete", Detail: "3 of 20"}}}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Check(a, mustSpec(t, "", "error_rate<=100%"), analyze.Options{Tools: set}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rc []GateResult
+		for _, r := range rep.Results {
+			if r.Gate == "results complete" {
+				rc = append(rc, r)
+			}
+		}
+		if !incomplete {
+			if len(rc) != 0 {
+				t.Errorf("a trap that is not Incomplete: %+v", rc)
+			}
+			continue
+		}
+		if rep.Pass || len(rc) != 1 || rc[0].Status != "fail" || rc[0].Subject != "r" || !strings.Contains(rc[0].Reason, "the tool aggregated part of the run (field is_complete)") || !strings.Contains(rc[0].Reason, "3 of 20") {
+			t.Errorf("%+v", rep)
+		}
+	}
+}

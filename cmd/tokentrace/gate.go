@@ -70,7 +70,8 @@ configurations is matched as compare matches (model, concurrency, rate, isl, osl
 --match, --ignore): each run against the baseline runs of its configuration.
 
 A run whose input file was cut short fails an extra "input complete" check unless
---allow-truncated. A gate whose value is undefined on a run (TPOT of a non-streaming run, a
+--allow-truncated; a run whose tool says its results cover part of the run, or that measured no
+request (AIPerf's is_complete false: analyze/TRAPS.md), fails a "results complete" check. A gate whose value is undefined on a run (TPOT of a non-streaming run, a
 statistic a summary-only run does not report) fails, saying why.
 
 Exit status: 0 every gate holds; 3 a gate failed; 1 an error (unreadable input; an SLO

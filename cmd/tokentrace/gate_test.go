@@ -34,6 +34,7 @@ func TestGateExitCodes(t *testing.T) {
 		{"a regression gate without a baseline is a usage error", []string{"gate", groq, "--gate", "p99(ttft)<=baseline"}, 2},
 		{"a goodput gate without an SLO is a usage error", []string{"gate", groq, "--gate", "goodput>=0.9"}, 2},
 		{"an unknown preset is a usage error", []string{"gate", groq, "--preset", "nope"}, 2},
+		{"a run AIPerf says is incomplete fails though its gate holds", []string{"gate", "../../ingest/aiperf/testdata/trap-incomplete", "--gate", "p50(ttft)<=1s"}, 3},
 		{"a missing input is an error", []string{"gate", "../../testdata/none", "--gate", "p50(ttft)<=1s"}, 1},
 		{"a non-streaming run cannot meet a TPOT SLO: an error", []string{"gate", "../../testdata/genai-perf/openrouter-llama31-8b-c1-nonstream", "--slo", "tpot<=50ms", "--gate", "goodput>=0.9"}, 1},
 		{"an SLO alone gates nothing: a usage error, not a vacuous pass", []string{"gate", groq, "--slo", "ttft<=1ms"}, 2},

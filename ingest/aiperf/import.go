@@ -363,6 +363,9 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	run.Truncated = w.truncated
 	run.Notes = append(append(run.Notes, w.notes.Lines...), statNotes(w.st)...)
 	run.Checks = w.vals.Checks()
+	if ch := incompleteCheck(w.sum, w.st.records); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
 	w.vals.Warn(w.notes.WarnOnly, "")
 	if w.telemetry != nil {
 		run.Series = w.series
@@ -529,6 +532,9 @@ func importSummaryOnly(in *ingest.Input, label string, opt ingest.Options, sink 
 		SchemaVersion:     formats.SchemaVersion,
 	}
 	applySummary(&run, s)
+	if ch := incompleteCheck(s, -1); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
 	run.Notes = append(append([]string{noteSummaryOnly}, run.Notes...), notes.Lines...)
 	notes.WarnOnly(noteSummaryOnly)
 	return sink.Run(&run)

@@ -105,6 +105,7 @@ var Tool = convention.Tool{
 	Profiles:       []convention.Convention{Profile},
 	Metrics:        func(convention.Convention) map[string]convention.ReportedMetric { return metrics },
 	MetricPrefixes: map[string]string{"http_req_": whyHTTP},
+	Traps:          traps,
 	Throughput:     &convention.ReportedThroughput{OutputMetric: "output_token_throughput", OutputStat: "avg", RequestMetric: "request_throughput", RequestStat: "avg", RequestScale: 1},
 	// AIPerf keeps GenAI-Perf's metric names.
 	Headline: []string{

@@ -27,6 +27,12 @@ type summary struct {
 	configJSON string
 	reported   []formats.ReportedStat
 	notes      []string
+	// complete is what the JSON says of its own results (is_complete,
+	// incomplete_reason, runtime_submission_invalid_reasons: AIPerf 2026),
+	// for TrapIncompleteResults; fromJSON is true for a JSON summary (a
+	// CSV says none of it).
+	complete resultsComplete
+	fromJSON bool
 }
 
 // inputConfig is the part of the summary's input_config the Run uses.
@@ -116,9 +122,11 @@ func parseSummaryJSON(file string, raw []byte) (*summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &summary{}
+	s := &summary{fromJSON: true}
 	for _, e := range entries {
 		switch e.Key {
+		case "is_complete", "incomplete_reason", "runtime_submission_invalid_reasons":
+			s.complete.read(e.Key, e.Value)
 		case "aiperf_version":
 			s.version = ingest.RawText(e.Value)
 		case "schema_version":

@@ -347,6 +347,7 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 		run.SourceFiles = append(run.SourceFiles, im.raw.src)
 		run.ClockDomain = formats.ClockMonotonic
 	}
+	promChecks := nullPromZeros(p)
 	for _, s := range []*summaryFile{p.life, p.prom} {
 		if s == nil {
 			continue
@@ -409,7 +410,7 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	}
 	run.RequestCount = p.requests
 	run.Notes = notes
-	run.Checks = append(im.runChecks(p, t), p.vals.Checks()...)
+	run.Checks = append(append(im.runChecks(p, t), p.vals.Checks()...), promChecks...)
 	if r := im.raw; r != nil {
 		if ch, ok := r.models.Check(); ok {
 			run.Checks = append(run.Checks, ch)

@@ -169,7 +169,7 @@ var Tool = convention.Tool{
 	Profiles: []convention.Convention{Profile, Profile02, Profile05},
 	Aliases:  map[string]string{ConventionMessage: ConventionLine},
 	Metrics:  metrics,
-	Traps:    traps,
+	Traps:    append(traps[:len(traps):len(traps)], promTraps...),
 	Differences: []convention.Difference{
 		{Metric: "successes.latency.time_to_first_token", Reason: "inference-perf takes TTFT only from requests with two or more token times " +
 			"(a one-token reply has none, inference_perf/apis/streaming_parser.py); the profile takes every completed request's first response"},

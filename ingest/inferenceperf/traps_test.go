@@ -281,3 +281,95 @@ func TestTrapBOSInOutputCount(t *testing.T) {
 	own := traptest.Report(t, New(), path, trapTools, Profile, true)
 	traptest.Reproduction(t, own, TrapBOSInOutputCount, "successes.latency.time_per_output_token mean", "successes.output_len mean")
 }
+
+// TestTrapZeroPrometheusValues: inference-perf's Prometheus client writes
+// 0.0 for a query that matched no series. The trap-zero-counters fixture
+// (head-2stages' stage 0, 3 client successes, with a Prometheus report as
+// inference-perf up to v0.4 wrote it against vLLM: counters queried
+// without _total, the gated kv_block_* and corrupted_requests metrics not
+// exported) has successes count 0 and rate 0, prompt_len and output_len
+// mean and rate 0, request_success_count 0: those 7 statistics are null
+// (TrapZeroVLLMCounters), the histogram- and gauge-derived ones kept
+// (TTFT mean 0.07 s, queue_len mean 0); every kv_block_* statistic and
+// corrupted_requests is 0: null (TrapGatedMetricZero). A kv_block_lifetime
+// with one nonzero statistic (p99 0.5 s) is a measurement: kept, zeros
+// included. head-2stages itself (server count 3) trips neither.
+func TestTrapZeroPrometheusValues(t *testing.T) {
+	dir := filepath.Join("testdata", "trap-zero-counters")
+	stat := func(run *formats.Run, metric, s string) *formats.ReportedStat {
+		for i := range run.Reported {
+			if r := &run.Reported[i]; r.Metric == metric && r.Stat == s {
+				return r
+			}
+		}
+		t.Fatalf("no %s %s", metric, s)
+		return nil
+	}
+	imp := func(dir string) *formats.Run {
+		var c formats.Collector
+		if err := ingest.ImportFile(New(), filepath.Join(dir, "stage_0_lifecycle_metrics.json"), ingest.Options{}, &c); err != nil {
+			t.Fatal(err)
+		}
+		return &c.Runs[0]
+	}
+	run := imp(dir)
+	ch := traptest.Check(t, run, TrapZeroVLLMCounters)
+	if ch.Field != "prometheus.successes" || ch.Corrected || ch.Detail != "the server's successes count is 0, the client's 3: 7 counter-derived statistics set to null" {
+		t.Errorf("counters: %+v", ch)
+	}
+	for _, ms := range [][2]string{{"prometheus.successes", "count"}, {"prometheus.successes", "rate"}, {"prometheus.successes.prompt_len", "mean"},
+		{"prometheus.successes.output_len", "rate"}, {"prometheus.successes.kv_block_lifetime", "p99"}, {"prometheus.successes.corrupted_requests", "value"}} {
+		if r := stat(run, ms[0], ms[1]); r.Value != nil || r.Text != zeroNoData {
+			t.Errorf("%s %s: %+v, want null", ms[0], ms[1], r)
+		}
+	}
+	if r := stat(run, "prometheus.successes.time_to_first_token", "mean"); r.Value == nil || *r.Value != 0.07 {
+		t.Errorf("TTFT mean %+v", r)
+	}
+	if r := stat(run, "prometheus.successes.queue_len", "mean"); r.Value == nil || *r.Value != 0 {
+		t.Errorf("queue_len mean (a gauge, 0 may be real) %+v", r)
+	}
+	ch = traptest.Check(t, run, TrapGatedMetricZero)
+	if ch.Field != "prometheus.successes.corrupted_requests" || !strings.Contains(ch.Detail, "kv_block_lifetime (--kv-cache-metrics)") ||
+		!strings.Contains(ch.Detail, "corrupted_requests (VLLM_COMPUTE_NANS_IN_LOGITS=1)") {
+		t.Errorf("gated: %+v", ch)
+	}
+
+	// a measured kv_block_lifetime stays
+	tmp := t.TempDir()
+	for _, f := range []string{"stage_0_lifecycle_metrics.json", "stage_0_prometheus_metrics.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(f, "stage_0_prom") {
+			s := strings.Replace(string(b), `"kv_block_lifetime": {
+      "mean": 0.0,
+      "median": 0.0,
+      "p90": 0.0,
+      "p99": 0.0`, `"kv_block_lifetime": {
+      "mean": 0.0,
+      "median": 0.0,
+      "p90": 0.0,
+      "p99": 0.5`, 1)
+			if s == string(b) {
+				t.Fatal("fixture layout changed")
+			}
+			b = []byte(s)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run = imp(tmp)
+	if r := stat(run, "prometheus.successes.kv_block_lifetime", "median"); r.Value == nil || *r.Value != 0 {
+		t.Errorf("a measured kv_block_lifetime's median: %+v", r)
+	}
+	if ch := traptest.Check(t, run, TrapGatedMetricZero); strings.Contains(ch.Detail, "kv_block_lifetime") {
+		t.Errorf("gated: %+v", ch)
+	}
+
+	for _, r := range imp(filepath.Join("testdata", "head-2stages")).Checks {
+		t.Errorf("head-2stages: %+v", r)
+	}
+}

@@ -366,6 +366,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 		run.RequestCount = int64(d.n)
 		notes = append(notes, d.notes(st)...)
+		if ch := d.singleTokenCheck(reportsGoodput(run.Reported)); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 		run.Checks = append(run.Checks, vals.Checks()...)
 		vals.Warn(f.warns.WarnOnly, runID)
 	}
@@ -493,4 +496,15 @@ func compact(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// reportsGoodput reports whether the result holds a goodput (vLLM writes
+// request_goodput only from a --goodput run; a null one is not stored).
+func reportsGoodput(rs []formats.ReportedStat) bool {
+	for _, r := range rs {
+		if r.Metric == "request_goodput" && r.Value != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,9 @@ const (
 	// TrapRoleChunkTTFT: the chat client timed TTFT at the role-only first
 	// chunk, sent before prefill finished (chunked prefill).
 	TrapRoleChunkTTFT = "vllm_role_chunk_ttft"
+	// TrapGoodputSingleToken: vLLM's goodput gave a request of at most one
+	// output token a TPOT of 0, which meets any TPOT SLO.
+	TrapGoodputSingleToken = "vllm_goodput_single_token"
 )
 
 // ttftRepeatTolerance is how close itls[i][0] must be to ttfts[i] to be
@@ -64,7 +67,46 @@ var traps = []convention.Trap{{
 	Metrics:   []string{"ttft_ms", "ttst_ms", "itl_ms", "tpot_ms"},
 	Source:    "https://github.com/vllm-project/vllm/issues/15106",
 	Test:      "ingest/vllmbench TestTrapRoleChunkTTFT",
+}, {
+	Code:  TrapGoodputSingleToken,
+	Title: "vLLM's goodput took TPOT 0 for a request of at most one output token, so it met any TPOT SLO",
+	Tools: "vLLM bench serve and benchmark_serving.py with --goodput (serve.py calculate_metrics: all_tpots gets 0 when output_len ≤ 1), and vllm-bench (Rust, src/metrics/calculator.rs, which mirrors serve.py)",
+	Signature: "a result with request_goodput (a --goodput run) whose successful requests include one with output_lens ≤ 1: " +
+		"it entered vLLM's goodput with TPOT 0 and its TPOT statistics not at all",
+	Action: convention.ActionExplain,
+	Effect: "not a bug, a rule both tools state differently: TPOT = (E2E − TTFT)/(N − 1) is undefined for N ≤ 1, so tokentrace's TPOT constraint does not apply to such a request (met vacuously: its goodput counts it good when its other constraints hold, and the report says how many were, \"TPOT vacuously met by k with N ≤ 1\"); " +
+		"vLLM's 0 gives the same verdict, so goodput agrees on these requests, and both leave them out of the TPOT statistics; one line says how many there were",
+	Metrics: []string{"goodput", "tpot_ms"},
+	Source: "https://github.com/vllm-project/vllm/blob/def9ce85ba1079af970a58ed3d42dd861ae35d58/vllm/benchmarks/serve.py (calculate_metrics: \"if output_len <= 1, we regard tpot as 0 for goodput\"), " +
+		"https://github.com/vllm-project/vllm-bench/blob/186a2924edca0d5b10e42504a7cbb88dbcfc1f48/src/metrics/calculator.rs",
+	Test: "ingest/vllmbench TestTrapGoodputSingleToken",
 }}
+
+// singleTokenCheck is the TrapGoodputSingleToken explanation of a result
+// that reports a goodput (goodput true), nil when no successful request
+// has output_lens ≤ 1 or the arrays say nothing of it.
+func (d *details) singleTokenCheck(goodput bool) *formats.DataCheck {
+	if !goodput || d.outLens == nil {
+		return nil
+	}
+	n, first := 0, -1
+	for i := 0; i < d.n; i++ {
+		if d.errs != nil && d.errs[i] != "" || d.ttfts != nil && !(d.ttfts[i] > 0) {
+			continue
+		}
+		if out := d.outLens[i]; out >= 0 && out <= 1 && !(out == 0 && d.ttfts == nil) {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &formats.DataCheck{Code: TrapGoodputSingleToken, Field: "output_lens", Requests: int64(n),
+		Detail: fmt.Sprintf("request %d: output_lens %g, TPOT 0 in vLLM's goodput, undefined in tokentrace's (the TPOT constraint does not apply)", first, d.outLens[first])}
+}
 
 // trapFinds are the traps found in a result's arrays: the requests each
 // applies to (by index) and the checks for the run.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/reproduce"
+	"github.com/tokentrace/tokentrace/analyze/slo"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
@@ -139,7 +140,9 @@ func TestTrapRoleChunkTTFT(t *testing.T) {
 }
 
 // TestTrapsNotOnCleanData: the vLLM corpus runs and the other fixtures
-// trip no trap (the detectors are quiet on real, healthy data).
+// trip no trap (the detectors are quiet on real, healthy data). The
+// goodput explanation of a one-token reply is no trap: detailed-appended
+// (and its truncated copy) has one, and nothing else.
 func TestTrapsNotOnCleanData(t *testing.T) {
 	paths := []string{}
 	for name, file := range corpusFiles {
@@ -156,8 +159,10 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 			continue // the truncated fixture still imports; others must
 		}
 		for _, r := range col.Runs {
-			if len(r.Checks) > 0 {
-				t.Errorf("%s: checks %+v", p, r.Checks)
+			for _, ch := range r.Checks {
+				if ch.Code != TrapGoodputSingleToken {
+					t.Errorf("%s: check %+v", p, ch)
+				}
 			}
 		}
 	}
@@ -225,5 +230,77 @@ func TestMayExceedMedian(t *testing.T) {
 	}
 	if hits < 1000 {
 		t.Errorf("only %d hits drawn", hits)
+	}
+}
+
+// TestTrapGoodputSingleToken: vLLM's goodput gives a successful request of
+// at most one output token TPOT 0 (serve.py calculate_metrics; vllm-bench's
+// calculator.rs mirrors it), so it meets any TPOT SLO; tokentrace's TPOT
+// is undefined there and the TPOT constraint does not apply (TPOT.Vacuous):
+// the same verdict. Object 1 of the detailed-appended fixture (a --goodput
+// run, request_goodput 2.5 over 1.2 s) has one such request, request 3
+// (output_lens 1, TTFT 120 ms): the explanation counts it and is routine
+// (no data warning). Under vLLM's own SLO (ttft ≤ 130 ms, e2el ≤ 250 ms)
+// tokentrace's goodput counts 3 good, vLLM's 2.5 × 1.2; adding tpot ≤ 1 ms
+// (every multi-token request's TPOT is 20–25 ms) leaves request 3 alone
+// good, met vacuously on TPOT, as vLLM's TPOT 0 would have it. Object 2
+// (goodput null) and a run without a one-token reply get no explanation.
+func TestTrapGoodputSingleToken(t *testing.T) {
+	path := filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"])
+	var col formats.Collector
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: "fx"}, &col); err != nil {
+		t.Fatal(err)
+	}
+	var found []formats.DataCheck
+	for _, r := range col.Runs {
+		for _, ch := range r.Checks {
+			if ch.Code == TrapGoodputSingleToken {
+				found = append(found, ch)
+			}
+		}
+	}
+	if len(found) != 1 || found[0].Requests != 1 || found[0].Field != "output_lens" ||
+		found[0].Detail != "request 3: output_lens 1, TPOT 0 in vLLM's goodput, undefined in tokentrace's (the TPOT constraint does not apply)" {
+		t.Errorf("checks %+v (object 2, goodput null, must have none)", found)
+	}
+	for _, c := range []struct {
+		slo           string
+		good, vacuous int
+	}{{"ttft<=130ms, e2e<=250ms", 3, 0}, {"ttft<=130ms, tpot<=1ms, e2e<=250ms", 1, 1}} {
+		s, err := slo.ParseSLO(c.slo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := analyze.NewAnalyzer(analyze.Canonical)
+		if err := ingest.ImportFile(New(), path, ingest.Options{Label: "fx"}, a); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := a.Report(analyze.Options{Tools: tools, SLO: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := rep.Runs[0]
+		if g := rr.Goodput; g == nil || g.Good != c.good || g.TPOTVacuous != c.vacuous || g.Total != 5 {
+			t.Errorf("%s: goodput %+v", c.slo, g)
+		}
+		var w *analyze.Warning
+		for i := range rr.Warnings {
+			if rr.Warnings[i].Code == TrapGoodputSingleToken {
+				w = &rr.Warnings[i]
+			}
+		}
+		if w == nil || !w.DataCheck || !w.Routine || w.Count != 1 {
+			t.Errorf("%s: warning %+v", c.slo, w)
+		}
+	}
+	p := filepath.Join("testdata", "trap-role-chunk", fixtures["trap-role-chunk"])
+	col = formats.Collector{}
+	if err := ingest.ImportFile(New(), p, ingest.Options{}, &col); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range col.Runs[0].Checks {
+		if ch.Code == TrapGoodputSingleToken {
+			t.Errorf("%s: %+v", p, ch)
+		}
 	}
 }
