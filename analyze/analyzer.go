@@ -851,6 +851,11 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	rr.E2EByOSL = buckets(s.pairOSL, s.pairE2E, oslEdges, OSL.Name, c.Percentile)
 	rr.E2EOSLFit = fit(s.pairOSL, s.pairE2E)
 	rr.TTFTByISL = buckets(s.pairISL, s.pairTTFT, islEdges, ISL.Name, c.Percentile)
+	rr.Cache, rr.TTFTByCache = cacheReport(reqs, c)
+	rr.Sessions, rr.TTFTByTurn = sessionsReport(reqs, c)
+	if w := cacheWarning(rr.Cache); w != nil {
+		rr.Warnings = append(rr.Warnings, *w)
+	}
 	rr.TTFTISLFit = fit(s.pairISL, s.pairTTFT)
 
 	if c.Tool != "" && c.Tool == run.Tool {

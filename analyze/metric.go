@@ -262,6 +262,10 @@ var (
 		Doc:    "the server's prompt + completion tokens",
 		Source: "OpenAI usage object",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.InputUsage + m.OutputUsage }}
+	CachedInput = &Metric{Name: "cached_input", Label: "cached input tokens", Unit: "tokens", Scope: PerRequest,
+		Doc:    "prompt tokens the server read from its prefix cache (the report's cache block sums them over the input)",
+		Source: "formats/SCHEMA.md requests.cached_input_tokens; = AIPerf usage_prompt_cache_read_tokens",
+		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.CachedInputTokens }}
 	ErrorISL = &Metric{Name: "error_isl", Label: "ISL of failures", Unit: "tokens", Scope: PerRequest,
 		Doc:            "input tokens of failed and cancelled requests",
 		Source:         "AIPerf error_isl",
@@ -349,7 +353,7 @@ func throughputValue(rr *RunReport, v float64) RunValue {
 // Table is every metric, in the order of the report's metric table.
 var Table = []*Metric{
 	TTFT, TTFO, TTST, TPOT, ITL, E2E, NTPOT, DispatchDelay, SchedTTFT, SchedE2E, MaxITL, OSL, ISL, Fluidity,
-	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, ErrorISL,
+	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, CachedInput, ErrorISL,
 	GoodputFraction, GoodputRate, OutputThroughput, RequestRate, ErrorRate, DataWarnings,
 }
 

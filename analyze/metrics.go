@@ -111,6 +111,13 @@ type RequestMetrics struct {
 	// DispatchDelayMs is start − intended start (Request.ScheduledStartNs)
 	// in ms; NaN where the request has no intended start or no start.
 	DispatchDelayMs float64
+	// CachedInputTokens is the prompt tokens read from the prefix cache
+	// (Request.CachedInputTokens); NaN when unknown.
+	CachedInputTokens float64
+	// SessionID and TurnIndex place the request in its session
+	// (Request.SessionID, TurnIndex; "" and −1 when unknown).
+	SessionID string
+	TurnIndex int64
 	// FromSchedule: TTFT, TTFO and E2E are measured from the intended
 	// start (a LatencyFromSchedule convention), so they already hold the
 	// dispatch delay.
@@ -426,6 +433,13 @@ func computeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 		LastResponseMs: nan, StreamEndMs: nsToMs(&q.StreamEndOffsetNs, i), TPOTMs: nan, ITLMeanMs: nan,
 		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(&q.InputTokens, i), InputReported: optF(&q.ReportedInputTokens, i),
 		InputUsage: nan, OutputUsage: nan, Messages: ms.n, MaxITLMs: nan, DispatchDelayMs: nan,
+		CachedInputTokens: optI(&q.CachedInputTokens, i), TurnIndex: -1,
+	}
+	if id := q.SessionID.Get(i); id != "" {
+		m.SessionID = strings.Clone(id) // the batch is reused once the call returns
+		if t, ok := q.TurnIndex.Get(i); ok {
+			m.TurnIndex = t
+		}
 	}
 	if q.InputTokensSource.Get(i) == formats.SourceServerUsage {
 		m.InputUsage = m.InputTokens

@@ -37,23 +37,31 @@ type Report struct {
 
 // RunReport is the analysis of one run under one convention.
 type RunReport struct {
-	RunID            string              `json:"run_id"`
-	Tool             string              `json:"tool"`
-	ToolVersion      string              `json:"tool_version"`
-	Model            string              `json:"model"`
-	Streaming        *bool               `json:"streaming"`
-	Convention       ConventionInfo      `json:"convention"`
-	PercentileMethod string              `json:"percentile_method"`
-	Requests         RequestCounts       `json:"requests"`
-	Metrics          Metrics             `json:"metrics"`
-	OSLSource        map[string]int      `json:"osl_source"`
-	Throughput       Throughput          `json:"throughput"`
-	Goodput          *Goodput            `json:"goodput"`
-	E2EByOSL         []Bucket            `json:"e2e_by_osl"`
-	E2EOSLFit        *Fit                `json:"e2e_osl_fit"`
-	TTFTByISL        []Bucket            `json:"ttft_by_isl"`
-	TTFTISLFit       *Fit                `json:"ttft_isl_fit"`
-	Reported         map[string]Reported `json:"reported"`
+	RunID            string         `json:"run_id"`
+	Tool             string         `json:"tool"`
+	ToolVersion      string         `json:"tool_version"`
+	Model            string         `json:"model"`
+	Streaming        *bool          `json:"streaming"`
+	Convention       ConventionInfo `json:"convention"`
+	PercentileMethod string         `json:"percentile_method"`
+	Requests         RequestCounts  `json:"requests"`
+	Metrics          Metrics        `json:"metrics"`
+	OSLSource        map[string]int `json:"osl_source"`
+	Throughput       Throughput     `json:"throughput"`
+	Goodput          *Goodput       `json:"goodput"`
+	E2EByOSL         []Bucket       `json:"e2e_by_osl"`
+	E2EOSLFit        *Fit           `json:"e2e_osl_fit"`
+	TTFTByISL        []Bucket       `json:"ttft_by_isl"`
+	// Cache and TTFTByCache are the prefix cache over the completed
+	// requests (absent where no request has a cached count); Sessions and
+	// TTFTByTurn the sessions of turns (absent where no session has more
+	// than one request). analyze/dimensions.go.
+	Cache       *CacheReport        `json:"cache,omitempty"`
+	TTFTByCache []CacheBucket       `json:"ttft_by_cache,omitempty"`
+	Sessions    *SessionsReport     `json:"sessions,omitempty"`
+	TTFTByTurn  []TurnBucket        `json:"ttft_by_turn,omitempty"`
+	TTFTISLFit  *Fit                `json:"ttft_isl_fit"`
+	Reported    map[string]Reported `json:"reported"`
 	// Errors counts failed and cancelled requests by status, code, type
 	// and message, most frequent first.
 	Errors []ErrorCount `json:"errors"`

@@ -27,6 +27,9 @@ const (
 	// latencies are measured from the actual send, and a load generator
 	// that fell behind cannot be seen.
 	TrapFromActualSend = "coordinated_omission_unmeasured"
+	// TrapCachedExceedsInput: a request's cached prompt tokens exceed its
+	// prompt tokens.
+	TrapCachedExceedsInput = "cached_exceeds_input"
 	// TrapTTSTExceedsTTFT: on most requests the second token came far
 	// later than the first: the first was signalled before the prefill
 	// it stands for.
@@ -100,6 +103,16 @@ var Traps = []convention.Trap{{
 	Metrics:   []string{"sched_e2e_ms", "sched_ttft_ms", "dispatch_delay_ms", "e2e_ms"},
 	Source:    "Gil Tene, \"How NOT to Measure Latency\" (coordinated omission); https://github.com/vllm-project/vllm/issues/54101, https://github.com/vllm-project/guidellm/issues/1048",
 	Test:      "analyze TestCoordinatedOmission",
+}, {
+	Code:      TrapCachedExceedsInput,
+	Title:     "more cached prompt tokens than prompt tokens",
+	Tools:     "any server usage with prompt_tokens_details.cached_tokens (vLLM, SGLang, OpenAI), AIPerf usage_prompt_cache_read_tokens",
+	Signature: "a completed request's cached_input_tokens is above its input_tokens: impossible, the cached tokens are part of the prompt (a count from another field, or a server bug)",
+	Action:    convention.ActionFlag,
+	Effect:    "the request is left out of the cache block (hit fraction, TTFT by cache); its latencies are kept",
+	Metrics:   []string{"cache.hit_fraction"},
+	Source:    "OpenAI usage object: prompt_tokens_details.cached_tokens is a part of prompt_tokens",
+	Test:      "analyze TestCacheReport",
 }, {
 	Code:      TrapFromActualSend,
 	Title:     "a request-rate run without intended starts: its latencies are measured from the actual send",

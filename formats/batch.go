@@ -59,6 +59,10 @@ type Requests struct {
 	OutputTokens                              Int64s
 	OutputTokensSource                        Strings
 	ReasoningTokens                           Int64s
+	CachedInputTokens                         Int64s
+	SessionID                                 Strings
+	TurnIndex                                 Int64s
+	ParentID                                  Strings
 	MaxTokens                                 Int64s
 
 	ReportedTTFTMs, ReportedTTFOMs, ReportedTTSTMs, ReportedE2EMs Float64s
@@ -390,13 +394,14 @@ func (b *Batch) TruncateMessages(k int) {
 func (q *Requests) strings() []*Strings {
 	return []*Strings{&q.SourceID, &q.XRequestID, &q.ResponseID, &q.TraceID, &q.ErrorType, &q.ErrorText,
 		&q.ClockDomain, &q.ScheduledStartSource, &q.InputTokensSource, &q.OutputTokensSource, &q.ServerKind, &q.ServerSource,
-		&q.ServerRequestID, &q.ServerClockDomain, &q.MatchQuality, &q.ServerFinishReason, &q.Corrections, &q.EndBoundRule}
+		&q.ServerRequestID, &q.ServerClockDomain, &q.MatchQuality, &q.ServerFinishReason, &q.Corrections, &q.EndBoundRule,
+		&q.SessionID, &q.ParentID}
 }
 
 func (q *Requests) int64s() []*Int64s {
 	return []*Int64s{&q.ErrorCode, &q.StartNs, &q.ScheduledStartNs, &q.FirstTokenOffsetNs, &q.FirstContentOffsetNs, &q.SecondTokenOffsetNs,
 		&q.LastTokenOffsetNs, &q.StreamEndOffsetNs, &q.InputTokens, &q.OutputTokens, &q.ReasoningTokens, &q.MaxTokens,
-		&q.ServerArrivalNs, &q.ServerQueueNs, &q.ServerPrefillNs, &q.ServerDecodeNs, &q.ServerInferenceNs,
+		&q.CachedInputTokens, &q.TurnIndex, &q.ServerArrivalNs, &q.ServerQueueNs, &q.ServerPrefillNs, &q.ServerDecodeNs, &q.ServerInferenceNs,
 		&q.ServerTTFTNs, &q.ServerE2ENs, &q.ServerTimePerTokenNs, &q.InFlightAtStart, &q.EndBoundOffsetNs}
 }
 

@@ -49,6 +49,10 @@ func (b *Batch) AppendRow(r *Request, ev []Event) error {
 	q.OutputTokens.SetPtr(i, r.OutputTokens)
 	q.OutputTokensSource.Set(i, r.OutputTokensSource)
 	q.ReasoningTokens.SetPtr(i, r.ReasoningTokens)
+	q.CachedInputTokens.SetPtr(i, r.CachedInputTokens)
+	q.SessionID.Set(i, r.SessionID)
+	q.TurnIndex.SetPtr(i, r.TurnIndex)
+	q.ParentID.Set(i, r.ParentID)
 	q.MaxTokens.SetPtr(i, r.MaxTokens)
 	q.ReportedTTFTMs.SetPtr(i, r.ReportedTTFTMs)
 	q.ReportedTTFOMs.SetPtr(i, r.ReportedTTFOMs)
@@ -134,6 +138,10 @@ func (b *Batch) Row(i int) Request {
 		OutputTokens:           q.OutputTokens.Ptr(i),
 		OutputTokensSource:     q.OutputTokensSource.Get(i),
 		ReasoningTokens:        q.ReasoningTokens.Ptr(i),
+		CachedInputTokens:      q.CachedInputTokens.Ptr(i),
+		SessionID:              q.SessionID.Get(i),
+		TurnIndex:              q.TurnIndex.Ptr(i),
+		ParentID:               q.ParentID.Get(i),
 		MessageCount:           q.MessageCount[i],
 		TokenMessageCount:      q.TokenMessageCount[i],
 		MaxTokens:              q.MaxTokens.Ptr(i),

@@ -134,6 +134,8 @@ func (b *Batch) int64Columns() []int64Column {
 		{"input_tokens", &q.InputTokens, MaxTokens},
 		{"output_tokens", &q.OutputTokens, MaxTokens},
 		{"reasoning_tokens", &q.ReasoningTokens, MaxTokens},
+		{"cached_input_tokens", &q.CachedInputTokens, MaxTokens},
+		{"turn_index", &q.TurnIndex, MaxTokens},
 		{"max_tokens", &q.MaxTokens, MaxTokens},
 		{"server_arrival_ns", &q.ServerArrivalNs, MaxTimeNs},
 		{"server_queue_ns", &q.ServerQueueNs, MaxDurationNs},

@@ -160,12 +160,12 @@ func (r *Request) Clone() Request { return cloneRequest(*r) }
 func cloneRequest(r Request) Request {
 	for _, p := range []*string{&r.RunID, &r.SourceID, &r.XRequestID, &r.ResponseID, &r.TraceID, &r.ErrorType, &r.ErrorText,
 		&r.ClockDomain, &r.ScheduledStartSource, &r.InputTokensSource, &r.OutputTokensSource, &r.ServerKind, &r.ServerSource, &r.ServerRequestID,
-		&r.ServerClockDomain, &r.MatchQuality, &r.ServerFinishReason, &r.Corrections, &r.EndBoundRule} {
+		&r.ServerClockDomain, &r.MatchQuality, &r.ServerFinishReason, &r.Corrections, &r.EndBoundRule, &r.SessionID, &r.ParentID} {
 		*p = cloneString(*p)
 	}
 	for _, p := range []**int64{&r.ErrorCode, &r.StartNs, &r.ScheduledStartNs, &r.FirstTokenOffsetNs, &r.FirstContentOffsetNs, &r.SecondTokenOffsetNs,
 		&r.LastTokenOffsetNs, &r.StreamEndOffsetNs, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.MaxTokens,
-		&r.ServerArrivalNs, &r.ServerQueueNs, &r.ServerPrefillNs, &r.ServerDecodeNs, &r.ServerInferenceNs, &r.ServerTTFTNs,
+		&r.CachedInputTokens, &r.TurnIndex, &r.ServerArrivalNs, &r.ServerQueueNs, &r.ServerPrefillNs, &r.ServerDecodeNs, &r.ServerInferenceNs, &r.ServerTTFTNs,
 		&r.ServerE2ENs, &r.ServerTimePerTokenNs, &r.InFlightAtStart, &r.EndBoundOffsetNs} {
 		if *p != nil {
 			v := **p

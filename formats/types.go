@@ -410,6 +410,22 @@ type Request struct {
 	OutputTokensSource string `parquet:"output_tokens_source,optional" json:"output_tokens_source"`
 	// ReasoningTokens is the reasoning part of OutputTokens when known.
 	ReasoningTokens *int64 `parquet:"reasoning_tokens,optional" json:"reasoning_tokens"`
+	// CachedInputTokens is the part of InputTokens the server read from its
+	// prefix cache: OpenAI usage prompt_tokens_details.cached_tokens (in
+	// the response, or the SSE usage chunk), AIPerf's record metric
+	// usage_prompt_cache_read_tokens. 0 where the server reported 0; null
+	// where the response carried no such count (unknown, not a miss).
+	CachedInputTokens *int64 `parquet:"cached_input_tokens,optional" json:"cached_input_tokens"`
+	// SessionID names the session (conversation) the request is a turn of:
+	// AIPerf metadata conversation_id, guidellm info.conversation_id; ""
+	// when the source has no sessions.
+	SessionID string `parquet:"session_id,optional" json:"session_id"`
+	// TurnIndex is the request's 0-based turn within SessionID (AIPerf
+	// metadata turn_index); null when unknown.
+	TurnIndex *int64 `parquet:"turn_index,optional" json:"turn_index"`
+	// ParentID is the id of the request that spawned this one in an agent
+	// tree (AIPerf metadata parent_correlation_id); "" when none.
+	ParentID string `parquet:"parent_id,optional" json:"parent_id"`
 	// MessageCount is the number of messages received (all event kinds).
 	MessageCount int64 `parquet:"message_count" json:"message_count"`
 	// TokenMessageCount is the number of messages carrying generated tokens

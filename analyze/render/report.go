@@ -268,6 +268,7 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 	}
 	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms %s ms × N (R² %s, n %d)", "E2E vs N")
 	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms %s ms × ISL (R² %s, n %d)", "TTFT vs ISL")
+	writeDimensions(w, md, rr, line)
 
 	if len(rr.Reported) > 0 {
 		keys := make([]string, 0, len(rr.Reported))
@@ -484,5 +485,48 @@ func writeReproduction(w io.Writer, rp *analyze.Reproduction, tool string, md bo
 	}
 	if md {
 		fmt.Fprintln(w)
+	}
+}
+
+// writeDimensions writes the prefix-cache and sessions blocks of a run,
+// each only where the run has the data.
+func writeDimensions(w io.Writer, md bool, rr *analyze.RunReport, line func(string, ...any)) {
+	if c := rr.Cache; c != nil {
+		unk := ""
+		if c.Unknown > 0 {
+			unk = fmt.Sprintf("; %d without a cached or input count: unknown, not misses", c.Unknown)
+		}
+		reqs := "requests"
+		if c.Requests == 1 {
+			reqs = "request"
+		}
+		line("prefix cache: %s%% of %d input tokens cached (%d completed %s, token-weighted%s)",
+			num(100*float64(c.HitFraction)), c.InputTokens, c.Requests, reqs, unk)
+		if len(rr.TTFTByCache) > 1 {
+			t := &table{md: md}
+			t.add(fmt.Sprintf("TTFT by prefix cache (hit: ≥ %g%% of the input cached)", 100*analyze.CacheHitShare), "n", "P50 ms", "P90 ms", "P99 ms")
+			for _, b := range rr.TTFTByCache {
+				t.add(b.Bucket, fmt.Sprint(b.N), num(float64(b.P50)), num(float64(b.P90)), num(float64(b.P99)))
+			}
+			t.write(w)
+			if md {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	if s := rr.Sessions; s != nil {
+		line("sessions: %d (%d completed, %d failed: a session fails when any turn fails) · %s requests each on average · span P50 %s ms, P99 %s ms (n %d)",
+			s.Count, s.Completed, s.Failed, num(float64(s.TurnsMean)), num(float64(s.Duration.P50)), num(float64(s.Duration.P99)), s.Duration.N)
+		if len(rr.TTFTByTurn) > 0 {
+			t := &table{md: md}
+			t.add("TTFT by turn", "n", "P50 ms", "P90 ms", "P99 ms")
+			for _, b := range rr.TTFTByTurn {
+				t.add(fmt.Sprint(b.Turn), fmt.Sprint(b.N), num(float64(b.P50)), num(float64(b.P90)), num(float64(b.P99)))
+			}
+			t.write(w)
+			if md {
+				fmt.Fprintln(w)
+			}
+		}
 	}
 }

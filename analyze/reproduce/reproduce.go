@@ -304,6 +304,19 @@ var reproductionScalars = []struct {
 	}},
 	{"e2e_count", "requests with an E2E", func(in *scalarInput) (float64, string) { return float64(len(in.rd.Values[analyze.E2E])), "" }},
 	{"duration_s", "the run's span under the convention, in s", func(in *scalarInput) (float64, string) { return in.duration(), "" }},
+	{"cache_hit_fraction", "Σ cached input tokens / Σ input tokens over the completed requests with both counts (the report's cache.hit_fraction)", func(in *scalarInput) (float64, string) {
+		var cached, input float64
+		for i := range in.rd.Requests {
+			m := &in.rd.Requests[i]
+			if m.Counted && !math.IsNaN(m.CachedInputTokens) && !math.IsNaN(m.InputTokens) && m.CachedInputTokens <= m.InputTokens {
+				cached, input = cached+m.CachedInputTokens, input+m.InputTokens
+			}
+		}
+		if input == 0 {
+			return math.NaN(), "no completed request with a cached and an input count"
+		}
+		return cached / input, ""
+	}},
 	{"recorded_concurrency", "requests in flight over [start, recorded end) of every request (a request without an end holds no time), " +
 		"time-weighted from the first intended start (else the first start) to the last end; the statistic asked (avg, pNN, min, max) by duration",
 		recordedConcurrency},

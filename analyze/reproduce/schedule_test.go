@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -138,5 +139,43 @@ func TestAIPerfEffectiveAndAdjusted(t *testing.T) {
 		if got[k] == "" {
 			t.Errorf("%s not among the reproduction items (%v)", k, got)
 		}
+	}
+}
+
+// TestCacheOnRealRuns: the prefix cache of two tools' real files. AIPerf
+// 0.10.0 (the bundled 524 run) records usage_prompt_cache_read_tokens per
+// record: the cache block's hit fraction is AIPerf's own
+// overall_usage_prompt_cache_read_pct (47.82%), reproduced with its
+// per-request statistics. GenAI-Perf's raw OpenRouter responses carry
+// usage.prompt_tokens_details.cached_tokens 0 on every request: a 0% hit
+// rate of known misses, not an unknown.
+func TestCacheOnRealRuns(t *testing.T) {
+	rep := toolReport(t, filepath.Join("..", "..", "testdata", "aiperf", "llama31-8b-cloudflare-agent-c2-524errors"), nil)
+	rr := rep.Runs[0]
+	if rr.Cache == nil || rr.Cache.CachedInputTokens != 64988 || rr.Cache.InputTokens != 135900 {
+		t.Fatalf("AIPerf cache %+v", rr.Cache)
+	}
+	n := 0
+	for _, it := range rr.Reproduction.Items {
+		if strings.Contains(it.Metric, "cache") {
+			n++
+			if it.Status != "reproduced" {
+				t.Errorf("%s/%s: %s (%s)", it.Metric, it.Stat, it.Status, it.Reason)
+			}
+			if it.Metric == "overall_usage_prompt_cache_read_pct" && math.Abs(float64(it.Recomputed)-47.82045621780721) > 1e-9 {
+				t.Errorf("hit %% %v", float64(it.Recomputed))
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d cache statistics reproduced, want AIPerf's three metrics", n)
+	}
+	rep = toolReport(t, filepath.Join("..", "..", "testdata", "genai-perf", "openrouter-gpt4omini-c1-nonstream"), nil)
+	c := rep.Runs[0].Cache
+	if c == nil || c.Requests == 0 || c.CachedInputTokens != 0 || float64(c.HitFraction) != 0 {
+		t.Fatalf("GenAI-Perf cache %+v", c)
+	}
+	if b := rep.Runs[0].TTFTByCache; len(b) != 1 || b[0].Bucket != "miss" || b[0].N != c.Requests {
+		t.Errorf("ttft by cache %+v", b)
 	}
 }

@@ -91,7 +91,7 @@ var knownNames = func() map[string]string {
 }()
 
 // metaNames are recordMeta's JSON names.
-var metaNames = []string{"session_num", "x_request_id", "x_correlation_id", "conversation_id", "turn_index",
+var metaNames = []string{"session_num", "x_request_id", "x_correlation_id", "conversation_id", "turn_index", "parent_correlation_id",
 	"request_start_ns", "timestamp_ns", "request_end_ns", "credit_issued_ns", "benchmark_phase", "credit_phase", "was_cancelled"}
 
 // meta reads the "metadata" object into *m (allocated when nil; a second
@@ -118,6 +118,8 @@ func (s *scanner) meta(m **recordMeta) bool {
 			return s.plainString(&md.XCorrelationID)
 		case "conversation_id":
 			return s.plainString(&md.ConversationID)
+		case "parent_correlation_id":
+			return s.plainString(&md.ParentCorrelationID)
 		case "benchmark_phase":
 			return s.plainString(&md.BenchmarkPhase)
 		case "credit_phase":

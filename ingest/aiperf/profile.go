@@ -80,9 +80,9 @@ var metrics = map[string]convention.ReportedMetric{
 	"good_request_count":                   convention.Unmapped(convention.ReasonGoodput),
 	"osl_mismatch_diff_pct":                convention.Unmapped(whyMismatch),
 	"osl_mismatch_count":                   convention.Unmapped(whyMismatch),
-	"usage_prompt_cache_read_tokens":       convention.Unmapped(convention.ReasonCache),
-	"total_usage_prompt_cache_read_tokens": convention.Unmapped(convention.ReasonCache),
-	"overall_usage_prompt_cache_read_pct":  convention.Unmapped(convention.ReasonCache),
+	"usage_prompt_cache_read_tokens":       convention.Map("cached_input", 1),
+	"total_usage_prompt_cache_read_tokens": convention.Map("scalar:sum:cached_input", 1),
+	"overall_usage_prompt_cache_read_pct":  convention.Map("scalar:cache_hit_fraction", 100),
 	// request_end − credit_issued_ns over successful records
 	// (docs/reference/effective-vs-active-metrics.md at 36c0308): the
 	// schedule-relative E2E; the adj_* forms add one +inf per errored record

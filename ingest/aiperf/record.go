@@ -50,6 +50,10 @@ type recordMeta struct {
 	XCorrelationID string `json:"x_correlation_id"`
 	ConversationID string `json:"conversation_id"`
 	TurnIndex      *int64 `json:"turn_index"`
+	// ParentCorrelationID is the x_correlation_id of the request that
+	// spawned this one in an agent tree (AIPerf 2026 record_models.py
+	// MetricRecordMetadata); "" for a root.
+	ParentCorrelationID string `json:"parent_correlation_id"`
 	// RequestStartNs is the wall-clock send time (time.time_ns()).
 	RequestStartNs json.RawMessage `json:"request_start_ns"`
 	// TimestampNs is AIPerf 0.1.x's name for the send time.
@@ -92,20 +96,25 @@ type recordError struct {
 // Metric tags read from records (AIPerf metrics/types/*.py). The 0.1.x
 // export used "ttft" and "ttst" for the first two.
 const (
-	tagTTFT       = "time_to_first_token"
-	tagTTFTOld    = "ttft"
-	tagTTST       = "time_to_second_token"
-	tagTTSTOld    = "ttst"
-	tagTTFO       = "time_to_first_output_token"
-	tagLatency    = "request_latency"
-	tagICL        = "inter_chunk_latency"
-	tagITL        = "inter_token_latency"
-	tagOSL        = "output_sequence_length"
-	tagISL        = "input_sequence_length"
-	tagOutCount   = "output_token_count"
-	tagReasoning  = "reasoning_token_count"
-	tagUsageOut   = "usage_completion_tokens"
-	tagUsageIn    = "usage_prompt_tokens"
+	tagTTFT      = "time_to_first_token"
+	tagTTFTOld   = "ttft"
+	tagTTST      = "time_to_second_token"
+	tagTTSTOld   = "ttst"
+	tagTTFO      = "time_to_first_output_token"
+	tagLatency   = "request_latency"
+	tagICL       = "inter_chunk_latency"
+	tagITL       = "inter_token_latency"
+	tagOSL       = "output_sequence_length"
+	tagISL       = "input_sequence_length"
+	tagOutCount  = "output_token_count"
+	tagReasoning = "reasoning_token_count"
+	tagUsageOut  = "usage_completion_tokens"
+	tagUsageIn   = "usage_prompt_tokens"
+	// tagCacheRead is the prompt tokens the server read from its prefix
+	// cache (usage.prompt_tokens_details.cached_tokens as AIPerf records it;
+	// its overall_usage_prompt_cache_read_pct is Σ of these / Σ
+	// usage_prompt_tokens × 100).
+	tagCacheRead  = "usage_prompt_cache_read_tokens"
 	tagErrorISL   = "error_isl"
 	tagPerUserTPS = "output_token_throughput_per_user"
 )
@@ -114,7 +123,7 @@ const (
 // their unit) and token counts: the range of the value checks.
 var (
 	timeTags  = []string{tagTTFT, tagTTFTOld, tagTTST, tagTTSTOld, tagTTFO, tagLatency, tagITL}
-	countTags = []string{tagOSL, tagISL, tagOutCount, tagReasoning, tagUsageOut, tagUsageIn, tagErrorISL}
+	countTags = []string{tagOSL, tagISL, tagOutCount, tagReasoning, tagUsageOut, tagUsageIn, tagCacheRead, tagErrorISL}
 )
 
 // prepare reads what convert uses through the shared value checks (vals,
@@ -448,6 +457,11 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats) f
 		SourceID:   md.sourceID(),
 		XRequestID: md.XRequestID,
 		TraceID:    md.XCorrelationID,
+		SessionID:  md.ConversationID,
+		ParentID:   md.ParentCorrelationID,
+	}
+	if md.ConversationID != "" && md.TurnIndex != nil {
+		req.TurnIndex = ingest.Ptr(*md.TurnIndex)
 	}
 	if s := rec.start; s != nil {
 		req.StartNs = ingest.Ptr(*s)
@@ -569,6 +583,9 @@ func setTokens(req *formats.Request, rec *record, st *stats) {
 			req.InputTokens, req.InputTokensSource = ingest.Ptr(n), src.source
 			break
 		}
+	}
+	if n, ok := rec.count(tagCacheRead); ok {
+		req.CachedInputTokens = ingest.Ptr(n)
 	}
 }
 

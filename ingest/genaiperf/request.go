@@ -478,6 +478,7 @@ func (c *converter) setTokens(key int, x *experiment) {
 		}
 		if n := count("usage.prompt_tokens", u.PromptTokens); n != nil {
 			r.InputTokens, r.InputTokensSource = n, formats.SourceServerUsage
+			r.CachedInputTokens = count("usage.prompt_tokens_details.cached_tokens", u.CachedTokens)
 		}
 		if n := count("usage.completion_tokens", u.CompletionTokens); n != nil {
 			r.OutputTokens, r.OutputTokensSource = n, formats.SourceServerUsage

@@ -55,6 +55,10 @@ type Usage struct {
 	// ReasoningTokens is completion_tokens_details.reasoning_tokens: the
 	// reasoning part of CompletionTokens.
 	ReasoningTokens *int64 `json:"-"`
+	// CachedTokens is prompt_tokens_details.cached_tokens: the part of
+	// PromptTokens read from the server's prefix cache (OpenAI; vLLM with
+	// prefix caching and --enable-prompt-tokens-details; SGLang).
+	CachedTokens *int64 `json:"-"`
 }
 
 // APIError is an error reported in the stream or body.
@@ -205,6 +209,9 @@ type usageJSON struct {
 	Details *struct {
 		ReasoningTokens *int64 `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
+	PromptDetails *struct {
+		CachedTokens *int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 func (c *chunk) payload(data string) Payload {
@@ -213,6 +220,9 @@ func (c *chunk) payload(data string) Payload {
 		u := c.Usage.Usage
 		if c.Usage.Details != nil {
 			u.ReasoningTokens = c.Usage.Details.ReasoningTokens
+		}
+		if c.Usage.PromptDetails != nil {
+			u.CachedTokens = c.Usage.PromptDetails.CachedTokens
 		}
 		p.Usage = &u
 	}

@@ -156,6 +156,8 @@ func usageKey(k string) uint8 {
 		return 2
 	case "completion_tokens_details":
 		return 4
+	case "prompt_tokens_details":
+		return 8
 	}
 	return 0
 }
@@ -164,8 +166,9 @@ var (
 	topKeys     = []string{"id", "object", "message", "type", "code", "error", "choices", "usage"}
 	choiceKeys  = []string{"delta", "message", "text", "finish_reason"}
 	messageKeys = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls"}
-	usageKeys   = []string{"prompt_tokens", "completion_tokens", "completion_tokens_details"}
+	usageKeys   = []string{"prompt_tokens", "completion_tokens", "completion_tokens_details", "prompt_tokens_details"}
 	detailKeys  = []string{"reasoning_tokens"}
+	promptKeys  = []string{"cached_tokens"}
 )
 
 // lowerKnown reports whether key matches one of known's names
@@ -667,16 +670,20 @@ func (s *fastScanner) usage(p *Payload) bool {
 		if s.literal("null") {
 			return true
 		}
+		want, names, dst := "reasoning_tokens", detailKeys, &u.ReasoningTokens
+		if key == "prompt_tokens_details" {
+			want, names, dst = "cached_tokens", promptKeys, &u.CachedTokens
+		}
 		var dseen bool
 		return s.object(func(key string) bool {
-			if key != "reasoning_tokens" {
-				return !lowerKnown(key, detailKeys) && s.skip(0)
+			if key != want {
+				return !lowerKnown(key, names) && s.skip(0)
 			}
 			if dseen {
 				return false
 			}
 			dseen = true
-			return s.count(&u.ReasoningTokens)
+			return s.count(dst)
 		})
 	})
 	if !ok {

@@ -1,0 +1,73 @@
+package aiperf
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSessionsAndCache: AIPerf's record metadata gives each request its
+// session (conversation_id), turn (turn_index) and parent
+// (parent_correlation_id, AIPerf 2026's agent trees), and the record's
+// usage_prompt_cache_read_tokens its cached input. On the bundled 524 run
+// (AIPerf 0.10.0: one turn per conversation) the records are regrouped
+// into sessions of four turns, each turn's parent the previous turn's
+// correlation id, as a multi-turn agent run writes them.
+func TestSessionsAndCache(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "aiperf", "llama31-8b-cloudflare-agent-c2-524errors", "profile_export.jsonl")
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var corr []string
+	cached := map[int]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<24)
+	for i := 0; sc.Scan(); i++ {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		md := rec["metadata"].(map[string]any)
+		md["conversation_id"] = fmt.Sprintf("agent_%03d", i/4)
+		md["turn_index"] = i % 4
+		if i%4 > 0 {
+			md["parent_correlation_id"] = corr[i-1]
+		}
+		corr = append(corr, md["x_correlation_id"].(string))
+		if m, ok := rec["metrics"].(map[string]any)[tagCacheRead].(map[string]any); ok {
+			cached[i] = int64(m["value"].(float64))
+		}
+		b, _ := json.Marshal(rec)
+		out.Write(append(b, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "profile_export.jsonl")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := importFile(t, path, "agents")
+	if len(c.Requests) != 100 || len(cached) != 87 {
+		t.Fatalf("%d requests, %d with a cached count", len(c.Requests), len(cached))
+	}
+	for _, q := range c.Requests {
+		i := int(q.RequestKey)
+		if want := fmt.Sprintf("agent_%03d", i/4); q.SessionID != want || q.TurnIndex == nil || *q.TurnIndex != int64(i%4) {
+			t.Errorf("request %d: session %q turn %v, want %s/%d", i, q.SessionID, q.TurnIndex, want, i%4)
+		}
+		if wantParent := map[bool]string{true: "", false: corr[max(i-1, 0)]}[i%4 == 0]; q.ParentID != wantParent {
+			t.Errorf("request %d: parent %q, want %q", i, q.ParentID, wantParent)
+		}
+		n, ok := cached[i]
+		switch {
+		case ok && (q.CachedInputTokens == nil || *q.CachedInputTokens != n):
+			t.Errorf("request %d: cached %v, want %d", i, q.CachedInputTokens, n)
+		case !ok && q.CachedInputTokens != nil:
+			t.Errorf("request %d without a cache count: cached %d, want null", i, *q.CachedInputTokens)
+		}
+	}
+}
