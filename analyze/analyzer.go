@@ -853,6 +853,12 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	rr.TTFTByISL = buckets(s.pairISL, s.pairTTFT, islEdges, ISL.Name, c.Percentile)
 	rr.Cache, rr.TTFTByCache = cacheReport(reqs, c)
 	rr.Sessions, rr.TTFTByTurn = sessionsReport(reqs, c)
+	rr.SpecDecode = specDecodeReport(reqs)
+	if len(run.Series) > 0 {
+		if rt := newRunTimes(run, reqs, 0); rt.hasStart {
+			rr.Energy = energyReport(run, reqs, rt.t0, rt.tLast)
+		}
+	}
 	if w := cacheWarning(rr.Cache); w != nil {
 		rr.Warnings = append(rr.Warnings, *w)
 	}

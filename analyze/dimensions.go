@@ -217,3 +217,45 @@ func cacheWarning(rep *CacheReport) *Warning {
 	return &Warning{Code: TrapCachedExceedsInput, DataCheck: true, Count: int64(rep.OverInput), Source: trapSource(TrapCachedExceedsInput),
 		Message: fmt.Sprintf("%d completed request(s) report more cached prompt tokens than prompt tokens: left out of the cache block (cached tokens are part of the prompt)", rep.OverInput)}
 }
+
+// SpecDecodeReport is runs[].spec_decode: speculative decoding over the
+// completed requests whose response carried the server's counts.
+type SpecDecodeReport struct {
+	// AcceptanceLengthMean is 1 + Σ accepted / Σ steps (tokens per
+	// verification step, the bonus token included); DraftAcceptanceRate Σ
+	// accepted / Σ draft tokens (vLLM's mean_acceptance_length and
+	// draft_acceptance_rate, pooled over the run).
+	AcceptanceLengthMean F `json:"acceptance_length_mean"`
+	DraftAcceptanceRate  F `json:"draft_acceptance_rate"`
+	// Requests are the requests counted; Steps, DraftTokens and
+	// AcceptedTokens their sums.
+	Requests       int   `json:"requests"`
+	Steps          int64 `json:"steps"`
+	DraftTokens    int64 `json:"draft_tokens"`
+	AcceptedTokens int64 `json:"accepted_tokens"`
+}
+
+// specDecodeReport is the run's spec_decode block; nil when no completed
+// request has the counts. ITL and TPOT stay per token: a step that emits
+// k tokens in one message is k gaps under the canonical convention.
+func specDecodeReport(reqs []RequestMetrics) *SpecDecodeReport {
+	rep := &SpecDecodeReport{}
+	for i := range reqs {
+		m := &reqs[i]
+		if !m.Counted || !(m.SpecSteps > 0) || math.IsNaN(m.AcceptedTokens) {
+			continue
+		}
+		rep.Requests++
+		rep.Steps += int64(m.SpecSteps)
+		rep.AcceptedTokens += int64(m.AcceptedTokens)
+		if !math.IsNaN(m.DraftTokens) {
+			rep.DraftTokens += int64(m.DraftTokens)
+		}
+	}
+	if rep.Requests == 0 {
+		return nil
+	}
+	rep.AcceptanceLengthMean = F(1 + float64(rep.AcceptedTokens)/float64(rep.Steps))
+	rep.DraftAcceptanceRate = F(div(float64(rep.AcceptedTokens), float64(rep.DraftTokens)))
+	return rep
+}

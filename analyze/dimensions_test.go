@@ -104,3 +104,33 @@ func TestSessionsReport(t *testing.T) {
 		t.Errorf("sessions block for single-turn sessions: %+v", single.Sessions)
 	}
 }
+
+// TestSpecDecodeReport, hand-computed: requests with (steps, drafted,
+// accepted) = (40, 120, 59) and (10, 30, 10), and one without counts:
+// acceptance length 1 + 69/50 = 2.38 tokens per step, draft acceptance
+// 69/150 = 46%; the first request's own acceptance length is 1 + 59/40.
+func TestSpecDecodeReport(t *testing.T) {
+	yes := true
+	run := formats.Run{RunID: "r", Tool: "x", Streaming: &yes}
+	p := ingest.Ptr[int64]
+	mk := func(key int64, steps, draft, acc *int64) func() (formats.Request, []formats.Event) {
+		return func() (formats.Request, []formats.Event) {
+			r, e := classic(key, key*10_000*ms)
+			r.SpecSteps, r.DraftTokens, r.AcceptedTokens = steps, draft, acc
+			return r, e
+		}
+	}
+	rr := analyzeRows(t, run, mk(0, p(40), p(120), p(59)), mk(1, p(10), p(30), p(10)), mk(2, nil, nil, nil))
+	sd := rr.SpecDecode
+	if sd == nil || sd.Requests != 2 || sd.Steps != 50 || sd.AcceptedTokens != 69 || sd.DraftTokens != 150 {
+		t.Fatalf("spec decode %+v", sd)
+	}
+	near(t, "acceptance length", float64(sd.AcceptanceLengthMean), 2.38)
+	near(t, "draft acceptance", float64(sd.DraftAcceptanceRate), 0.46)
+	r, e := mk(0, p(40), p(120), p(59))()
+	m, _ := ComputeRequest(Canonical, &r, e, nil, nil)
+	near(t, "per-request acceptance length", AcceptanceLength.Value(&m, Deadlines{}), 1+59.0/40)
+	if rr := analyzeRows(t, run, mk(0, nil, nil, nil)); rr.SpecDecode != nil {
+		t.Errorf("spec_decode block without counts: %+v", rr.SpecDecode)
+	}
+}

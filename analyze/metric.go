@@ -266,6 +266,15 @@ var (
 		Doc:    "prompt tokens the server read from its prefix cache (the report's cache block sums them over the input)",
 		Source: "formats/SCHEMA.md requests.cached_input_tokens; = AIPerf usage_prompt_cache_read_tokens",
 		Value:  func(m *RequestMetrics, _ Deadlines) float64 { return m.CachedInputTokens }}
+	AcceptanceLength = &Metric{Name: "acceptance_length", Label: "acceptance length", Unit: "tokens", Scope: PerRequest,
+		Doc:    "tokens a speculative-decoding step emitted on average for the request: 1 + accepted draft tokens / verification steps (the bonus token included); undefined without the server's counts",
+		Source: "vLLM response metrics.speculative_decoding mean_acceptance_length (PR #48915); formats/SCHEMA.md requests.accepted_tokens, spec_steps",
+		Value: func(m *RequestMetrics, _ Deadlines) float64 {
+			if !(m.SpecSteps > 0) || math.IsNaN(m.AcceptedTokens) {
+				return math.NaN()
+			}
+			return 1 + m.AcceptedTokens/m.SpecSteps
+		}}
 	ErrorISL = &Metric{Name: "error_isl", Label: "ISL of failures", Unit: "tokens", Scope: PerRequest,
 		Doc:            "input tokens of failed and cancelled requests",
 		Source:         "AIPerf error_isl",
@@ -353,7 +362,7 @@ func throughputValue(rr *RunReport, v float64) RunValue {
 // Table is every metric, in the order of the report's metric table.
 var Table = []*Metric{
 	TTFT, TTFO, TTST, TPOT, ITL, E2E, NTPOT, DispatchDelay, SchedTTFT, SchedE2E, MaxITL, OSL, ISL, Fluidity,
-	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, CachedInput, ErrorISL,
+	StreamEnd, TPOTRate, OutputRate, PrefillRate, OSLUsage, ISLUsage, ISLReported, UsageTotal, CachedInput, AcceptanceLength, ErrorISL,
 	GoodputFraction, GoodputRate, OutputThroughput, RequestRate, ErrorRate, DataWarnings,
 }
 

@@ -114,6 +114,9 @@ type RequestMetrics struct {
 	// CachedInputTokens is the prompt tokens read from the prefix cache
 	// (Request.CachedInputTokens); NaN when unknown.
 	CachedInputTokens float64
+	// SpecSteps, DraftTokens and AcceptedTokens are the request's
+	// speculative-decoding counts (Request.SpecSteps, …); NaN when unknown.
+	SpecSteps, DraftTokens, AcceptedTokens float64
 	// SessionID and TurnIndex place the request in its session
 	// (Request.SessionID, TurnIndex; "" and −1 when unknown).
 	SessionID string
@@ -434,6 +437,7 @@ func computeBatch(c convention.Convention, b *formats.Batch, i int, srv *[256]bo
 		OutputTokens: nan, TPOTTokens: nan, InputTokens: optI(&q.InputTokens, i), InputReported: optF(&q.ReportedInputTokens, i),
 		InputUsage: nan, OutputUsage: nan, Messages: ms.n, MaxITLMs: nan, DispatchDelayMs: nan,
 		CachedInputTokens: optI(&q.CachedInputTokens, i), TurnIndex: -1,
+		SpecSteps: optI(&q.SpecSteps, i), DraftTokens: optI(&q.DraftTokens, i), AcceptedTokens: optI(&q.AcceptedTokens, i),
 	}
 	if id := q.SessionID.Get(i); id != "" {
 		m.SessionID = strings.Clone(id) // the batch is reused once the call returns

@@ -56,12 +56,18 @@ type RunReport struct {
 	// requests (absent where no request has a cached count); Sessions and
 	// TTFTByTurn the sessions of turns (absent where no session has more
 	// than one request). analyze/dimensions.go.
-	Cache       *CacheReport        `json:"cache,omitempty"`
-	TTFTByCache []CacheBucket       `json:"ttft_by_cache,omitempty"`
-	Sessions    *SessionsReport     `json:"sessions,omitempty"`
-	TTFTByTurn  []TurnBucket        `json:"ttft_by_turn,omitempty"`
-	TTFTISLFit  *Fit                `json:"ttft_isl_fit"`
-	Reported    map[string]Reported `json:"reported"`
+	Cache       *CacheReport    `json:"cache,omitempty"`
+	TTFTByCache []CacheBucket   `json:"ttft_by_cache,omitempty"`
+	Sessions    *SessionsReport `json:"sessions,omitempty"`
+	TTFTByTurn  []TurnBucket    `json:"ttft_by_turn,omitempty"`
+	// Energy is the GPUs' energy over the run and per output token
+	// (analyze/energy.go); absent without energy or power series.
+	Energy *EnergyReport `json:"energy,omitempty"`
+	// SpecDecode is speculative decoding over the requests whose response
+	// carried the server's counts (analyze/dimensions.go); absent without.
+	SpecDecode *SpecDecodeReport   `json:"spec_decode,omitempty"`
+	TTFTISLFit *Fit                `json:"ttft_isl_fit"`
+	Reported   map[string]Reported `json:"reported"`
 	// Errors counts failed and cancelled requests by status, code, type
 	// and message, most frequent first.
 	Errors []ErrorCount `json:"errors"`

@@ -63,6 +63,7 @@ type Requests struct {
 	SessionID                                 Strings
 	TurnIndex                                 Int64s
 	ParentID                                  Strings
+	SpecSteps, DraftTokens, AcceptedTokens    Int64s
 	MaxTokens                                 Int64s
 
 	ReportedTTFTMs, ReportedTTFOMs, ReportedTTSTMs, ReportedE2EMs Float64s
@@ -401,7 +402,7 @@ func (q *Requests) strings() []*Strings {
 func (q *Requests) int64s() []*Int64s {
 	return []*Int64s{&q.ErrorCode, &q.StartNs, &q.ScheduledStartNs, &q.FirstTokenOffsetNs, &q.FirstContentOffsetNs, &q.SecondTokenOffsetNs,
 		&q.LastTokenOffsetNs, &q.StreamEndOffsetNs, &q.InputTokens, &q.OutputTokens, &q.ReasoningTokens, &q.MaxTokens,
-		&q.CachedInputTokens, &q.TurnIndex, &q.ServerArrivalNs, &q.ServerQueueNs, &q.ServerPrefillNs, &q.ServerDecodeNs, &q.ServerInferenceNs,
+		&q.CachedInputTokens, &q.TurnIndex, &q.SpecSteps, &q.DraftTokens, &q.AcceptedTokens, &q.ServerArrivalNs, &q.ServerQueueNs, &q.ServerPrefillNs, &q.ServerDecodeNs, &q.ServerInferenceNs,
 		&q.ServerTTFTNs, &q.ServerE2ENs, &q.ServerTimePerTokenNs, &q.InFlightAtStart, &q.EndBoundOffsetNs}
 }
 

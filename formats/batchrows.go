@@ -53,6 +53,9 @@ func (b *Batch) AppendRow(r *Request, ev []Event) error {
 	q.SessionID.Set(i, r.SessionID)
 	q.TurnIndex.SetPtr(i, r.TurnIndex)
 	q.ParentID.Set(i, r.ParentID)
+	q.SpecSteps.SetPtr(i, r.SpecSteps)
+	q.DraftTokens.SetPtr(i, r.DraftTokens)
+	q.AcceptedTokens.SetPtr(i, r.AcceptedTokens)
 	q.MaxTokens.SetPtr(i, r.MaxTokens)
 	q.ReportedTTFTMs.SetPtr(i, r.ReportedTTFTMs)
 	q.ReportedTTFOMs.SetPtr(i, r.ReportedTTFOMs)
@@ -142,6 +145,9 @@ func (b *Batch) Row(i int) Request {
 		SessionID:              q.SessionID.Get(i),
 		TurnIndex:              q.TurnIndex.Ptr(i),
 		ParentID:               q.ParentID.Get(i),
+		SpecSteps:              q.SpecSteps.Ptr(i),
+		DraftTokens:            q.DraftTokens.Ptr(i),
+		AcceptedTokens:         q.AcceptedTokens.Ptr(i),
 		MessageCount:           q.MessageCount[i],
 		TokenMessageCount:      q.TokenMessageCount[i],
 		MaxTokens:              q.MaxTokens.Ptr(i),

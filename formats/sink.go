@@ -165,7 +165,7 @@ func cloneRequest(r Request) Request {
 	}
 	for _, p := range []**int64{&r.ErrorCode, &r.StartNs, &r.ScheduledStartNs, &r.FirstTokenOffsetNs, &r.FirstContentOffsetNs, &r.SecondTokenOffsetNs,
 		&r.LastTokenOffsetNs, &r.StreamEndOffsetNs, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.MaxTokens,
-		&r.CachedInputTokens, &r.TurnIndex, &r.ServerArrivalNs, &r.ServerQueueNs, &r.ServerPrefillNs, &r.ServerDecodeNs, &r.ServerInferenceNs, &r.ServerTTFTNs,
+		&r.CachedInputTokens, &r.TurnIndex, &r.SpecSteps, &r.DraftTokens, &r.AcceptedTokens, &r.ServerArrivalNs, &r.ServerQueueNs, &r.ServerPrefillNs, &r.ServerDecodeNs, &r.ServerInferenceNs, &r.ServerTTFTNs,
 		&r.ServerE2ENs, &r.ServerTimePerTokenNs, &r.InFlightAtStart, &r.EndBoundOffsetNs} {
 		if *p != nil {
 			v := **p

@@ -423,6 +423,15 @@ type Request struct {
 	// TurnIndex is the request's 0-based turn within SessionID (AIPerf
 	// metadata turn_index); null when unknown.
 	TurnIndex *int64 `parquet:"turn_index,optional" json:"turn_index"`
+	// SpecSteps, DraftTokens and AcceptedTokens are the request's
+	// speculative decoding as the server counted it: verification steps,
+	// draft tokens proposed, draft tokens accepted (vLLM's response
+	// metrics.speculative_decoding num_spec_steps, num_draft_tokens,
+	// num_accepted_draft_tokens, PR #48915); null when the response has
+	// none. Acceptance length = 1 + accepted / steps.
+	SpecSteps      *int64 `parquet:"spec_steps,optional" json:"spec_steps"`
+	DraftTokens    *int64 `parquet:"draft_tokens,optional" json:"draft_tokens"`
+	AcceptedTokens *int64 `parquet:"accepted_tokens,optional" json:"accepted_tokens"`
 	// ParentID is the id of the request that spawned this one in an agent
 	// tree (AIPerf metadata parent_correlation_id); "" when none.
 	ParentID string `parquet:"parent_id,optional" json:"parent_id"`

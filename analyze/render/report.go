@@ -514,6 +514,23 @@ func writeDimensions(w io.Writer, md bool, rr *analyze.RunReport, line func(stri
 			}
 		}
 	}
+	if sd := rr.SpecDecode; sd != nil {
+		line("speculative decoding: acceptance length %s tokens per step · draft acceptance %s%% (%d requests, %d steps; the server's counts; ITL and TPOT stay per token)",
+			num(float64(sd.AcceptanceLengthMean)), num(100*float64(sd.DraftAcceptanceRate)), sd.Requests, sd.Steps)
+	}
+	if e := rr.Energy; e != nil {
+		dup := ""
+		if e.Duplicates > 0 {
+			dup = fmt.Sprintf("; %d more exporter(s) of the same GPU counted once", e.Duplicates)
+		}
+		per := num(float64(e.EnergyPerOutputTokenMJ)) + " mJ per output token"
+		if e.Why != "" {
+			per = "per output token unknown: " + e.Why
+		}
+		line("energy: %s J over the run (%d device(s), from the %s%s; %s%% of the run covered) · %s",
+			num(float64(e.EnergyJ)), e.Devices, map[string]string{"counter": "energy counter", "power": "power integrated", "counter+power": "energy counters, power where none"}[e.Source],
+			dup, num(100*float64(e.CoverageShare)), per)
+	}
 	if s := rr.Sessions; s != nil {
 		line("sessions: %d (%d completed, %d failed: a session fails when any turn fails) · %s requests each on average · span P50 %s ms, P99 %s ms (n %d)",
 			s.Count, s.Completed, s.Failed, num(float64(s.TurnsMean)), num(float64(s.Duration.P50)), num(float64(s.Duration.P99)), s.Duration.N)

@@ -3,6 +3,7 @@ package reproduce_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -178,4 +179,77 @@ func TestCacheOnRealRuns(t *testing.T) {
 	if b := rep.Runs[0].TTFTByCache; len(b) != 1 || b[0].Bucket != "miss" || b[0].N != c.Requests {
 		t.Errorf("ttft by cache %+v", b)
 	}
+}
+
+// TestEnergyOnRealTelemetry: AIPerf's real GPU telemetry export (one GPU
+// seen by two DCGM exporters, energy_consumption in MJ) beside five
+// hand-made records inside its window: the GPU is counted once (the
+// exporter whose labels sort first, hostname 2e2a9f1c15f9), its energy
+// is its counter's rise over the run's span, and per output token over
+// the records' 5 × 100 tokens.
+func TestEnergyOnRealTelemetry(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "aiperf", "gpu-telemetry-qwen-c1", "gpu_telemetry_export.jsonl")
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gpu_telemetry_export.jsonl"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const t0 = int64(1762551531000000000) // inside the telemetry's 50.946–53.943 s
+	var recs strings.Builder
+	for i := range 5 {
+		start := t0 + int64(i)*500_000_000
+		recs.WriteString(fmt.Sprintf(`{"metadata":{"request_start_ns":%d,"request_end_ns":%d,"benchmark_phase":"profiling"},"metrics":{"request_latency":{"value":500.0,"unit":"ms"},"time_to_first_token":{"value":100.0,"unit":"ms"},"output_sequence_length":{"value":100,"unit":"tokens"}},"error":null}`+"\n", start, start+500_000_000))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "profile_export.jsonl"), []byte(recs.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the expected energy: the chosen exporter's counter read at t0 and t0
+	// + 2.5 s, each between its two neighbouring samples
+	type sample struct {
+		t int64
+		v float64
+	}
+	var pts []sample
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
+	for sc.Scan() {
+		var r struct {
+			T        int64              `json:"timestamp_ns"`
+			Hostname string             `json:"hostname"`
+			Data     map[string]float64 `json:"telemetry_data"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Hostname == "2e2a9f1c15f9" {
+			pts = append(pts, sample{r.T, r.Data["energy_consumption"] * 1e6})
+		}
+	}
+	read := func(at int64) float64 {
+		for i := 1; i < len(pts); i++ {
+			if pts[i-1].t <= at && at <= pts[i].t {
+				return pts[i-1].v + (pts[i].v-pts[i-1].v)*float64(at-pts[i-1].t)/float64(pts[i].t-pts[i-1].t)
+			}
+		}
+		t.Fatalf("%d outside the samples", at)
+		return 0
+	}
+	want := read(t0+2_500_000_000) - read(t0)
+	rep := toolReport(t, dir, nil)
+	e := rep.Runs[0].Energy
+	if e == nil {
+		t.Fatal("no energy block")
+	}
+	if e.Devices != 1 || e.Duplicates != 1 || e.Source != "counter" || e.OutputTokens != 500 {
+		t.Errorf("energy %+v", *e)
+	}
+	if math.Abs(float64(e.EnergyJ)-want) > 1e-6*math.Abs(want) || !(want > 0) {
+		t.Errorf("energy %v J, want %v J", float64(e.EnergyJ), want)
+	}
+	if float64(e.CoverageShare) != 1 || math.Abs(float64(e.EnergyPerOutputTokenMJ)-want*1e3/500) > 1e-6*want {
+		t.Errorf("per token %v mJ, want %v", float64(e.EnergyPerOutputTokenMJ), want*1e3/500)
+	}
+	t.Logf("energy %.3f J over %.0f%% of the run, %.1f mJ per output token", want, 100*float64(e.CoverageShare), float64(e.EnergyPerOutputTokenMJ))
 }

@@ -79,6 +79,7 @@ type converter struct {
 	// per request, from the messages
 	chunks   chunkUsage // per-chunk usage (continuous_usage_stats)
 	usage    *sse.Usage
+	spec     *sse.SpecDecoding // the server's speculative-decoding counts
 	apiErr   *sse.APIError
 	respID   string
 	streamed bool
@@ -113,7 +114,7 @@ func (c *converter) request(exp, key int, rr *rawRequest, x *experiment) (*forma
 		StartNs:     rr.Timestamp,
 		ClockDomain: formats.ClockUnix,
 	}
-	c.usage, c.apiErr, c.respID, c.streamed = nil, nil, "", false
+	c.usage, c.spec, c.apiErr, c.respID, c.streamed = nil, nil, nil, "", false
 	c.badText, c.badCount = "", 0
 	c.chunks.reset()
 	if !rr.inputs.read {
@@ -418,6 +419,9 @@ func (c *converter) add(read int, offset int64, nbytes int, p sse.Payload) {
 	}
 	c.events = append(c.events, e)
 	c.chunks.observe(len(c.events)-1, &c.events[len(c.events)-1], p.Usage)
+	if p.Spec != nil {
+		c.spec = p.Spec
+	}
 	if p.Usage != nil {
 		c.usage = p.Usage
 	}
@@ -468,6 +472,18 @@ func (c *converter) timesKnown(rr *rawRequest, key int, x *experiment) bool {
 // is negative or over 10^9 is left null (the value checks count it).
 func (c *converter) setTokens(key int, x *experiment) {
 	r := &c.req
+	if sp := c.spec; sp != nil {
+		p := ingest.Pos{Request: int64(key)}
+		count := func(field string, n *int64) *int64 {
+			if n == nil || !x.vals.Check(field, p, float64(*n), ingest.MaxTokens) {
+				return nil
+			}
+			return n
+		}
+		r.SpecSteps = count("metrics.speculative_decoding.num_spec_steps", sp.SpecSteps)
+		r.DraftTokens = count("metrics.speculative_decoding.num_draft_tokens", sp.DraftTokens)
+		r.AcceptedTokens = count("metrics.speculative_decoding.num_accepted_draft_tokens", sp.AcceptedTokens)
+	}
 	if u := c.usage; u != nil {
 		p := ingest.Pos{Request: int64(key)}
 		count := func(field string, n *int64) *int64 {

@@ -38,6 +38,10 @@ type Payload struct {
 	FinishReason string
 	// Usage is the JSON's "usage" object; nil when absent or null.
 	Usage *Usage
+	// Spec is the message's root metrics.speculative_decoding (vLLM 0.28+
+	// puts the request's speculative-decoding counts in the last chunk,
+	// PRs #46768/#48915); nil when absent.
+	Spec *SpecDecoding
 	// Error describes an error message (Kind == formats.KindError); nil
 	// otherwise.
 	Error *APIError
@@ -59,6 +63,15 @@ type Usage struct {
 	// PromptTokens read from the server's prefix cache (OpenAI; vLLM with
 	// prefix caching and --enable-prompt-tokens-details; SGLang).
 	CachedTokens *int64 `json:"-"`
+}
+
+// SpecDecoding is a response's speculative-decoding counts (vLLM's
+// metrics.speculative_decoding): verification steps, draft tokens
+// proposed and accepted. A nil field was absent or not an integer.
+type SpecDecoding struct {
+	SpecSteps      *int64 `json:"num_spec_steps"`
+	DraftTokens    *int64 `json:"num_draft_tokens"`
+	AcceptedTokens *int64 `json:"num_accepted_draft_tokens"`
 }
 
 // APIError is an error reported in the stream or body.
@@ -177,6 +190,9 @@ type chunk struct {
 	Error   json.RawMessage `json:"error"`
 	Choices []choice        `json:"choices"`
 	Usage   *usageJSON      `json:"usage"`
+	Metrics *struct {
+		Spec *SpecDecoding `json:"speculative_decoding"`
+	} `json:"metrics"`
 }
 
 type choice struct {
@@ -225,6 +241,10 @@ func (c *chunk) payload(data string) Payload {
 			u.CachedTokens = c.Usage.PromptDetails.CachedTokens
 		}
 		p.Usage = &u
+	}
+	if c.Metrics != nil && c.Metrics.Spec != nil {
+		sp := *c.Metrics.Spec
+		p.Spec = &sp
 	}
 	if p.HasChoices {
 		c.Choices[0].fill(&p)

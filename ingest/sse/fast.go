@@ -39,6 +39,11 @@ func classifyFastAt(data string) (p Payload, at [2]int, ok bool) {
 	var seen uint8
 	var choices bool
 	ok = s.object(func(key string) bool {
+		if key == "metrics" || lowerKnown(key, metricsKeys) {
+			// vLLM's per-response metrics (the last chunk only): the
+			// reference decoder reads them
+			return false
+		}
 		bit := topKey(key)
 		if bit == 0 {
 			return !lowerKnown(key, topKeys) && s.skip(0)
@@ -169,6 +174,7 @@ var (
 	usageKeys   = []string{"prompt_tokens", "completion_tokens", "completion_tokens_details", "prompt_tokens_details"}
 	detailKeys  = []string{"reasoning_tokens"}
 	promptKeys  = []string{"cached_tokens"}
+	metricsKeys = []string{"metrics"}
 )
 
 // lowerKnown reports whether key matches one of known's names
