@@ -21,6 +21,10 @@ const (
 	// TrapGoodputSingleToken: vLLM's goodput gave a request of at most one
 	// output token a TPOT of 0, which meets any TPOT SLO.
 	TrapGoodputSingleToken = "vllm_goodput_single_token"
+	// TrapRoleChunkUnjudged: the role-chunk check could not judge some
+	// completed requests of a chat run (too few gaps, or no itls): their
+	// TTFT is neither corrected nor known to be right.
+	TrapRoleChunkUnjudged = "vllm_role_chunk_unjudged"
 )
 
 // ttftRepeatTolerance is how close itls[i][0] must be to ttfts[i] to be
@@ -62,11 +66,24 @@ var traps = []convention.Trap{{
 		"the TTFT message was the role-only chunk, the first token came one gap later",
 	Threshold: fmt.Sprintf("itls[i][0] > %d × median(itls[i][1:]) for at least %.0f%% of the requests with ≥ %d further gaps", roleChunkFactor, 100*roleChunkShare, roleChunkMinGaps),
 	Action:    convention.ActionCorrect,
-	Effect:    "the first message is taken as carrying no token: TTFT = ttft + itls[0], the gap leaves ITL; without itls (no --save-detailed) it cannot be seen",
+	Effect:    "the first message is taken as carrying no token: TTFT = ttft + itls[0], the gap leaves ITL; without itls (no --save-detailed) it cannot be seen, and requests with too few gaps are not judged: vllm_role_chunk_unjudged says how many",
 	Fix:       convention.FixFirstNotToken,
 	Metrics:   []string{"ttft_ms", "ttst_ms", "itl_ms", "tpot_ms"},
 	Source:    "https://github.com/vllm-project/vllm/issues/15106",
 	Test:      "ingest/vllmbench TestTrapRoleChunkTTFT",
+}, {
+	Code:  TrapRoleChunkUnjudged,
+	Title: "vLLM's role-only-chunk TTFT could not be judged on some requests of a chat run",
+	Tools: "vLLM bench serve, chat backends, the same runs vllm_role_chunk_ttft judges: replies too short to show a prefill-sized first gap, or a result without itls (no --save-detailed)",
+	Signature: fmt.Sprintf("in a chat run, completed requests with a TTFT and fewer than %d further gaps after the first "+
+		"(a median of fewer than %d gaps says nothing of one gap), or a result with per-request arrays but no itls", roleChunkMinGaps, roleChunkMinGaps),
+	Action: convention.ActionExplain,
+	Effect: "the check says what it could not do instead of nothing: the count of requests it did not judge, why, and the first of them; " +
+		"their TTFT stays vLLM's (not corrected), which is the role chunk's if the run's other requests show it (vllm_role_chunk_ttft then names the judged ones), " +
+		"and unknown when no request could be judged; no data warning: nothing in the data is wrong, the check lacked the data",
+	Metrics: []string{"ttft_ms", "ttst_ms", "itl_ms"},
+	Source:  "https://github.com/vllm-project/vllm/issues/15106 (the trap); tokentrace: a check that cannot judge says so",
+	Test:    "ingest/vllmbench TestTrapRoleChunkUnjudged",
 }, {
 	Code:  TrapGoodputSingleToken,
 	Title: "vLLM's goodput took TPOT 0 for a request of at most one output token, so it met any TPOT SLO",
@@ -170,6 +187,9 @@ func mayExceedMedian(g0 float64, rest []float64) bool {
 func (d *details) findTraps(endpoint string) trapFinds {
 	out := trapFinds{byRequest: map[int][]string{}}
 	if d.sums == nil || d.ttfts == nil {
+		if ch := d.noGapsCheck(endpoint); ch != nil {
+			out.checks = append(out.checks, *ch)
+		}
 		return out
 	}
 	ok := func(i int) bool {
@@ -201,13 +221,16 @@ func (d *details) findTraps(endpoint string) trapFinds {
 	}
 	var judged []int
 	var hits []int
-	unjudged := 0
+	unjudged, firstUnjudged := 0, -1
 	first = ""
 	for i := 0; i < d.n; i++ {
 		if !ok(i) || len(out.byRequest[i]) > 0 {
 			continue
 		}
 		if d.sums[i].n < roleChunkMinGaps+1 {
+			if firstUnjudged < 0 {
+				firstUnjudged = i
+			}
 			unjudged++
 			continue
 		}
@@ -220,17 +243,58 @@ func (d *details) findTraps(endpoint string) trapFinds {
 			}
 		}
 	}
-	if len(judged) > 0 && float64(len(hits)) >= roleChunkShare*float64(len(judged)) {
+	found := len(judged) > 0 && float64(len(hits)) >= roleChunkShare*float64(len(judged))
+	if found {
 		for _, i := range hits {
 			out.byRequest[i] = append(out.byRequest[i], TrapRoleChunkTTFT)
 		}
 		detail := fmt.Sprintf("%s; %d of %d judged requests", first, len(hits), len(judged))
-		if unjudged > 0 {
-			detail += fmt.Sprintf("; %d completed request(s) with fewer than %d gaps cannot be judged and are not corrected: their TTFT may be the role chunk's", unjudged, roleChunkMinGaps+1)
-		}
 		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkTTFT, Field: "ttfts", Requests: int64(len(hits)), Corrected: true, Detail: detail})
 	}
+	if unjudged > 0 {
+		detail := fmt.Sprintf("%d completed request(s) have fewer than %d gaps after the first (first: request %d, %d gap(s) in all): not judged, not corrected; ",
+			unjudged, roleChunkMinGaps, firstUnjudged, d.sums[firstUnjudged].n)
+		switch {
+		case found:
+			detail += fmt.Sprintf("%d of the %d judged requests show the role chunk, so their TTFT is likely the role chunk's too", len(hits), len(judged))
+		case len(judged) > 0:
+			detail += fmt.Sprintf("%d of the %d judged requests show the role chunk (under %.0f%%: the run is not corrected)", len(hits), len(judged), 100*roleChunkShare)
+		default:
+			detail += "no request of the run could be judged: whether its TTFT is the role chunk's is unknown"
+		}
+		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkUnjudged, Field: "itls", Requests: int64(unjudged), Detail: detail})
+	}
 	return out
+}
+
+// noGapsCheck is the TrapRoleChunkUnjudged explanation of a chat result
+// whose arrays hold no itls or no ttfts (the role chunk cannot be seen
+// without both), nil for another endpoint or when no request completed.
+func (d *details) noGapsCheck(endpoint string) *formats.DataCheck {
+	if endpoint != "v1/chat/completions" {
+		return nil
+	}
+	n, first := 0, -1
+	for i := 0; i < d.n; i++ {
+		if d.errs != nil && d.errs[i] != "" {
+			continue
+		}
+		if d.ttfts != nil && d.ttfts[i] > 0 || d.ttfts == nil && d.lats != nil && d.lats[i] > 0 {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	missing := "itls"
+	if d.ttfts == nil {
+		missing = "ttfts and itls"
+	}
+	return &formats.DataCheck{Code: TrapRoleChunkUnjudged, Field: "itls", Requests: int64(n),
+		Detail: fmt.Sprintf("the result has no %s (run without --save-detailed?): none of its %d completed request(s) could be judged (first: request %d); whether their TTFT is the role chunk's is unknown", missing, n, first)}
 }
 
 // median is the median of xs (the mean of the two middle values for an

@@ -139,10 +139,84 @@ func TestTrapRoleChunkTTFT(t *testing.T) {
 	wantMean(t, raw, analyze.TTFT, 50)
 }
 
+// TestTrapRoleChunkUnjudged: the role-chunk check needs 4 gaps after the
+// first to judge a request; a shorter reply is neither corrected nor
+// passed in silence. The fixture trap-role-chunk-short (a chat run of
+// March 2025 with chunked prefill) has 6 requests: 3 long ones whose first
+// gap is prefill-sized (ttfts 50, 40, 60 ms, first gaps 800, 600, 1000 ms
+// before 20–30 ms gaps), 2 short replies (ttft 50 ms, itls [700, 20] ms;
+// ttft 60 ms, itls [900] ms) and a failure. The check corrects the 3 it
+// judged (3 of 3 show it) and says the 2 short ones were not judged: an
+// explanation (routine, no data warning), with the first of them. The
+// canonical TTFT is [850, 640, 1060, 50, 60] → mean 532 ms, the short
+// replies' TTFT left as vLLM timed it. A run where no request can be
+// judged (detailed-appended's object 1: replies of 0 to 5 gaps) says that
+// nothing was judged; a chat result without itls says it lacks them; a
+// completions run gets neither.
+func TestTrapRoleChunkUnjudged(t *testing.T) {
+	path := filepath.Join("testdata", "trap-role-chunk-short", fixtures["trap-role-chunk-short"])
+	c, _ := importFile(t, path, "fx")
+	ch := c.Runs[0].Checks
+	if len(ch) != 2 || ch[0].Code != TrapRoleChunkTTFT || ch[0].Requests != 3 || !strings.Contains(ch[0].Detail, "3 of 3 judged") {
+		t.Fatalf("checks %+v", ch)
+	}
+	want := "2 completed request(s) have fewer than 4 gaps after the first (first: request 3, 2 gap(s) in all): not judged, not corrected; " +
+		"3 of the 3 judged requests show the role chunk, so their TTFT is likely the role chunk's too"
+	if u := ch[1]; u.Code != TrapRoleChunkUnjudged || u.Requests != 2 || u.Corrected || u.Field != "itls" || u.Detail != want {
+		t.Errorf("unjudged check %+v", u)
+	}
+	for i, r := range c.Requests {
+		if want := map[bool]string{true: TrapRoleChunkTTFT}[i < 3]; r.Corrections != want {
+			t.Errorf("request %d corrections %q, want %q", i, r.Corrections, want)
+		}
+	}
+	rr := trapReport(t, path, analyze.Canonical, true)
+	wantMean(t, rr, analyze.TTFT, 532)
+	w := dataCheck(t, rr, TrapRoleChunkUnjudged)
+	if !w.DataCheck || !w.Routine || w.Count != 2 || !strings.Contains(w.Message, "could not be judged") || !strings.Contains(w.Message, "first: request 3") {
+		t.Errorf("warning %+v", w)
+	}
+	for _, x := range rr.Warnings {
+		if x.Code == analyze.TrapTTSTExceedsTTFT {
+			t.Errorf("2 short replies of 5 flagged as ttst_exceeds_ttft: %+v", x)
+		}
+	}
+	raw := trapReport(t, path, analyze.Canonical, false)
+	wantMean(t, raw, analyze.TTFT, 52)
+
+	// Nothing judged: detailed-appended's chat object (4 completed replies,
+	// 3, 5, 0 and 2 gaps).
+	p := filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"])
+	c, _ = importFile(t, p, "fx")
+	var got []formats.DataCheck
+	for _, ch := range c.Runs[0].Checks {
+		if ch.Code == TrapRoleChunkUnjudged || ch.Code == TrapRoleChunkTTFT {
+			got = append(got, ch)
+		}
+	}
+	if len(got) != 1 || got[0].Code != TrapRoleChunkUnjudged || got[0].Requests != 4 ||
+		!strings.HasSuffix(got[0].Detail, "no request of the run could be judged: whether its TTFT is the role chunk's is unknown") {
+		t.Errorf("detailed-appended object 1: %+v", got)
+	}
+	if ch := c.Runs[1].Checks; slices.ContainsFunc(ch, func(x formats.DataCheck) bool { return x.Code == TrapRoleChunkUnjudged }) {
+		t.Errorf("object 2 (completions backend) %+v", ch)
+	}
+
+	// No itls: the same chat fixture without --save-detailed's itls.
+	d := &details{n: 3, ttfts: []float64{0.05, 0, 0.06}, errs: []string{"", "boom", ""}}
+	if x := d.noGapsCheck("v1/chat/completions"); x == nil || x.Requests != 2 || !strings.HasPrefix(x.Detail, "the result has no itls") {
+		t.Errorf("no itls: %+v", x)
+	}
+	if x := d.noGapsCheck("v1/completions"); x != nil {
+		t.Errorf("completions: %+v", x)
+	}
+}
+
 // TestTrapsNotOnCleanData: the vLLM corpus runs and the other fixtures
-// trip no trap (the detectors are quiet on real, healthy data). The
-// goodput explanation of a one-token reply is no trap: detailed-appended
-// (and its truncated copy) has one, and nothing else.
+// trip no trap (the detectors are quiet on real, healthy data). An
+// explanation is no trap: detailed-appended (and its truncated copy) has
+// the goodput explanation of a one-token reply and, its chat replies being
+// short, the role-chunk check's word that it could not judge them.
 func TestTrapsNotOnCleanData(t *testing.T) {
 	paths := []string{}
 	for name, file := range corpusFiles {
@@ -160,7 +234,7 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 		}
 		for _, r := range col.Runs {
 			for _, ch := range r.Checks {
-				if ch.Code != TrapGoodputSingleToken {
+				if tr, _ := tools.Trap(ch.Code); tr.Action != convention.ActionExplain {
 					t.Errorf("%s: check %+v", p, ch)
 				}
 			}
