@@ -411,6 +411,9 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	run.RequestCount = p.requests
 	run.Notes = notes
 	run.Checks = append(append(im.runChecks(p, t), p.vals.Checks()...), promChecks...)
+	if ch := goodputCheck(p.life); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
 	if r := im.raw; r != nil {
 		if ch, ok := r.models.Check(); ok {
 			run.Checks = append(run.Checks, ch)

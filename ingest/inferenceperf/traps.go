@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // inference-perf's known per-request data errors (the data-check
@@ -413,4 +414,24 @@ func versionEvidence(t timing) string {
 		return "inference-perf ≤ v0.2.x"
 	}
 	return "inference-perf v0.3–v0.4"
+}
+
+// goodputRules are how inference-perf divides its goodputs
+// (reportgen/base.py calculate_goodput_metrics, called with the successful
+// requests only): goodput_percentage over the successes, request_goodput
+// over their time span.
+var goodputRules = []ingest.GoodputRule{
+	{Metric: "successes.goodput_metrics.goodput_percentage", Stat: "value", Rule: "100 · good / the successful requests, failures left out"},
+	{Metric: "successes.goodput_metrics.request_goodput", Stat: "value", Rule: "good / the successful requests' time span"},
+}
+
+// goodputCheck is the shared goodput_denominator explanation of a stage
+// whose lifecycle report (nil: none) has goodput metrics and failures.
+func goodputCheck(life *summaryFile) *formats.DataCheck {
+	if life == nil {
+		return nil
+	}
+	ok, _ := life.value("successes", "count")
+	failed, _ := life.value("failures", "count")
+	return ingest.GoodputDenominator("inference-perf", life.reported, goodputRules, int64(failed), int64(ok+failed))
 }

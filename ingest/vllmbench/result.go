@@ -332,6 +332,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
 			notes = append(notes, n)
 		}
+		ok, failed := reportedCount(r.reported, "completed"), reportedCount(r.reported, "failed")
+		if ch := ingest.GoodputDenominator("vLLM", r.reported, goodputRules, failed, ok+failed); ok >= 0 && failed >= 0 && ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 	} else {
 		src.Role = "raw"
 		run.ClockDomain = d.clockDomain()
@@ -367,6 +371,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		run.RequestCount = int64(d.n)
 		notes = append(notes, d.notes(st)...)
 		if ch := d.singleTokenCheck(reportsGoodput(run.Reported)); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
+		if ch := ingest.GoodputDenominator("vLLM", run.Reported, goodputRules, int64(st.failed), int64(d.n)); ch != nil {
 			run.Checks = append(run.Checks, *ch)
 		}
 		run.Checks = append(run.Checks, vals.Checks()...)
@@ -500,6 +507,17 @@ func compact(raw json.RawMessage) string {
 
 // reportsGoodput reports whether the result holds a goodput (vLLM writes
 // request_goodput only from a --goodput run; a null one is not stored).
+// reportedCount is the whole count a result reports under metric, -1
+// when it reports none.
+func reportedCount(rs []formats.ReportedStat, metric string) int64 {
+	for _, r := range rs {
+		if r.Metric == metric && r.Stat == "value" && r.Value != nil && *r.Value >= 0 && *r.Value == math.Trunc(*r.Value) {
+			return int64(*r.Value)
+		}
+	}
+	return -1
+}
+
 func reportsGoodput(rs []formats.ReportedStat) bool {
 	for _, r := range rs {
 		if r.Metric == "request_goodput" && r.Value != nil {

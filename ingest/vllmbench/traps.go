@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // The known bugs of vLLM bench's per-request data (the data-check
@@ -98,6 +99,10 @@ var traps = []convention.Trap{{
 		"https://github.com/vllm-project/vllm-bench/blob/186a2924edca0d5b10e42504a7cbb88dbcfc1f48/src/metrics/calculator.rs",
 	Test: "ingest/vllmbench TestTrapGoodputSingleToken",
 }}
+
+// goodputRules are how vLLM divides its goodput (serve.py calculate_metrics:
+// the SLO check runs over the successful requests' lists only).
+var goodputRules = []ingest.GoodputRule{{Metric: "request_goodput", Stat: "value", Rule: "good / duration (only successful requests are compared with the SLO)"}}
 
 // singleTokenCheck is the TrapGoodputSingleToken explanation of a result
 // that reports a goodput (goodput true), nil when no successful request

@@ -572,6 +572,42 @@ def trap_v060_bos(d):
     dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), head_summary(recs, 5.0, sched))
 
 
+def goodput_errors(d):
+    """A v0.6+ stage run with a goodput constraint (config goodput:
+    constraints: ttft: 0.05) and a failure: calculate_goodput_metrics at
+    7de5ef2 judges the successful requests only, so goodput_percentage is
+    good / successes (2 of 3), while 1 of the 4 requests failed."""
+    os.makedirs(d, exist_ok=True)
+    err429 = ("429 Too Many Requests", json.dumps({"error": {"message": "rate limited", "type": "rate_limit", "code": 429}}))
+    reqs = [
+        {"id": "g0", "start": 7000.000, "end": 7000.100, "input": 5, "prompt": "q0",
+         "chunks": [(7000.040, " alpha"), (7000.060, " beta"), (7000.090, " gamma")],
+         "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}},
+        # TTFT 80 ms > 50 ms: successful, not good
+        {"id": "g1", "start": 7000.200, "end": 7000.320, "input": 6, "prompt": "q1",
+         "chunks": [(7000.280, " one"), (7000.300, " two"), (7000.310, " three")],
+         "usage": {"prompt_tokens": 6, "completion_tokens": 3, "total_tokens": 9}},
+        {"id": "g2", "start": 7000.400, "end": 7000.480, "input": 4, "prompt": "q2",
+         "chunks": [(7000.430, " x"), (7000.450, " y"), (7000.470, " z")],
+         "usage": {"prompt_tokens": 4, "completion_tokens": 3, "total_tokens": 7}},
+        {"id": "g3", "start": 7000.500, "end": 7000.510, "input": 7, "prompt": "q3", "error": err429},
+    ]
+    sched = [7000.000, 7000.200, 7000.400, 7000.500]
+    recs = [head_record(r) for r in reqs]
+    summary = head_summary(recs, 5.0, sched)
+    ok = [r for r in recs if r["error"] is None]
+    slo = 0.05
+    good = [r for r in ok if r["info"]["response_metrics"]["output_token_times"][0] - r["start_time"] <= slo]
+    span = max(r["end_time"] for r in ok) - min(r["start_time"] for r in ok)
+    tokens = sum(r["info"]["request_metrics"]["text"]["input_tokens"] + r["info"]["response_metrics"]["server_usage"]["completion_tokens"] for r in good)
+    summary["successes"]["goodput_metrics"] = {
+        "goodput_percentage": len(good) / len(ok) * 100, "request_goodput": len(good) / span,
+        "token_goodput": tokens / span, "good_requests": len(good), "total_requests": len(ok),
+        "ttft_attainment_percentage": len(good) / len(ok) * 100}
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), summary)
+
+
 if __name__ == "__main__":
     head_two_stages("head-2stages")
     edge_v06("edge-v06")
@@ -579,3 +615,4 @@ if __name__ == "__main__":
     trap_v05_bos("trap-v05-bos")
     trap_v060_bos("trap-v060-bos")
     v02_lines("v02-lines")
+    goodput_errors("goodput-errors")
