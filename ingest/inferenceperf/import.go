@@ -414,6 +414,11 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	if ch := goodputCheck(p.life); ch != nil {
 		run.Checks = append(run.Checks, *ch)
 	}
+	if r := im.raw; r != nil && run.LoadMode == "concurrency" && run.Concurrency != nil && !p.pooled {
+		if ch := overshootCheck(p, r.lites, r.assign, *run.Concurrency); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
+	}
 	if r := im.raw; r != nil {
 		if ch, ok := r.models.Check(); ok {
 			run.Checks = append(run.Checks, ch)
