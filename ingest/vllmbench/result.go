@@ -65,12 +65,13 @@ type result struct {
 	config     []ingest.Entry
 	reported   []formats.ReportedStat
 	arrays     map[string]json.RawMessage
-	unknownNum []string // keys vLLM does not write, numeric (in Reported)
-	unknownCfg []string // the same, other values (in ConfigJSON)
-	typo       bool     // the goodput is under "request_goodput:"
-	typoNull   bool     // … and is null
-	sweep      bool     // the object has run_number (vllm bench sweep)
-	notes      []string // extra notes (companion checks)
+	unknownNum []string   // keys vLLM does not write, numeric (in Reported)
+	unknownCfg []string   // the same, other values (in ConfigJSON)
+	typo       bool       // the goodput is under "request_goodput:"
+	typoNull   bool       // … and is null
+	sweep      bool       // the object has run_number (vllm bench sweep)
+	rust       *rustMarks // the Rust vllm-bench's keys, nil when none (traps.go)
+	notes      []string   // extra notes (companion checks)
 	extraSrc   []formats.SourceFile
 	ownSrc     *formats.SourceFile // the run file a sweep run came from, when its summary lacks it
 	sums       []itlSum            // streamed: the itls' summaries (importStream)
@@ -99,6 +100,10 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 			if _, k := pybench.Number(e.Value); k == pybench.Absent {
 				r.typoNull = true
 			}
+		}
+		if rustKeys[key] {
+			r.addRustKey(key, e)
+			continue
 		}
 		switch {
 		case arrayKeys[key]:
@@ -138,6 +143,7 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 			}
 		}
 	}
+	r.takeRustConfig()
 	return r, nil
 }
 
@@ -381,6 +387,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 	}
 	if r.completed != nil && *r.completed == 0 {
 		notes = append(notes, "completed 0: every latency statistic is vLLM's value for an empty list (np.mean/np.median/np.percentile of [] replaced by 0), not a measurement")
+	}
+	if ch := r.rustCheck(); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+		notes = append(notes, "implementation: "+rustNote)
 	}
 	notes = append(notes, r.unknownNotes(f)...)
 	notes = append(notes, r.notes...)

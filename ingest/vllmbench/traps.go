@@ -1,9 +1,12 @@
 package vllmbench
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
@@ -26,6 +29,9 @@ const (
 	// completed requests of a chat run (too few gaps, or no itls): their
 	// TTFT is neither corrected nor known to be right.
 	TrapRoleChunkUnjudged = "vllm_role_chunk_unjudged"
+	// TrapRustBenchDefaults: the result is the Rust vllm-bench's, whose
+	// defaults differ from vllm bench serve's.
+	TrapRustBenchDefaults = "vllm_rust_bench_defaults"
 )
 
 // ttftRepeatTolerance is how close itls[i][0] must be to ttfts[i] to be
@@ -85,6 +91,21 @@ var traps = []convention.Trap{{
 	Metrics: []string{"ttft_ms", "ttst_ms", "itl_ms"},
 	Source:  "https://github.com/vllm-project/vllm/issues/15106 (the trap); tokentrace: a check that cannot judge says so",
 	Test:    "ingest/vllmbench TestTrapRoleChunkUnjudged",
+}, {
+	Code:  TrapRustBenchDefaults,
+	Title: "the result is the Rust vllm-bench's, whose defaults are not vllm bench serve's",
+	Tools: "vllm-bench (Rust, vllm-project/vllm-bench, 2026-06 on), standalone or as vllm bench serve, which delegated to it from PR #48930 (2026-07-17) until PR #50081 (2026-07-28) made it opt-in (VLLM_USE_RUST_BENCH=1)",
+	Signature: "a result object with a steady_state key (src/output/json.rs writes it always, null unless --max-concurrency set its window) or a failed_requests list (written when a request failed); " +
+		"vllm bench serve's Python writer has neither",
+	Action: convention.ActionExplain,
+	Effect: "not a bug, another implementation: the run's notes name it, and one line says what differs by default: --percentile-metrics is ttft,tpot,itl,e2el (Python: ttft,tpot,itl), so E2EL percentiles are there unasked; " +
+		"an unset --max-concurrency is unlimited in both (vllm-bench prints num_prompts as the maximum and writes null); " +
+		"steady_state (its own window statistics) is kept in config_json and failed_requests (its failure log; the errors array, with --save-detailed, has the same failures) is not imported; the metrics are read as vLLM's",
+	Metrics: []string{"e2e_ms"},
+	Source: "https://github.com/vllm-project/vllm/pull/48930, https://github.com/vllm-project/vllm/pull/50081 (opt-in because the two still differ in arguments and defaults), " +
+		"https://github.com/vllm-project/vllm-bench/blob/f3131823f167aa1e6f31a48be1ae15a18667a534/src/output/json.rs, " +
+		"https://github.com/vllm-project/vllm-bench/blob/f3131823f167aa1e6f31a48be1ae15a18667a534/src/config.rs (default_percentile_metrics)",
+	Test: "ingest/vllmbench TestTrapRustBenchDefaults",
 }, {
 	Code:  TrapGoodputSingleToken,
 	Title: "vLLM's goodput took TPOT 0 for a request of at most one output token, so it met any TPOT SLO",
@@ -354,4 +375,90 @@ func selectKth(xs []float64, k int) float64 {
 		}
 	}
 	return xs[k]
+}
+
+// rustKeys are the result keys only the Rust vllm-bench writes
+// (src/output/json.rs): steady_state and failed_requests mark it.
+var rustKeys = map[string]bool{"steady_state": true, "failed_requests": true}
+
+// rustConfigKeys are its configuration keys that vllm bench serve's Python
+// does not write, configuration when the result is vllm-bench's.
+var rustConfigKeys = []string{"max_model_len"}
+
+// rustNote is the run's note of a vllm-bench result.
+const rustNote = "the Rust vllm-bench (steady_state / failed_requests keys), read as vllm bench serve's result: its metrics have the same names and definitions (src/metrics/calculator.rs mirrors serve.py); its defaults differ (vllm_rust_bench_defaults)"
+
+// rustMarks are what a result holds of vllm-bench's own keys.
+type rustMarks struct {
+	steadyState    bool // a steady_state key
+	steadyStateSet bool // … that is not null
+	failed         int  // failed_requests entries, -1 when the key is absent
+}
+
+// addRustKey takes one of rustKeys: steady_state into config_json (it is
+// the tool's own window, not a statistic tokentrace recomputes),
+// failed_requests counted, not imported.
+func (r *result) addRustKey(key string, e ingest.Entry) {
+	if r.rust == nil {
+		r.rust = &rustMarks{failed: -1}
+	}
+	t := bytes.TrimSpace(e.Value)
+	switch key {
+	case "steady_state":
+		r.rust.steadyState, r.rust.steadyStateSet = true, string(t) != "null"
+		r.config = append(r.config, e)
+	case "failed_requests":
+		var list []json.RawMessage
+		if json.Unmarshal(t, &list) == nil {
+			r.rust.failed = len(list)
+		} else {
+			r.rust.failed = 0
+		}
+	}
+}
+
+// takeRustConfig moves vllm-bench's own configuration keys out of the
+// unknown ones when the result is vllm-bench's (they stay in config_json).
+func (r *result) takeRustConfig() {
+	if r.rust == nil {
+		return
+	}
+	r.unknownCfg = slices.DeleteFunc(r.unknownCfg, func(k string) bool { return slices.Contains(rustConfigKeys, k) })
+	r.unknownNum = slices.DeleteFunc(r.unknownNum, func(k string) bool { return slices.Contains(rustConfigKeys, k) })
+}
+
+// rustCheck is the TrapRustBenchDefaults explanation of a vllm-bench
+// result, nil for vllm bench serve's.
+func (r *result) rustCheck() *formats.DataCheck {
+	if r.rust == nil {
+		return nil
+	}
+	var marks []string
+	field := "steady_state"
+	if r.rust.steadyState {
+		ss := "steady_state null (no --max-concurrency: no window)"
+		if r.rust.steadyStateSet {
+			ss = "steady_state set (kept in config_json)"
+		}
+		marks = append(marks, ss)
+	}
+	if r.rust.failed >= 0 {
+		if !r.rust.steadyState {
+			field = "failed_requests"
+		}
+		marks = append(marks, fmt.Sprintf("failed_requests of %d (not imported)", r.rust.failed))
+	}
+	e2el := "no e2el percentiles (--percentile-metrics was given without it)"
+	for _, s := range r.reported {
+		if s.Metric == "e2el_ms" && strings.HasPrefix(s.Stat, "p") {
+			e2el = "e2el percentiles present, as its default --percentile-metrics ttft,tpot,itl,e2el gives them (Python's default: ttft,tpot,itl)"
+			break
+		}
+	}
+	conc := "max_concurrency null: unlimited, as in Python (vllm-bench prints num_prompts as the maximum)"
+	if r.conc != nil {
+		conc = fmt.Sprintf("max_concurrency %g", *r.conc)
+	}
+	return &formats.DataCheck{Code: TrapRustBenchDefaults, Field: field,
+		Detail: "vllm-bench (Rust): " + strings.Join(marks, ", ") + "; " + e2el + "; " + conc}
 }

@@ -1,8 +1,10 @@
 package vllmbench
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -376,5 +378,88 @@ func TestTrapGoodputSingleToken(t *testing.T) {
 		if ch.Code == TrapGoodputSingleToken {
 			t.Errorf("%s: %+v", p, ch)
 		}
+	}
+}
+
+// TestTrapRustBenchDefaults: a result of the Rust vllm-bench
+// (src/output/json.rs at f313182: keys sorted, compact; steady_state
+// always, failed_requests when a request failed; max_model_len) is read as
+// vLLM's, its notes name the implementation and one explanation says how
+// its defaults differ. The rust-bench fixture (--save-detailed, rate inf,
+// no --max-concurrency, 4 prompts, 1 failed with HTTP 503) has the e2el
+// percentiles of the Rust default --percentile-metrics, steady_state null
+// and one failed_requests entry; its metrics are vLLM's (TTFT [50, 60, 40]
+// → mean 50, E2E [110, 120, 120] → mean 116.667). A Python result
+// (detailed-appended) gets no such check; a --max-concurrency run with a
+// steady-state window says so.
+func TestTrapRustBenchDefaults(t *testing.T) {
+	path := filepath.Join("testdata", "rust-bench", fixtures["rust-bench"])
+	c, warnings := importFile(t, path, "fx")
+	run := c.Runs[0]
+	var got []formats.DataCheck
+	for _, ch := range run.Checks {
+		if ch.Code == TrapRustBenchDefaults {
+			got = append(got, ch)
+		}
+	}
+	want := "vllm-bench (Rust): steady_state null (no --max-concurrency: no window), failed_requests of 1 (not imported); " +
+		"e2el percentiles present, as its default --percentile-metrics ttft,tpot,itl,e2el gives them (Python's default: ttft,tpot,itl); " +
+		"max_concurrency null: unlimited, as in Python (vllm-bench prints num_prompts as the maximum)"
+	if len(got) != 1 || got[0].Field != "steady_state" || got[0].Requests != 0 || got[0].Detail != want {
+		t.Fatalf("checks %+v", got)
+	}
+	if !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.HasPrefix(n, "implementation: the Rust vllm-bench") }) {
+		t.Errorf("notes %q", run.Notes)
+	}
+	for _, n := range append(run.Notes, warnings...) {
+		if strings.Contains(n, "steady_state") && strings.Contains(n, "does not write") || strings.Contains(n, "max_model_len") || strings.Contains(n, "failed_requests\"") {
+			t.Errorf("vllm-bench's keys taken for unknown ones: %q", n)
+		}
+	}
+	if run.RequestCount != 4 || c.Requests[2].Status != formats.StatusError || !strings.Contains(run.ConfigJSON, `"steady_state":null`) || strings.Contains(run.ConfigJSON, "failed_requests") {
+		t.Errorf("run: %d requests, request 2 %s, config %s", run.RequestCount, c.Requests[2].Status, run.ConfigJSON)
+	}
+	rr := trapReport(t, path, analyze.Canonical, true)
+	wantMean(t, rr, analyze.TTFT, 50)
+	wantMean(t, rr, analyze.E2E, 350.0/3)
+	w := dataCheck(t, rr, TrapRustBenchDefaults)
+	if !w.DataCheck || !w.Routine || !strings.Contains(w.Message, "not vllm bench serve's") {
+		t.Errorf("warning %+v", w)
+	}
+
+	p := filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"])
+	py, _ := importFile(t, p, "fx")
+	for _, r := range py.Runs {
+		for _, ch := range r.Checks {
+			if ch.Code == TrapRustBenchDefaults {
+				t.Errorf("Python result: %+v", ch)
+			}
+		}
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"max_concurrency":null`), []byte(`"max_concurrency":2`), 1)
+	data = bytes.Replace(data, []byte(`"steady_state":null`), []byte(`"steady_state":{"request_throughput":14.5}`), 1)
+	data = bytes.Replace(data, []byte(`"failed_requests":[{`), []byte(`"failed_requests_x":[{`), 1)
+	alt := filepath.Join(t.TempDir(), "openai-chat-infqps-concurrency2-Qwen3-8B-20260815-093000.json")
+	if err := os.WriteFile(alt, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = importFile(t, alt, "fx")
+	n := 0
+	for _, ch := range c.Runs[0].Checks {
+		if ch.Code != TrapRustBenchDefaults {
+			continue
+		}
+		n++
+		if !strings.HasPrefix(ch.Detail, "vllm-bench (Rust): steady_state set (kept in config_json); e2el") || !strings.HasSuffix(ch.Detail, "; max_concurrency 2") {
+			t.Errorf("with a window: %+v", ch)
+		}
+	}
+	if n != 1 {
+		t.Errorf("with a window: %d checks", n)
 	}
 }

@@ -36,6 +36,7 @@ var fixtures = map[string]string{
 	"trap-ttft-in-itls":     "vllm-3.0qps-Meta-Llama-3-8B-20240805-120000.json",
 	"trap-role-chunk":       "openai-chat-2.0qps-Llama-3.1-8B-Instruct-20250320-100000.json",
 	"trap-role-chunk-short": "openai-chat-2.0qps-Llama-3.1-8B-Instruct-20250320-110000.json",
+	"rust-bench":            "openai-chat-infqps-Qwen3-8B-20260815-093000.json",
 }
 
 func importFile(t *testing.T, path, label string) (*formats.Collector, []string) {
