@@ -366,6 +366,9 @@ func (w *runWriter) finish(raw formats.SourceFile) error {
 	if ch := incompleteCheck(w.sum, w.st.records); ch != nil {
 		run.Checks = append(run.Checks, *ch)
 	}
+	if ch := goodputCheck(w.sum); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
 	w.vals.Warn(w.notes.WarnOnly, "")
 	if w.telemetry != nil {
 		run.Series = w.series
@@ -533,6 +536,9 @@ func importSummaryOnly(in *ingest.Input, label string, opt ingest.Options, sink 
 	}
 	applySummary(&run, s)
 	if ch := incompleteCheck(s, -1); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
+	if ch := goodputCheck(s); ch != nil {
 		run.Checks = append(run.Checks, *ch)
 	}
 	run.Notes = append(append([]string{noteSummaryOnly}, run.Notes...), notes.Lines...)

@@ -107,3 +107,34 @@ func incompleteCheck(s *summary, records int) *formats.DataCheck {
 	}
 	return &formats.DataCheck{Code: TrapIncompleteResults, Field: field, Detail: filepath.Base(s.src.Path) + ": " + strings.Join(why, "; ")}
 }
+
+// goodputRules are how AIPerf divides its goodputs: good_request_fraction
+// (good_request_fraction_metric.py: good / (request_count +
+// error_request_count), cancelled requests in neither) and goodput
+// (goodput_metric.py: good / the benchmark duration).
+var goodputRules = []ingest.GoodputRule{
+	{Metric: "good_request_fraction", Stat: "avg", Rule: "good / (request_count + error_request_count), failures counted"},
+	{Metric: "goodput", Stat: "avg", Rule: "good / benchmark duration"},
+}
+
+// goodputCheck is the shared goodput_denominator explanation of a summary
+// (nil: none) that reports a goodput and counts failed requests
+// (error_request_count).
+func goodputCheck(s *summary) *formats.DataCheck {
+	if s == nil {
+		return nil
+	}
+	var ok, failed float64
+	for _, r := range s.reported {
+		if r.Stat != "avg" || r.Value == nil {
+			continue
+		}
+		switch r.Metric {
+		case "request_count":
+			ok = *r.Value
+		case "error_request_count":
+			failed = *r.Value
+		}
+	}
+	return ingest.GoodputDenominator("AIPerf", s.reported, goodputRules, int64(failed), int64(ok+failed))
+}

@@ -411,6 +411,14 @@ func (im *runImport) runRow(p *runPlan) formats.Run {
 	run.RequestCount = p.requests
 	run.Notes = notes
 	run.Checks = append(append(im.runChecks(p, t), p.vals.Checks()...), promChecks...)
+	if ch := goodputCheck(p.life); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+	}
+	if r := im.raw; r != nil && run.LoadMode == "concurrency" && run.Concurrency != nil && !p.pooled {
+		if ch := overshootCheck(p, r.lites, r.assign, *run.Concurrency); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
+	}
 	if r := im.raw; r != nil {
 		if ch, ok := r.models.Check(); ok {
 			run.Checks = append(run.Checks, ch)

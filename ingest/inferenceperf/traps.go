@@ -7,6 +7,7 @@ import (
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // inference-perf's known per-request data errors (the data-check
@@ -26,6 +27,10 @@ const (
 	// times or counts were wrong, without the per-request file that would
 	// let them be corrected.
 	TrapBuggyVersion = "inference_perf_buggy_version"
+	// TrapConcurrencyOvershoot: a concurrent stage had more requests in
+	// flight than its concurrency_level (v0.3.x gave every worker one slot
+	// too many).
+	TrapConcurrencyOvershoot = "inference_perf_concurrency_overshoot"
 )
 
 // Thresholds of the signatures. A blank SSE line follows its data line
@@ -45,6 +50,19 @@ const srcTimes = "https://github.com/kubernetes-sigs/inference-perf/issues/392, 
 
 // traps are inference-perf's entries of the catalogue.
 var traps = []convention.Trap{{
+	Code:  TrapConcurrencyOvershoot,
+	Title: "inference-perf ran a concurrent stage with more requests in flight than its concurrency level",
+	Tools: "inference-perf v0.3.x: the concurrent load type (PR #263, 2025-11) gave each of its W workers concurrency_level // W + 1 slots, up to W more than asked (32 asked of 32 workers ran 64); " +
+		"PR #320 (7a44edf, in v0.4.0) divides without the + 1",
+	Signature: "a concurrent stage (load_summary.concurrency, or the config's concurrency_level) whose per-request records have more requests in flight at once (start_time to end_time) " +
+		"than the stage's concurrency: a worker starts a request only after taking a semaphore slot and records its end before giving the slot back, so a correct run never exceeds it",
+	Action: convention.ActionFlag,
+	Effect: "the run's values stay as measured, but at another load than its label: the warning names the observed concurrency (the in-flight maximum and its time-weighted mean over the stage) beside the configured one; " +
+		"compare and capacity should match such a run on the observed concurrency, not the configured one",
+	Metrics: []string{"concurrency", "ttft_ms", "e2e_ms", "request_throughput"},
+	Source:  "https://github.com/kubernetes-sigs/inference-perf/issues/319, fixed by https://github.com/kubernetes-sigs/inference-perf/pull/320 (7a44edf, v0.4.0)",
+	Test:    "ingest/inferenceperf TestTrapConcurrencyOvershoot",
+}, {
 	Code:  TrapLineTimes,
 	Title: "inference-perf timed every SSE line as a token: each data line, the blank line after it, and [DONE]",
 	Tools: "inference-perf v0.1.1 – v0.2.x (per-request records with info.output_token_times and no info.extra_info; apis/completion.py and chat.py iterate response.content line by line)",
@@ -413,4 +431,79 @@ func versionEvidence(t timing) string {
 		return "inference-perf ≤ v0.2.x"
 	}
 	return "inference-perf v0.3–v0.4"
+}
+
+// goodputRules are how inference-perf divides its goodputs
+// (reportgen/base.py calculate_goodput_metrics, called with the successful
+// requests only): goodput_percentage over the successes, request_goodput
+// over their time span.
+var goodputRules = []ingest.GoodputRule{
+	{Metric: "successes.goodput_metrics.goodput_percentage", Stat: "value", Rule: "100 · good / the successful requests, failures left out"},
+	{Metric: "successes.goodput_metrics.request_goodput", Stat: "value", Rule: "good / the successful requests' time span"},
+}
+
+// goodputCheck is the shared goodput_denominator explanation of a stage
+// whose lifecycle report (nil: none) has goodput metrics and failures.
+func goodputCheck(life *summaryFile) *formats.DataCheck {
+	if life == nil {
+		return nil
+	}
+	ok, _ := life.value("successes", "count")
+	failed, _ := life.value("failures", "count")
+	return ingest.GoodputDenominator("inference-perf", life.reported, goodputRules, int64(failed), int64(ok+failed))
+}
+
+// overshootCheck is the TrapConcurrencyOvershoot flag of run p, nil unless
+// it is a concurrent stage of concurrency conc whose requests (the records
+// of lites routed to p by assign) had more of them in flight at once. An
+// end at the same instant as a start frees its slot first.
+func overshootCheck(p *runPlan, lites []lite, assign []*runPlan, conc float64) *formats.DataCheck {
+	if !(conc >= 1) || len(lites) != len(assign) {
+		return nil
+	}
+	var starts, ends []float64
+	for i, l := range lites {
+		if assign[i] == p && l.end >= l.start {
+			starts, ends = append(starts, l.start), append(ends, l.end)
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	in, peak, over, at := 0, 0, 0, 0.0
+	area, last := 0.0, starts[0]
+	j := 0
+	for _, st := range starts {
+		for j < len(ends) && ends[j] <= st {
+			area += float64(in) * (ends[j] - last)
+			last = ends[j]
+			in--
+			j++
+		}
+		area += float64(in) * (st - last)
+		last = st
+		in++
+		if in > peak {
+			peak, at = in, st
+		}
+		if float64(in) > conc {
+			over++
+		}
+	}
+	for ; j < len(ends); j++ {
+		area += float64(in) * (ends[j] - last)
+		last = ends[j]
+		in--
+	}
+	if float64(peak) <= conc {
+		return nil
+	}
+	mean := math.NaN()
+	if span := last - starts[0]; span > 0 {
+		mean = area / span
+	}
+	return &formats.DataCheck{Code: TrapConcurrencyOvershoot, Field: "concurrency", Requests: int64(over),
+		Detail: fmt.Sprintf("observed concurrency: up to %d requests in flight (first %.3f s after the stage's first start), time-weighted mean %.3g, for a configured concurrency of %g; %d request(s) started above it", peak, at-starts[0], mean, conc, over)}
 }

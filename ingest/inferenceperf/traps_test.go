@@ -373,3 +373,59 @@ func TestTrapZeroPrometheusValues(t *testing.T) {
 		t.Errorf("head-2stages: %+v", r)
 	}
 }
+
+// TestTrapConcurrencyOvershoot: inference-perf v0.3.x gave each of its W
+// workers concurrency_level // W + 1 slots (#319, fixed by #320 in
+// v0.4.0). The trap-v03-overshoot fixture (make_fixtures.py) is a v0.3.0
+// concurrent stage of concurrency 2 run by 2 workers, 4 slots: 6 requests
+// from 5000.000, .001, .002, .003 (4 in flight at .003), then .300 and
+// .350, each the instant another ended (an end frees its slot first: 4,
+// not 5). The stage is flagged with the observed concurrency: up to 4 in
+// flight, a time-weighted mean of Σ durations / span = 2.194 / 0.7 =
+// 3.13; the 4 requests that started with more than 2 in flight are
+// counted. A correct closed loop, with the same requests at concurrency
+// 4, and a request-rate stage, are not flagged.
+func TestTrapConcurrencyOvershoot(t *testing.T) {
+	path := filepath.Join("testdata", "trap-v03-overshoot", "per_request_lifecycle_metrics.json")
+	c, _ := importFile(t, path)
+	run := c.Runs[0]
+	if run.LoadMode != "concurrency" || run.Concurrency == nil || *run.Concurrency != 2 || run.Convention != ConventionMessage {
+		t.Fatalf("run load %s %v, convention %s", run.LoadMode, run.Concurrency, run.Convention)
+	}
+	ch := traptest.Check(t, &run, TrapConcurrencyOvershoot)
+	want := "observed concurrency: up to 4 requests in flight (first 0.003 s after the stage's first start), time-weighted mean 3.13, for a configured concurrency of 2; 4 request(s) started above it"
+	if ch.Requests != 4 || ch.Corrected || ch.Field != "concurrency" || ch.Detail != want {
+		t.Errorf("check %+v", ch)
+	}
+	rr := traptest.Report(t, New(), path, trapTools, analyze.Canonical, true)
+	w := traptest.Warning(t, rr, TrapConcurrencyOvershoot)
+	if !w.DataCheck || w.Routine || w.Count != 4 || !strings.Contains(w.Message, "flagged") {
+		t.Errorf("warning %+v", w)
+	}
+
+	var p runPlan
+	var lites []lite
+	var assign []*runPlan
+	for _, r := range [][2]float64{{0, 0.4}, {0.001, 0.3}, {0.002, 0.5}, {0.003, 0.35}, {0.3, 0.6}, {0.35, 0.7}} {
+		lites = append(lites, lite{start: r[0], end: r[1]})
+		assign = append(assign, &p)
+	}
+	if ch := overshootCheck(&p, lites, assign, 4); ch != nil {
+		t.Errorf("at concurrency 4: %+v", ch)
+	}
+	if ch := overshootCheck(&p, lites, assign, 3); ch == nil || ch.Requests != 3 {
+		t.Errorf("at concurrency 3 (starts at .003, .300, .350 with 4 in flight): %+v", ch)
+	}
+	other := runPlan{}
+	assign[3], assign[5] = &other, &other
+	if ch := overshootCheck(&p, lites, assign, 3); ch != nil {
+		t.Errorf("requests 3 and 5 routed to another stage (3 in flight at most): %+v", ch)
+	}
+	edge := filepath.Join("testdata", "edge-v06", "per_request_lifecycle_metrics.json")
+	e, _ := importFile(t, edge)
+	for _, ch := range e.Runs[0].Checks {
+		if ch.Code == TrapConcurrencyOvershoot {
+			t.Errorf("request-rate stage: %+v", ch)
+		}
+	}
+}

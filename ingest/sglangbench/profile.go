@@ -59,7 +59,7 @@ var ProfileNative = func() convention.Convention {
 const (
 	whySGLangLatency  = "SGLang's latency ends at the last stream line ([DONE] included) and is not saved per request (--output-details has no latencies)"
 	whySGLangTPOT     = "SGLang's TPOT is (latency − ttft)/(output_len − 1) with that latency, which is not saved per request"
-	whySGLangConc     = "SGLang's concurrency is Σ latency / duration, and latency is not saved per request"
+	whySGLangConc     = "SGLang's concurrency is Σ latency of the successful requests / duration (failures, in flight until they failed, are left out: sglang_concurrency_successes), and latency is not saved per request"
 	whySGLangDuration = "SGLang's duration runs from dispatch to after the profiler stop and the /get_server_info call; no request time bounds it"
 	whyRetokenized    = "SGLang's re-tokenized output count (its tokenizer, add_special_tokens=False) is not saved per request"
 	whyVision         = "the text/vision split of the prompt tokens is not imported"

@@ -349,6 +349,9 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		}
 		run.RequestCount = int64(d.n)
 		notes = append(notes, d.notes(st, native)...)
+		if ch := concurrencyCheck(r.reported, st.failed, d.n); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 		run.Checks = append(run.Checks, vals.Checks()...)
 		vals.Warn(f.warns.WarnOnly, runID)
 	}

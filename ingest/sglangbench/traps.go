@@ -13,6 +13,10 @@ import (
 // data-check catalogue, analyze/TRAPS.md).
 const TrapOutputLenStuck = "sglang_output_len_stuck"
 
+// TrapConcurrencySuccesses: SGLang's reported concurrency sums the
+// latencies of the successful requests only.
+const TrapConcurrencySuccesses = "sglang_concurrency_successes"
+
 // The signature's thresholds: a completed request is "far above" its
 // messages when output_len ≥ stuckFactor × accept × messages (accept:
 // the reported speculative accept length when above 1, else 1: chunks of
@@ -47,7 +51,39 @@ var traps = []convention.Trap{{
 		"they are reproduced; its TPOT divides by them and is not reproducible for want of its latency",
 	Source: "https://github.com/sgl-project/sglang/issues/24254, https://github.com/sgl-project/sglang/issues/10746",
 	Test:   "ingest/sglangbench TestTrapOutputLenStuck",
+}, {
+	Code:  TrapConcurrencySuccesses,
+	Title: "SGLang's concurrency is the successful requests' latency over the duration: failed requests, in flight until they failed, are left out",
+	Tools: "SGLang bench_serving, every version that reports concurrency (2025 on: bench_serving.py calculate_metrics, then python/sglang/benchmark/metrics.py do_calculate_metrics)",
+	Signature: "a run that reports concurrency and whose --output-details errors count failed requests: " +
+		"SGLang's concurrency = Σ latency / duration over successful requests only (Little's law on the successes)",
+	Action: convention.ActionExplain,
+	Effect: "not a bug, a definition: SGLang's number is the mean count of successful requests in flight, " +
+		"while tokentrace's in-flight count (report in_flight, forensics) holds every request from its send to its end, failures included, " +
+		"so with failures SGLang's is the lower; one line names the failures it leaves out",
+	Metrics: []string{"concurrency"},
+	Reproduction: "SGLang's concurrency is not reproducible: its latency (to the last stream line) is not saved per request and its duration is its own; " +
+		"had both been, Σ latency of the successes / duration would give it",
+	Source: "https://github.com/sgl-project/sglang/blob/1291c7fc351de2eb2548a95b82a27fb166143efa/python/sglang/benchmark/metrics.py (do_calculate_metrics: e2e_latencies gets a latency only if outputs[i].success; concurrency = np.sum(e2e_latencies) / dur_s)",
+	Test:   "ingest/sglangbench TestTrapConcurrencySuccesses",
 }}
+
+// concurrencyCheck is the TrapConcurrencySuccesses explanation of a run
+// that reports concurrency and has failed failed requests of n, nil
+// otherwise.
+func concurrencyCheck(reported []formats.ReportedStat, failed, n int) *formats.DataCheck {
+	conc, ok := reportedValue(reported, "concurrency")
+	if !ok || failed == 0 {
+		return nil
+	}
+	dur := "SGLang's duration"
+	if d, ok := reportedValue(reported, "duration"); ok {
+		dur = fmt.Sprintf("duration %g s", d)
+	}
+	return &formats.DataCheck{Code: TrapConcurrencySuccesses, Field: "concurrency", Requests: int64(failed),
+		Detail: fmt.Sprintf("concurrency %.4g = Σ latency of the %d successful request(s) / %s; the %d failed request(s) of %d, in flight until they failed, are not in it (tokentrace's in-flight count includes them)",
+			conc, n-failed, dur, failed, n)}
+}
 
 // stuckFinds are the requests (by index) whose output_len the run's check
 // found stuck, and the check.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tokentrace/tokentrace/analyze"
+	"github.com/tokentrace/tokentrace/analyze/reproduce"
+	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 	"github.com/tokentrace/tokentrace/ingest"
 	"github.com/tokentrace/tokentrace/internal/traptest"
@@ -80,7 +82,8 @@ func TestTrapOutputLenStuckCorpus(t *testing.T) {
 }
 
 // TestTrapsNotOnCleanData: the other SGLang corpus runs and fixtures trip
-// no check, and a run whose chunks carry several tokens (the generated
+// no check but explanations (output-details has failures beside its
+// concurrency), and a run whose chunks carry several tokens (the generated
 // text re-tokenizes to the count) is not taken for a stuck one.
 func TestTrapsNotOnCleanData(t *testing.T) {
 	paths := []string{}
@@ -100,8 +103,10 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 			continue // the truncated fixture still imports; others must
 		}
 		for _, r := range col.Runs {
-			if len(r.Checks) > 0 {
-				t.Errorf("%s: checks %+v", p, r.Checks)
+			for _, ch := range r.Checks {
+				if tr, _ := tools.Trap(ch.Code); tr.Action != convention.ActionExplain {
+					t.Errorf("%s: check %+v", p, ch)
+				}
 			}
 		}
 	}
@@ -121,5 +126,75 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 	}
 	if ch := summaryStuck(false, rep); ch != nil {
 		t.Errorf("summary with a re-tokenized total of 31 for 32: %+v", ch)
+	}
+}
+
+// TestTrapConcurrencySuccesses: SGLang's concurrency is Σ latency of the
+// successful requests / duration (metrics.py do_calculate_metrics), so the
+// failures, in flight until they failed, are left out. The output-details
+// fixture's two runs report 0.9975 (3 successes, Σ latency 199.5 ms, over
+// 0.2 s; 1 failed of 4) and 0.32833 (2 successes, 98.5 ms, over 0.3 s; 1
+// failed of 3): each gets the explanation, counting its failure, routine
+// (no data warning); the reproduction says why concurrency cannot be
+// recomputed and that it counts successes only. A run without failures,
+// or without a reported concurrency, gets none.
+func TestTrapConcurrencySuccesses(t *testing.T) {
+	path := filepath.Join("testdata", "output-details", fixtures["output-details"])
+	c, _ := importFile(t, path, "od")
+	want := []string{
+		"concurrency 0.9975 = Σ latency of the 3 successful request(s) / duration 0.2 s; the 1 failed request(s) of 4, in flight until they failed, are not in it (tokentrace's in-flight count includes them)",
+		"concurrency 0.3283 = Σ latency of the 2 successful request(s) / duration 0.3 s; the 1 failed request(s) of 3, in flight until they failed, are not in it (tokentrace's in-flight count includes them)",
+	}
+	if len(c.Runs) != 2 {
+		t.Fatalf("%d runs", len(c.Runs))
+	}
+	for i, r := range c.Runs {
+		if len(r.Checks) != 1 || r.Checks[0].Code != TrapConcurrencySuccesses || r.Checks[0].Requests != 1 || r.Checks[0].Field != "concurrency" || r.Checks[0].Detail != want[i] {
+			t.Errorf("run %d checks %+v", i, r.Checks)
+		}
+	}
+	a := analyze.NewAnalyzer(ProfileNative)
+	if err := ingest.ImportFile(New(), path, ingest.Options{Label: "od"}, a); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Report(analyze.Options{Tools: tools, Reproduce: reproduce.Reproducer(tools), Convention: func(*formats.Run) convention.Convention { return ProfileNative }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := rep.Runs[0]
+	found := false
+	for _, w := range rr.Warnings {
+		if w.Code == TrapConcurrencySuccesses {
+			found = true
+			if !w.DataCheck || !w.Routine || w.Count != 1 || !strings.Contains(w.Message, "failed requests, in flight until they failed, are left out") {
+				t.Errorf("warning %+v", w)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no %s warning: %+v", TrapConcurrencySuccesses, rr.Warnings)
+	}
+	items := 0
+	for _, it := range rr.Reproduction.Items {
+		if it.Metric == "concurrency" {
+			items++
+			if it.Status != "not_reproducible" || !strings.Contains(it.Reason, "Σ latency of the successful requests / duration") || float64(it.Reported) != 0.9975 {
+				t.Errorf("concurrency item %+v", it)
+			}
+		}
+	}
+	if items != 1 {
+		t.Errorf("%d concurrency items", items)
+	}
+	v := func(x float64) *float64 { return &x }
+	conc := []formats.ReportedStat{{Metric: "concurrency", Stat: "value", Value: v(7.78)}}
+	if ch := concurrencyCheck(conc, 0, 50); ch != nil {
+		t.Errorf("no failure: %+v", ch)
+	}
+	if ch := concurrencyCheck(nil, 2, 50); ch != nil {
+		t.Errorf("no concurrency reported: %+v", ch)
+	}
+	if ch := concurrencyCheck(conc, 2, 50); ch == nil || ch.Requests != 2 || !strings.Contains(ch.Detail, "/ SGLang's duration;") {
+		t.Errorf("no duration reported: %+v", ch)
 	}
 }

@@ -164,5 +164,6 @@ func TestCorpusReproduction(t *testing.T) {
 	}
 }
 
-// tools are the canonical convention and this tool's profiles.
-var tools = convention.NewSet(analyze.Canonical, Tool)
+// tools are the canonical convention and this tool's profiles, with the
+// shared goodput check this importer records.
+var tools = convention.NewSet(analyze.Canonical, Tool).WithTraps(ingest.GoodputTraps...)

@@ -65,12 +65,13 @@ type result struct {
 	config     []ingest.Entry
 	reported   []formats.ReportedStat
 	arrays     map[string]json.RawMessage
-	unknownNum []string // keys vLLM does not write, numeric (in Reported)
-	unknownCfg []string // the same, other values (in ConfigJSON)
-	typo       bool     // the goodput is under "request_goodput:"
-	typoNull   bool     // … and is null
-	sweep      bool     // the object has run_number (vllm bench sweep)
-	notes      []string // extra notes (companion checks)
+	unknownNum []string   // keys vLLM does not write, numeric (in Reported)
+	unknownCfg []string   // the same, other values (in ConfigJSON)
+	typo       bool       // the goodput is under "request_goodput:"
+	typoNull   bool       // … and is null
+	sweep      bool       // the object has run_number (vllm bench sweep)
+	rust       *rustMarks // the Rust vllm-bench's keys, nil when none (traps.go)
+	notes      []string   // extra notes (companion checks)
 	extraSrc   []formats.SourceFile
 	ownSrc     *formats.SourceFile // the run file a sweep run came from, when its summary lacks it
 	sums       []itlSum            // streamed: the itls' summaries (importStream)
@@ -99,6 +100,10 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 			if _, k := pybench.Number(e.Value); k == pybench.Absent {
 				r.typoNull = true
 			}
+		}
+		if rustKeys[key] {
+			r.addRustKey(key, e)
+			continue
 		}
 		switch {
 		case arrayKeys[key]:
@@ -138,6 +143,7 @@ func parseResult(f *fileState, v pybench.Value) (*result, error) {
 			}
 		}
 	}
+	r.takeRustConfig()
 	return r, nil
 }
 
@@ -332,6 +338,10 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		if n := pybench.UnimportedArraysNote(r.arrays); n != "" {
 			notes = append(notes, n)
 		}
+		ok, failed := reportedCount(r.reported, "completed"), reportedCount(r.reported, "failed")
+		if ch := ingest.GoodputDenominator("vLLM", r.reported, goodputRules, failed, ok+failed); ok >= 0 && failed >= 0 && ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 	} else {
 		src.Role = "raw"
 		run.ClockDomain = d.clockDomain()
@@ -369,11 +379,18 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		if ch := d.singleTokenCheck(reportsGoodput(run.Reported)); ch != nil {
 			run.Checks = append(run.Checks, *ch)
 		}
+		if ch := ingest.GoodputDenominator("vLLM", run.Reported, goodputRules, int64(st.failed), int64(d.n)); ch != nil {
+			run.Checks = append(run.Checks, *ch)
+		}
 		run.Checks = append(run.Checks, vals.Checks()...)
 		vals.Warn(f.warns.WarnOnly, runID)
 	}
 	if r.completed != nil && *r.completed == 0 {
 		notes = append(notes, "completed 0: every latency statistic is vLLM's value for an empty list (np.mean/np.median/np.percentile of [] replaced by 0), not a measurement")
+	}
+	if ch := r.rustCheck(); ch != nil {
+		run.Checks = append(run.Checks, *ch)
+		notes = append(notes, "implementation: "+rustNote)
 	}
 	notes = append(notes, r.unknownNotes(f)...)
 	notes = append(notes, r.notes...)
@@ -500,6 +517,17 @@ func compact(raw json.RawMessage) string {
 
 // reportsGoodput reports whether the result holds a goodput (vLLM writes
 // request_goodput only from a --goodput run; a null one is not stored).
+// reportedCount is the whole count a result reports under metric, -1
+// when it reports none.
+func reportedCount(rs []formats.ReportedStat, metric string) int64 {
+	for _, r := range rs {
+		if r.Metric == metric && r.Stat == "value" && r.Value != nil && *r.Value >= 0 && *r.Value == math.Trunc(*r.Value) {
+			return int64(*r.Value)
+		}
+	}
+	return -1
+}
+
 func reportsGoodput(rs []formats.ReportedStat) bool {
 	for _, r := range rs {
 		if r.Metric == "request_goodput" && r.Value != nil {

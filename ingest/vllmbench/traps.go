@@ -1,12 +1,16 @@
 package vllmbench
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // The known bugs of vLLM bench's per-request data (the data-check
@@ -21,6 +25,13 @@ const (
 	// TrapGoodputSingleToken: vLLM's goodput gave a request of at most one
 	// output token a TPOT of 0, which meets any TPOT SLO.
 	TrapGoodputSingleToken = "vllm_goodput_single_token"
+	// TrapRoleChunkUnjudged: the role-chunk check could not judge some
+	// completed requests of a chat run (too few gaps, or no itls): their
+	// TTFT is neither corrected nor known to be right.
+	TrapRoleChunkUnjudged = "vllm_role_chunk_unjudged"
+	// TrapRustBenchDefaults: the result is the Rust vllm-bench's, whose
+	// defaults differ from vllm bench serve's.
+	TrapRustBenchDefaults = "vllm_rust_bench_defaults"
 )
 
 // ttftRepeatTolerance is how close itls[i][0] must be to ttfts[i] to be
@@ -62,11 +73,39 @@ var traps = []convention.Trap{{
 		"the TTFT message was the role-only chunk, the first token came one gap later",
 	Threshold: fmt.Sprintf("itls[i][0] > %d × median(itls[i][1:]) for at least %.0f%% of the requests with ≥ %d further gaps", roleChunkFactor, 100*roleChunkShare, roleChunkMinGaps),
 	Action:    convention.ActionCorrect,
-	Effect:    "the first message is taken as carrying no token: TTFT = ttft + itls[0], the gap leaves ITL; without itls (no --save-detailed) it cannot be seen",
+	Effect:    "the first message is taken as carrying no token: TTFT = ttft + itls[0], the gap leaves ITL; without itls (no --save-detailed) it cannot be seen, and requests with too few gaps are not judged: vllm_role_chunk_unjudged says how many",
 	Fix:       convention.FixFirstNotToken,
 	Metrics:   []string{"ttft_ms", "ttst_ms", "itl_ms", "tpot_ms"},
 	Source:    "https://github.com/vllm-project/vllm/issues/15106",
 	Test:      "ingest/vllmbench TestTrapRoleChunkTTFT",
+}, {
+	Code:  TrapRoleChunkUnjudged,
+	Title: "vLLM's role-only-chunk TTFT could not be judged on some requests of a chat run",
+	Tools: "vLLM bench serve, chat backends, the same runs vllm_role_chunk_ttft judges: replies too short to show a prefill-sized first gap, or a result without itls (no --save-detailed)",
+	Signature: fmt.Sprintf("in a chat run, completed requests with a TTFT and fewer than %d further gaps after the first "+
+		"(a median of fewer than %d gaps says nothing of one gap), or a result with per-request arrays but no itls", roleChunkMinGaps, roleChunkMinGaps),
+	Action: convention.ActionExplain,
+	Effect: "the check says what it could not do instead of nothing: the count of requests it did not judge, why, and the first of them; " +
+		"their TTFT stays vLLM's (not corrected), which is the role chunk's if the run's other requests show it (vllm_role_chunk_ttft then names the judged ones), " +
+		"and unknown when no request could be judged; no data warning: nothing in the data is wrong, the check lacked the data",
+	Metrics: []string{"ttft_ms", "ttst_ms", "itl_ms"},
+	Source:  "https://github.com/vllm-project/vllm/issues/15106 (the trap); tokentrace: a check that cannot judge says so",
+	Test:    "ingest/vllmbench TestTrapRoleChunkUnjudged",
+}, {
+	Code:  TrapRustBenchDefaults,
+	Title: "the result is the Rust vllm-bench's, whose defaults are not vllm bench serve's",
+	Tools: "vllm-bench (Rust, vllm-project/vllm-bench, 2026-06 on), standalone or as vllm bench serve, which delegated to it from PR #48930 (2026-07-17) until PR #50081 (2026-07-28) made it opt-in (VLLM_USE_RUST_BENCH=1)",
+	Signature: "a result object with a steady_state key (src/output/json.rs writes it always, null unless --max-concurrency set its window) or a failed_requests list (written when a request failed); " +
+		"vllm bench serve's Python writer has neither",
+	Action: convention.ActionExplain,
+	Effect: "not a bug, another implementation: the run's notes name it, and one line says what differs by default: --percentile-metrics is ttft,tpot,itl,e2el (Python: ttft,tpot,itl), so E2EL percentiles are there unasked; " +
+		"an unset --max-concurrency is unlimited in both (vllm-bench prints num_prompts as the maximum and writes null); " +
+		"steady_state (its own window statistics) is kept in config_json and failed_requests (its failure log; the errors array, with --save-detailed, has the same failures) is not imported; the metrics are read as vLLM's",
+	Metrics: []string{"e2e_ms"},
+	Source: "https://github.com/vllm-project/vllm/pull/48930, https://github.com/vllm-project/vllm/pull/50081 (opt-in because the two still differ in arguments and defaults), " +
+		"https://github.com/vllm-project/vllm-bench/blob/f3131823f167aa1e6f31a48be1ae15a18667a534/src/output/json.rs, " +
+		"https://github.com/vllm-project/vllm-bench/blob/f3131823f167aa1e6f31a48be1ae15a18667a534/src/config.rs (default_percentile_metrics)",
+	Test: "ingest/vllmbench TestTrapRustBenchDefaults",
 }, {
 	Code:  TrapGoodputSingleToken,
 	Title: "vLLM's goodput took TPOT 0 for a request of at most one output token, so it met any TPOT SLO",
@@ -81,6 +120,10 @@ var traps = []convention.Trap{{
 		"https://github.com/vllm-project/vllm-bench/blob/186a2924edca0d5b10e42504a7cbb88dbcfc1f48/src/metrics/calculator.rs",
 	Test: "ingest/vllmbench TestTrapGoodputSingleToken",
 }}
+
+// goodputRules are how vLLM divides its goodput (serve.py calculate_metrics:
+// the SLO check runs over the successful requests' lists only).
+var goodputRules = []ingest.GoodputRule{{Metric: "request_goodput", Stat: "value", Rule: "good / duration (only successful requests are compared with the SLO)"}}
 
 // singleTokenCheck is the TrapGoodputSingleToken explanation of a result
 // that reports a goodput (goodput true), nil when no successful request
@@ -170,6 +213,9 @@ func mayExceedMedian(g0 float64, rest []float64) bool {
 func (d *details) findTraps(endpoint string) trapFinds {
 	out := trapFinds{byRequest: map[int][]string{}}
 	if d.sums == nil || d.ttfts == nil {
+		if ch := d.noGapsCheck(endpoint); ch != nil {
+			out.checks = append(out.checks, *ch)
+		}
 		return out
 	}
 	ok := func(i int) bool {
@@ -201,13 +247,16 @@ func (d *details) findTraps(endpoint string) trapFinds {
 	}
 	var judged []int
 	var hits []int
-	unjudged := 0
+	unjudged, firstUnjudged := 0, -1
 	first = ""
 	for i := 0; i < d.n; i++ {
 		if !ok(i) || len(out.byRequest[i]) > 0 {
 			continue
 		}
 		if d.sums[i].n < roleChunkMinGaps+1 {
+			if firstUnjudged < 0 {
+				firstUnjudged = i
+			}
 			unjudged++
 			continue
 		}
@@ -220,17 +269,58 @@ func (d *details) findTraps(endpoint string) trapFinds {
 			}
 		}
 	}
-	if len(judged) > 0 && float64(len(hits)) >= roleChunkShare*float64(len(judged)) {
+	found := len(judged) > 0 && float64(len(hits)) >= roleChunkShare*float64(len(judged))
+	if found {
 		for _, i := range hits {
 			out.byRequest[i] = append(out.byRequest[i], TrapRoleChunkTTFT)
 		}
 		detail := fmt.Sprintf("%s; %d of %d judged requests", first, len(hits), len(judged))
-		if unjudged > 0 {
-			detail += fmt.Sprintf("; %d completed request(s) with fewer than %d gaps cannot be judged and are not corrected: their TTFT may be the role chunk's", unjudged, roleChunkMinGaps+1)
-		}
 		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkTTFT, Field: "ttfts", Requests: int64(len(hits)), Corrected: true, Detail: detail})
 	}
+	if unjudged > 0 {
+		detail := fmt.Sprintf("%d completed request(s) have fewer than %d gaps after the first (first: request %d, %d gap(s) in all): not judged, not corrected; ",
+			unjudged, roleChunkMinGaps, firstUnjudged, d.sums[firstUnjudged].n)
+		switch {
+		case found:
+			detail += fmt.Sprintf("%d of the %d judged requests show the role chunk, so their TTFT is likely the role chunk's too", len(hits), len(judged))
+		case len(judged) > 0:
+			detail += fmt.Sprintf("%d of the %d judged requests show the role chunk (under %.0f%%: the run is not corrected)", len(hits), len(judged), 100*roleChunkShare)
+		default:
+			detail += "no request of the run could be judged: whether its TTFT is the role chunk's is unknown"
+		}
+		out.checks = append(out.checks, formats.DataCheck{Code: TrapRoleChunkUnjudged, Field: "itls", Requests: int64(unjudged), Detail: detail})
+	}
 	return out
+}
+
+// noGapsCheck is the TrapRoleChunkUnjudged explanation of a chat result
+// whose arrays hold no itls or no ttfts (the role chunk cannot be seen
+// without both), nil for another endpoint or when no request completed.
+func (d *details) noGapsCheck(endpoint string) *formats.DataCheck {
+	if endpoint != "v1/chat/completions" {
+		return nil
+	}
+	n, first := 0, -1
+	for i := 0; i < d.n; i++ {
+		if d.errs != nil && d.errs[i] != "" {
+			continue
+		}
+		if d.ttfts != nil && d.ttfts[i] > 0 || d.ttfts == nil && d.lats != nil && d.lats[i] > 0 {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	missing := "itls"
+	if d.ttfts == nil {
+		missing = "ttfts and itls"
+	}
+	return &formats.DataCheck{Code: TrapRoleChunkUnjudged, Field: "itls", Requests: int64(n),
+		Detail: fmt.Sprintf("the result has no %s (run without --save-detailed?): none of its %d completed request(s) could be judged (first: request %d); whether their TTFT is the role chunk's is unknown", missing, n, first)}
 }
 
 // median is the median of xs (the mean of the two middle values for an
@@ -285,4 +375,90 @@ func selectKth(xs []float64, k int) float64 {
 		}
 	}
 	return xs[k]
+}
+
+// rustKeys are the result keys only the Rust vllm-bench writes
+// (src/output/json.rs): steady_state and failed_requests mark it.
+var rustKeys = map[string]bool{"steady_state": true, "failed_requests": true}
+
+// rustConfigKeys are its configuration keys that vllm bench serve's Python
+// does not write, configuration when the result is vllm-bench's.
+var rustConfigKeys = []string{"max_model_len"}
+
+// rustNote is the run's note of a vllm-bench result.
+const rustNote = "the Rust vllm-bench (steady_state / failed_requests keys), read as vllm bench serve's result: its metrics have the same names and definitions (src/metrics/calculator.rs mirrors serve.py); its defaults differ (vllm_rust_bench_defaults)"
+
+// rustMarks are what a result holds of vllm-bench's own keys.
+type rustMarks struct {
+	steadyState    bool // a steady_state key
+	steadyStateSet bool // … that is not null
+	failed         int  // failed_requests entries, -1 when the key is absent
+}
+
+// addRustKey takes one of rustKeys: steady_state into config_json (it is
+// the tool's own window, not a statistic tokentrace recomputes),
+// failed_requests counted, not imported.
+func (r *result) addRustKey(key string, e ingest.Entry) {
+	if r.rust == nil {
+		r.rust = &rustMarks{failed: -1}
+	}
+	t := bytes.TrimSpace(e.Value)
+	switch key {
+	case "steady_state":
+		r.rust.steadyState, r.rust.steadyStateSet = true, string(t) != "null"
+		r.config = append(r.config, e)
+	case "failed_requests":
+		var list []json.RawMessage
+		if json.Unmarshal(t, &list) == nil {
+			r.rust.failed = len(list)
+		} else {
+			r.rust.failed = 0
+		}
+	}
+}
+
+// takeRustConfig moves vllm-bench's own configuration keys out of the
+// unknown ones when the result is vllm-bench's (they stay in config_json).
+func (r *result) takeRustConfig() {
+	if r.rust == nil {
+		return
+	}
+	r.unknownCfg = slices.DeleteFunc(r.unknownCfg, func(k string) bool { return slices.Contains(rustConfigKeys, k) })
+	r.unknownNum = slices.DeleteFunc(r.unknownNum, func(k string) bool { return slices.Contains(rustConfigKeys, k) })
+}
+
+// rustCheck is the TrapRustBenchDefaults explanation of a vllm-bench
+// result, nil for vllm bench serve's.
+func (r *result) rustCheck() *formats.DataCheck {
+	if r.rust == nil {
+		return nil
+	}
+	var marks []string
+	field := "steady_state"
+	if r.rust.steadyState {
+		ss := "steady_state null (no --max-concurrency: no window)"
+		if r.rust.steadyStateSet {
+			ss = "steady_state set (kept in config_json)"
+		}
+		marks = append(marks, ss)
+	}
+	if r.rust.failed >= 0 {
+		if !r.rust.steadyState {
+			field = "failed_requests"
+		}
+		marks = append(marks, fmt.Sprintf("failed_requests of %d (not imported)", r.rust.failed))
+	}
+	e2el := "no e2el percentiles (--percentile-metrics was given without it)"
+	for _, s := range r.reported {
+		if s.Metric == "e2el_ms" && strings.HasPrefix(s.Stat, "p") {
+			e2el = "e2el percentiles present, as its default --percentile-metrics ttft,tpot,itl,e2el gives them (Python's default: ttft,tpot,itl)"
+			break
+		}
+	}
+	conc := "max_concurrency null: unlimited, as in Python (vllm-bench prints num_prompts as the maximum)"
+	if r.conc != nil {
+		conc = fmt.Sprintf("max_concurrency %g", *r.conc)
+	}
+	return &formats.DataCheck{Code: TrapRustBenchDefaults, Field: field,
+		Detail: "vllm-bench (Rust): " + strings.Join(marks, ", ") + "; " + e2el + "; " + conc}
 }

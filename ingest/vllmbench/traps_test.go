@@ -1,8 +1,10 @@
 package vllmbench
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -139,10 +141,84 @@ func TestTrapRoleChunkTTFT(t *testing.T) {
 	wantMean(t, raw, analyze.TTFT, 50)
 }
 
+// TestTrapRoleChunkUnjudged: the role-chunk check needs 4 gaps after the
+// first to judge a request; a shorter reply is neither corrected nor
+// passed in silence. The fixture trap-role-chunk-short (a chat run of
+// March 2025 with chunked prefill) has 6 requests: 3 long ones whose first
+// gap is prefill-sized (ttfts 50, 40, 60 ms, first gaps 800, 600, 1000 ms
+// before 20–30 ms gaps), 2 short replies (ttft 50 ms, itls [700, 20] ms;
+// ttft 60 ms, itls [900] ms) and a failure. The check corrects the 3 it
+// judged (3 of 3 show it) and says the 2 short ones were not judged: an
+// explanation (routine, no data warning), with the first of them. The
+// canonical TTFT is [850, 640, 1060, 50, 60] → mean 532 ms, the short
+// replies' TTFT left as vLLM timed it. A run where no request can be
+// judged (detailed-appended's object 1: replies of 0 to 5 gaps) says that
+// nothing was judged; a chat result without itls says it lacks them; a
+// completions run gets neither.
+func TestTrapRoleChunkUnjudged(t *testing.T) {
+	path := filepath.Join("testdata", "trap-role-chunk-short", fixtures["trap-role-chunk-short"])
+	c, _ := importFile(t, path, "fx")
+	ch := c.Runs[0].Checks
+	if len(ch) != 2 || ch[0].Code != TrapRoleChunkTTFT || ch[0].Requests != 3 || !strings.Contains(ch[0].Detail, "3 of 3 judged") {
+		t.Fatalf("checks %+v", ch)
+	}
+	want := "2 completed request(s) have fewer than 4 gaps after the first (first: request 3, 2 gap(s) in all): not judged, not corrected; " +
+		"3 of the 3 judged requests show the role chunk, so their TTFT is likely the role chunk's too"
+	if u := ch[1]; u.Code != TrapRoleChunkUnjudged || u.Requests != 2 || u.Corrected || u.Field != "itls" || u.Detail != want {
+		t.Errorf("unjudged check %+v", u)
+	}
+	for i, r := range c.Requests {
+		if want := map[bool]string{true: TrapRoleChunkTTFT}[i < 3]; r.Corrections != want {
+			t.Errorf("request %d corrections %q, want %q", i, r.Corrections, want)
+		}
+	}
+	rr := trapReport(t, path, analyze.Canonical, true)
+	wantMean(t, rr, analyze.TTFT, 532)
+	w := dataCheck(t, rr, TrapRoleChunkUnjudged)
+	if !w.DataCheck || !w.Routine || w.Count != 2 || !strings.Contains(w.Message, "could not be judged") || !strings.Contains(w.Message, "first: request 3") {
+		t.Errorf("warning %+v", w)
+	}
+	for _, x := range rr.Warnings {
+		if x.Code == analyze.TrapTTSTExceedsTTFT {
+			t.Errorf("2 short replies of 5 flagged as ttst_exceeds_ttft: %+v", x)
+		}
+	}
+	raw := trapReport(t, path, analyze.Canonical, false)
+	wantMean(t, raw, analyze.TTFT, 52)
+
+	// Nothing judged: detailed-appended's chat object (4 completed replies,
+	// 3, 5, 0 and 2 gaps).
+	p := filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"])
+	c, _ = importFile(t, p, "fx")
+	var got []formats.DataCheck
+	for _, ch := range c.Runs[0].Checks {
+		if ch.Code == TrapRoleChunkUnjudged || ch.Code == TrapRoleChunkTTFT {
+			got = append(got, ch)
+		}
+	}
+	if len(got) != 1 || got[0].Code != TrapRoleChunkUnjudged || got[0].Requests != 4 ||
+		!strings.HasSuffix(got[0].Detail, "no request of the run could be judged: whether its TTFT is the role chunk's is unknown") {
+		t.Errorf("detailed-appended object 1: %+v", got)
+	}
+	if ch := c.Runs[1].Checks; slices.ContainsFunc(ch, func(x formats.DataCheck) bool { return x.Code == TrapRoleChunkUnjudged }) {
+		t.Errorf("object 2 (completions backend) %+v", ch)
+	}
+
+	// No itls: the same chat fixture without --save-detailed's itls.
+	d := &details{n: 3, ttfts: []float64{0.05, 0, 0.06}, errs: []string{"", "boom", ""}}
+	if x := d.noGapsCheck("v1/chat/completions"); x == nil || x.Requests != 2 || !strings.HasPrefix(x.Detail, "the result has no itls") {
+		t.Errorf("no itls: %+v", x)
+	}
+	if x := d.noGapsCheck("v1/completions"); x != nil {
+		t.Errorf("completions: %+v", x)
+	}
+}
+
 // TestTrapsNotOnCleanData: the vLLM corpus runs and the other fixtures
-// trip no trap (the detectors are quiet on real, healthy data). The
-// goodput explanation of a one-token reply is no trap: detailed-appended
-// (and its truncated copy) has one, and nothing else.
+// trip no trap (the detectors are quiet on real, healthy data). An
+// explanation is no trap: detailed-appended (and its truncated copy) has
+// the goodput explanation of a one-token reply and, its chat replies being
+// short, the role-chunk check's word that it could not judge them.
 func TestTrapsNotOnCleanData(t *testing.T) {
 	paths := []string{}
 	for name, file := range corpusFiles {
@@ -160,7 +236,7 @@ func TestTrapsNotOnCleanData(t *testing.T) {
 		}
 		for _, r := range col.Runs {
 			for _, ch := range r.Checks {
-				if ch.Code != TrapGoodputSingleToken {
+				if tr, _ := tools.Trap(ch.Code); tr.Action != convention.ActionExplain {
 					t.Errorf("%s: check %+v", p, ch)
 				}
 			}
@@ -302,5 +378,88 @@ func TestTrapGoodputSingleToken(t *testing.T) {
 		if ch.Code == TrapGoodputSingleToken {
 			t.Errorf("%s: %+v", p, ch)
 		}
+	}
+}
+
+// TestTrapRustBenchDefaults: a result of the Rust vllm-bench
+// (src/output/json.rs at f313182: keys sorted, compact; steady_state
+// always, failed_requests when a request failed; max_model_len) is read as
+// vLLM's, its notes name the implementation and one explanation says how
+// its defaults differ. The rust-bench fixture (--save-detailed, rate inf,
+// no --max-concurrency, 4 prompts, 1 failed with HTTP 503) has the e2el
+// percentiles of the Rust default --percentile-metrics, steady_state null
+// and one failed_requests entry; its metrics are vLLM's (TTFT [50, 60, 40]
+// → mean 50, E2E [110, 120, 120] → mean 116.667). A Python result
+// (detailed-appended) gets no such check; a --max-concurrency run with a
+// steady-state window says so.
+func TestTrapRustBenchDefaults(t *testing.T) {
+	path := filepath.Join("testdata", "rust-bench", fixtures["rust-bench"])
+	c, warnings := importFile(t, path, "fx")
+	run := c.Runs[0]
+	var got []formats.DataCheck
+	for _, ch := range run.Checks {
+		if ch.Code == TrapRustBenchDefaults {
+			got = append(got, ch)
+		}
+	}
+	want := "vllm-bench (Rust): steady_state null (no --max-concurrency: no window), failed_requests of 1 (not imported); " +
+		"e2el percentiles present, as its default --percentile-metrics ttft,tpot,itl,e2el gives them (Python's default: ttft,tpot,itl); " +
+		"max_concurrency null: unlimited, as in Python (vllm-bench prints num_prompts as the maximum)"
+	if len(got) != 1 || got[0].Field != "steady_state" || got[0].Requests != 0 || got[0].Detail != want {
+		t.Fatalf("checks %+v", got)
+	}
+	if !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.HasPrefix(n, "implementation: the Rust vllm-bench") }) {
+		t.Errorf("notes %q", run.Notes)
+	}
+	for _, n := range append(run.Notes, warnings...) {
+		if strings.Contains(n, "steady_state") && strings.Contains(n, "does not write") || strings.Contains(n, "max_model_len") || strings.Contains(n, "failed_requests\"") {
+			t.Errorf("vllm-bench's keys taken for unknown ones: %q", n)
+		}
+	}
+	if run.RequestCount != 4 || c.Requests[2].Status != formats.StatusError || !strings.Contains(run.ConfigJSON, `"steady_state":null`) || strings.Contains(run.ConfigJSON, "failed_requests") {
+		t.Errorf("run: %d requests, request 2 %s, config %s", run.RequestCount, c.Requests[2].Status, run.ConfigJSON)
+	}
+	rr := trapReport(t, path, analyze.Canonical, true)
+	wantMean(t, rr, analyze.TTFT, 50)
+	wantMean(t, rr, analyze.E2E, 350.0/3)
+	w := dataCheck(t, rr, TrapRustBenchDefaults)
+	if !w.DataCheck || !w.Routine || !strings.Contains(w.Message, "not vllm bench serve's") {
+		t.Errorf("warning %+v", w)
+	}
+
+	p := filepath.Join("testdata", "detailed-appended", fixtures["detailed-appended"])
+	py, _ := importFile(t, p, "fx")
+	for _, r := range py.Runs {
+		for _, ch := range r.Checks {
+			if ch.Code == TrapRustBenchDefaults {
+				t.Errorf("Python result: %+v", ch)
+			}
+		}
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"max_concurrency":null`), []byte(`"max_concurrency":2`), 1)
+	data = bytes.Replace(data, []byte(`"steady_state":null`), []byte(`"steady_state":{"request_throughput":14.5}`), 1)
+	data = bytes.Replace(data, []byte(`"failed_requests":[{`), []byte(`"failed_requests_x":[{`), 1)
+	alt := filepath.Join(t.TempDir(), "openai-chat-infqps-concurrency2-Qwen3-8B-20260815-093000.json")
+	if err := os.WriteFile(alt, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = importFile(t, alt, "fx")
+	n := 0
+	for _, ch := range c.Runs[0].Checks {
+		if ch.Code != TrapRustBenchDefaults {
+			continue
+		}
+		n++
+		if !strings.HasPrefix(ch.Detail, "vllm-bench (Rust): steady_state set (kept in config_json); e2el") || !strings.HasSuffix(ch.Detail, "; max_concurrency 2") {
+			t.Errorf("with a window: %+v", ch)
+		}
+	}
+	if n != 1 {
+		t.Errorf("with a window: %d checks", n)
 	}
 }

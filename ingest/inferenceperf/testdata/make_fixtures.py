@@ -572,6 +572,83 @@ def trap_v060_bos(d):
     dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), head_summary(recs, 5.0, sched))
 
 
+def v03_summary(recs, rate, sched, conc):
+    """summarize_requests at v0.3.0 for a concurrent stage
+    (summarize_requests(metrics, stage_rate, concurrency_level): rate is
+    the stage's num_requests, load_summary gains concurrency)."""
+    s = v04_summary(recs, rate, sched)
+    s["load_summary"]["concurrency"] = conc
+    return s
+
+
+def trap_v03_overshoot(d):
+    """inference-perf v0.3.0, concurrent load type, concurrency_level 2 with
+    2 workers: each worker got 2 // 2 + 1 = 2 slots (issue #319), so up to
+    4 requests ran at once. v0.3 chat records as trap_v04_messages (one
+    time per SSE message: the role chunk, one per token, [DONE])."""
+    os.makedirs(d, exist_ok=True)
+    sep = 0.000004
+    reqs = [
+        {"start": 5000.000, "tokens": [5000.100, 5000.200, 5000.399], "end": 5000.400, "input": 12},
+        {"start": 5000.001, "tokens": [5000.100, 5000.200, 5000.299], "end": 5000.300, "input": 10},
+        {"start": 5000.002, "tokens": [5000.150, 5000.300, 5000.499], "end": 5000.500, "input": 14},
+        {"start": 5000.003, "tokens": [5000.150, 5000.250, 5000.349], "end": 5000.350, "input": 11},
+        # each starts the instant a slot is freed
+        {"start": 5000.300, "tokens": [5000.400, 5000.500, 5000.599], "end": 5000.600, "input": 13},
+        {"start": 5000.350, "tokens": [5000.450, 5000.550, 5000.699], "end": 5000.700, "input": 9},
+    ]
+    recs = []
+    for r in reqs:
+        times = [r["tokens"][0] - sep] + r["tokens"] + [r["tokens"][-1] + sep]
+        text = " ".join("w%d" % i for i in range(len(r["tokens"])))
+        body = json.dumps({"model": "meta-llama/Llama-3.1-8B-Instruct", "messages": [{"role": "user", "content": "q"}],
+                           "max_tokens": 3, "ignore_eos": True, "stream": True})
+        recs.append({"start_time": r["start"], "end_time": r["end"], "request": body, "response": "",
+                     "info": {"input_tokens": r["input"], "output_tokens": words(text), "output_token_times": times,
+                              "extra_info": {}},
+                     "error": None})
+    # a concurrent stage's requests are scheduled when a slot frees: the
+    # schedule is the start
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), v03_summary(recs, 6, [r["start"] for r in reqs], 2))
+
+
+def goodput_errors(d):
+    """A v0.6+ stage run with a goodput constraint (config goodput:
+    constraints: ttft: 0.05) and a failure: calculate_goodput_metrics at
+    7de5ef2 judges the successful requests only, so goodput_percentage is
+    good / successes (2 of 3), while 1 of the 4 requests failed."""
+    os.makedirs(d, exist_ok=True)
+    err429 = ("429 Too Many Requests", json.dumps({"error": {"message": "rate limited", "type": "rate_limit", "code": 429}}))
+    reqs = [
+        {"id": "g0", "start": 7000.000, "end": 7000.100, "input": 5, "prompt": "q0",
+         "chunks": [(7000.040, " alpha"), (7000.060, " beta"), (7000.090, " gamma")],
+         "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}},
+        # TTFT 80 ms > 50 ms: successful, not good
+        {"id": "g1", "start": 7000.200, "end": 7000.320, "input": 6, "prompt": "q1",
+         "chunks": [(7000.280, " one"), (7000.300, " two"), (7000.310, " three")],
+         "usage": {"prompt_tokens": 6, "completion_tokens": 3, "total_tokens": 9}},
+        {"id": "g2", "start": 7000.400, "end": 7000.480, "input": 4, "prompt": "q2",
+         "chunks": [(7000.430, " x"), (7000.450, " y"), (7000.470, " z")],
+         "usage": {"prompt_tokens": 4, "completion_tokens": 3, "total_tokens": 7}},
+        {"id": "g3", "start": 7000.500, "end": 7000.510, "input": 7, "prompt": "q3", "error": err429},
+    ]
+    sched = [7000.000, 7000.200, 7000.400, 7000.500]
+    recs = [head_record(r) for r in reqs]
+    summary = head_summary(recs, 5.0, sched)
+    ok = [r for r in recs if r["error"] is None]
+    slo = 0.05
+    good = [r for r in ok if r["info"]["response_metrics"]["output_token_times"][0] - r["start_time"] <= slo]
+    span = max(r["end_time"] for r in ok) - min(r["start_time"] for r in ok)
+    tokens = sum(r["info"]["request_metrics"]["text"]["input_tokens"] + r["info"]["response_metrics"]["server_usage"]["completion_tokens"] for r in good)
+    summary["successes"]["goodput_metrics"] = {
+        "goodput_percentage": len(good) / len(ok) * 100, "request_goodput": len(good) / span,
+        "token_goodput": tokens / span, "good_requests": len(good), "total_requests": len(ok),
+        "ttft_attainment_percentage": len(good) / len(ok) * 100}
+    dump(os.path.join(d, "per_request_lifecycle_metrics.json"), recs)
+    dump(os.path.join(d, "stage_0_lifecycle_metrics.json"), summary)
+
+
 if __name__ == "__main__":
     head_two_stages("head-2stages")
     edge_v06("edge-v06")
@@ -579,3 +656,5 @@ if __name__ == "__main__":
     trap_v05_bos("trap-v05-bos")
     trap_v060_bos("trap-v060-bos")
     v02_lines("v02-lines")
+    goodput_errors("goodput-errors")
+    trap_v03_overshoot("trap-v03-overshoot")
