@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tokentrace/tokentrace/formats"
 )
 
 // The house style of every text output (docs/OUTPUT.md), in one place:
@@ -26,6 +28,11 @@ const (
 // a text output holds (docs/OUTPUT.md); the full text is in the JSON
 // output and under --verbose.
 const LineLimit = 200
+
+// DataCheckLimit is the most characters of a data check's line: its
+// code, count and public source are never cut, what it found and did is
+// cut to fit (the catalogue's entries say more than a warning).
+const DataCheckLimit = 320
 
 // DetailLimit is the most characters of a gate's DETAIL cell.
 const DetailLimit = 100
@@ -67,29 +74,55 @@ func Duration(ms float64) string {
 	return Num(InUnit(ms, u)) + " " + u
 }
 
-// ColumnUnit is the one unit of a table column (or row) of durations in
-// ms: the unit of its largest finite magnitude, so that no cell of it
-// shows 10 s or more in ms and the cells compare at a glance.
+// ColumnUnit is the unit of a table column (or row) of durations in ms:
+// the unit of its upper quartile (the value a quarter of its finite
+// cells reach or exceed; NaN and ±∞ do not count), so that a column whose
+// upper quarter is 10 s or more is in s, and a lone outlier does not
+// rescale the rest. Its cells are written by Cell (an outlier in its own
+// unit).
 func ColumnUnit(ms ...float64) string {
-	big := 0.0
+	var vals []float64
 	for _, v := range ms {
-		if a := math.Abs(v); !math.IsNaN(a) && !math.IsInf(a, 0) && a > big {
-			big = a
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vals = append(vals, math.Abs(v))
 		}
 	}
-	return DurationUnit(big)
+	if len(vals) == 0 {
+		return "ms"
+	}
+	slices.Sort(vals)
+	return DurationUnit(vals[int(math.Ceil(0.75*float64(len(vals)-1)))])
+}
+
+// unitRank orders the duration units.
+var unitRank = map[string]int{"ms": 0, "s": 1, "min": 2}
+
+// Cell writes a duration of ms milliseconds in a column whose unit is
+// unit (ColumnUnit): the bare number in that unit, except a value that
+// calls for a larger unit than the column's (an outlier: 119781 ms in a
+// column of ms), which is written in its own unit with the unit beside it
+// ("119.8 s"), so that no cell shows 10 s or more in ms.
+func Cell(ms float64, unit string) string {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return Num(ms)
+	}
+	if u := DurationUnit(ms); unitRank[u] > unitRank[unit] {
+		return Num(InUnit(ms, u)) + " " + u
+	}
+	return Num(InUnit(ms, unit))
 }
 
 // Pct writes a fraction (0.9333) as a percentage ("93.33%"): 100·v with
-// Num's significant digits and no trailing zeros ("70%", not "70.00%";
-// "0.423%"); a value below 1 never rounds up to "100%" ("99.99%");
-// "–" when undefined. Every rate and fraction of a text output (error
-// rate, goodput, attainment, shares) is written by Pct.
+// at most two decimals (one from 100%, none from 1000%), two significant
+// digits below 0.1% ("0.0093%"), and no trailing zeros ("70%", not
+// "70.00%"); a value below 1 never rounds up to "100%" ("99.99%"); "–"
+// when undefined. Every rate and fraction of a text output (error rate,
+// goodput, attainment, shares) is written by Pct.
 func Pct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
-	s := trimZeros(Num(100 * v))
+	s := pctDigits(100 * v)
 	if s == "100" && v < 1 {
 		s = "99.99"
 	}
@@ -102,11 +135,28 @@ func SignedPct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "?"
 	}
-	s := trimZeros(Num(100 * math.Abs(v)))
+	s := pctDigits(100 * math.Abs(v))
 	if v < 0 && s != "0" {
 		return "-" + s + "%"
 	}
 	return "+" + s + "%"
+}
+
+// pctDigits writes a percentage's number (Pct).
+func pctDigits(p float64) string {
+	a := math.Abs(p)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", p)
+	case a >= 100:
+		return trimZeros(fmt.Sprintf("%.1f", p))
+	case a >= 0.1:
+		return trimZeros(fmt.Sprintf("%.2f", p))
+	}
+	d := 1 - int(math.Floor(math.Log10(a))) // two significant digits
+	return trimZeros(fmt.Sprintf("%.*f", d, p))
 }
 
 // trimZeros drops the trailing zeros of a decimal ("70.00" → "70",
@@ -187,9 +237,10 @@ func groupWarnings(n int, code, subj, msg func(i int) string) []*warningGroup {
 
 // line writes a group as one line: "CODE on 16 runs: message" (the
 // subjects named when there are at most four: "CODE [TTFT, E2E]: …"),
-// "(first of n)" when the messages differ; cut to LineLimit unless
-// verbose.
-func (g *warningGroup) line(prefix, what string, verbose bool) string {
+// "(the first of n)" when the messages differ; cut to limit at a word
+// boundary unless verbose, and made safe to print (clean; Markdown
+// escaping but for the code).
+func (g *warningGroup) line(prefix, what string, limit int, verbose, md bool) string {
 	head := prefix + g.code
 	switch {
 	case len(g.subjects) > 4:
@@ -201,9 +252,13 @@ func (g *warningGroup) line(prefix, what string, verbose bool) string {
 	if !g.same {
 		msg = fmt.Sprintf("%s (the first of %d)", msg, g.n)
 	}
-	s := head + ": " + msg
-	if verbose {
-		return s
+	s := formats.SafeText(head + ": " + msg)
+	if !verbose {
+		s = CutWords(s, limit)
 	}
-	return CutWords(s, LineLimit)
+	code := formats.SafeText(prefix + g.code)
+	if !strings.HasPrefix(s, code) {
+		return cleanN(s, md, math.MaxInt)
+	}
+	return code + cleanN(s[len(code):], md, math.MaxInt)
 }

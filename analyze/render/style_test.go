@@ -31,28 +31,41 @@ func TestDuration(t *testing.T) {
 	}
 }
 
-// TestColumnUnit: a column takes the unit of its largest finite value,
-// and every cell of it is written in that unit.
+// TestColumnUnit: a column takes the unit of its upper quartile; a cell
+// that calls for a larger unit carries its own.
 func TestColumnUnit(t *testing.T) {
 	for _, c := range []struct {
 		vals []float64
 		want string
 	}{
 		{[]float64{174.6, 9999}, "ms"},
-		{[]float64{3627, 6976, 20556}, "s"},
-		{[]float64{410.9, 72947, math.Inf(1), math.NaN()}, "s"}, // ∞ and – do not scale a column
-		{[]float64{1, 600000}, "min"},
+		{[]float64{3627, 6976, 20556}, "s"},                                       // upper quartile: index ⌈0.75·2⌉ = 2
+		{[]float64{9336, 2485, 5649, 9149, 12130, 13800, 15490, 15770}, "s"},      // index ⌈5.25⌉ = 6: 13800
+		{[]float64{301.6, 3390, 1.835, 113.2, 119.7, 126.9, 225.4, 119781}, "ms"}, // the ITL row: 3390 at index 6; the max is an outlier
+		{[]float64{410.9, 72947, 80000, math.Inf(1), math.NaN()}, "s"},            // ∞ and – do not count
+		{[]float64{1, 600000, 700000}, "min"},
 		{nil, "ms"},
 	} {
 		if got := ColumnUnit(c.vals...); got != c.want {
 			t.Errorf("ColumnUnit(%v) = %q, want %q", c.vals, got, c.want)
 		}
 	}
-	if got := Num(InUnit(3627, "s")); got != "3.627" {
-		t.Errorf("3627 ms in s = %q, want 3.627", got)
-	}
-	if got := Num(InUnit(119781, "min")); got != "1.996" {
-		t.Errorf("119781 ms in min = %q, want 1.996", got)
+	for _, c := range []struct {
+		ms         float64
+		unit, want string
+	}{
+		{113.2, "ms", "113.2"},
+		{9999, "ms", "9999"},
+		{119781, "ms", "119.8 s"}, // the ITL max in a column of ms
+		{3627, "s", "3.627"},      // a smaller value keeps the column's unit
+		{119781, "s", "119.8"},
+		{700000, "s", "11.67 min"},
+		{119781, "min", "1.996"},
+		{math.NaN(), "s", "–"},
+	} {
+		if got := Cell(c.ms, c.unit); got != c.want {
+			t.Errorf("Cell(%v, %s) = %q, want %q", c.ms, c.unit, got, c.want)
+		}
 	}
 }
 
@@ -67,8 +80,8 @@ func TestPct(t *testing.T) {
 		{0, "0%"},
 		{1, "100%"},
 		{0.3267, "32.67%"},
-		{0.05128, "5.128%"},
-		{0.00423, "0.423%"},
+		{0.05128, "5.13%"},
+		{0.00423, "0.42%"}, {0.000093, "0.0093%"}, {0.5, "50%"}, {3.6451, "364.5%"},
 		{0.99999, "99.99%"}, // never rounds up to 100%
 		{math.NaN(), "–"},
 	} {
@@ -133,10 +146,10 @@ func TestGroupWarnings(t *testing.T) {
 	if len(gs) != 2 {
 		t.Fatalf("%d groups, want 2", len(gs))
 	}
-	if got, want := gs[0].line("warning ", "run", false), "warning itl_per_message on 16 runs: tokens per message unknown"; got != want {
+	if got, want := gs[0].line("warning ", "run", LineLimit, false, false), "warning itl_per_message on 16 runs: tokens per message unknown"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got, want := gs[1].line("warning ", "metric", false), "warning few_samples [TTFT, E2E]: P99 rests on 20 samples (the first of 2)"; got != want {
+	if got, want := gs[1].line("warning ", "metric", LineLimit, false, false), "warning few_samples [TTFT, E2E]: P99 rests on 20 samples (the first of 2)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
