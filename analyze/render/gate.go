@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -462,14 +461,6 @@ func writeCapacityDoc(w io.Writer, format string, c *slo.Capacity, gpus int) err
 		fmt.Fprintf(w, "per GPU (%d): %s\n", gpus, fmtVal(c.PerGPURateRPS, "req/s"))
 	}
 	return nil
-}
-
-// fmtNum writes v with 6 significant digits ("null" for NaN).
-func fmtNum(v float64) string {
-	if math.IsNaN(v) {
-		return "null"
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 // anyWarning reports whether some result carries a warning.
