@@ -33,6 +33,10 @@ type Report struct {
 	// Location is the zone the text and Markdown reports show wall-clock
 	// times in (--tz); nil: UTC. Not in the JSON (its times are UTC).
 	Location *time.Location `json:"-"`
+	// Verbose asks the text and Markdown reports for every warning and
+	// note in full (--verbose): by default each is one line, grouped by
+	// code and cut at a word boundary (docs/OUTPUT.md). Not in the JSON.
+	Verbose bool `json:"-"`
 }
 
 // RunReport is the analysis of one run under one convention.

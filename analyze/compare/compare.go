@@ -115,6 +115,10 @@ type Result struct {
 	// differ between sides, weighted percentiles compared unweighted, the
 	// data checks that found a run's data wrong (analyze/TRAPS.md).
 	Warnings []string `json:"warnings"`
+	// DataChecks are the data-check entries of Warnings (Warning is the
+	// index), by side, run and code, for a text output that groups them;
+	// not in the JSON.
+	DataChecks []DataCheckNote `json:"-"`
 }
 
 // SideInfo describes one side: its label, runs, tools and models, and the
@@ -282,6 +286,7 @@ func Compare(sides []Side, opt Options) (*Result, error) {
 			convs[rd.Convention.Name] = true
 			for _, w := range rd.Report.Warnings {
 				if w.DataCheck && !w.Routine {
+					res.DataChecks = append(res.DataChecks, DataCheckNote{Warning: len(res.Warnings), Side: s.Label, Run: rd.Run.RunID, Code: w.Code, Message: w.Message})
 					res.Warnings = append(res.Warnings, fmt.Sprintf("%s, run %s: data check %s: %s (analyze/TRAPS.md)", s.Label, rd.Run.RunID, w.Code, w.Message))
 				}
 			}
@@ -760,4 +765,11 @@ func ReportedValue(tools *convention.Set, run *formats.Run, x *analyze.Metric, s
 // metrics.
 func Pooled(x *analyze.Metric, st Stat, rds []*analyze.RunData, tools *convention.Set) Cell {
 	return cellOf(x, st, collect(x, rds, Options{Stats: []Stat{st}, Tools: tools}), DefaultAlpha)
+}
+
+// DataCheckNote is one data check of a compared run: Warnings[Warning] of
+// the Result, by its parts.
+type DataCheckNote struct {
+	Warning                  int
+	Side, Run, Code, Message string
 }

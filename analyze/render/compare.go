@@ -20,6 +20,30 @@ import (
 type Comparison struct {
 	*compare.Result
 	Sweeps *sweep.Result `json:"sweeps,omitempty"`
+	// Verbose asks the text and Markdown outputs for every warning in
+	// full (--verbose); not in the JSON.
+	Verbose bool `json:"-"`
+}
+
+// writeCompareWarnings writes the comparison's warnings, one line each:
+// the runs' data checks grouped by code ("data check X on 16 runs"), the
+// others cut at a word boundary (docs/OUTPUT.md).
+func writeCompareWarnings(r *compare.Result, verbose, md bool, line func(string, ...any)) {
+	fromCheck := map[int]bool{}
+	for _, d := range r.DataChecks {
+		fromCheck[d.Warning] = true
+	}
+	dc := r.DataChecks
+	groups := groupWarnings(len(dc), func(i int) string { return dc[i].Code }, func(i int) string { return dc[i].Side + "/" + dc[i].Run },
+		func(i int) string { return dc[i].Message })
+	for _, g := range groups {
+		line("%s", g.line("warning: data check ", "run", LineLimit-len(" (analyze/TRAPS.md)"), verbose, md)+" (analyze/TRAPS.md)")
+	}
+	for i, wn := range r.Warnings {
+		if !fromCheck[i] {
+			line("warning: %s", cleanN(wn, md, lineLimit(verbose, LineLimit)))
+		}
+	}
 }
 
 // WriteCompareJSON writes a comparison as indented JSON (NaN as null).
@@ -104,9 +128,7 @@ func writeCompare(out io.Writer, c *Comparison, md bool) error {
 	for _, d := range MatchHint(r) {
 		line("%s", cleanN(d, md, 1000))
 	}
-	for _, wn := range r.Warnings {
-		line("warning: %s", cleanN(wn, md, 400))
-	}
+	writeCompareWarnings(r, c.Verbose, md, line)
 	fmt.Fprintln(w)
 	var notes footnotes
 	for _, t := range r.Tables {
@@ -173,13 +195,17 @@ func unitLabel(unit string) string {
 	return unit
 }
 
-// cmpValue writes a value in the table's unit: fractions as percentages.
+// cmpValue writes a value in the table's unit: fractions as percentages
+// (Pct).
 func cmpValue(v float64, unit string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
 	if unit == "fraction" {
-		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+		return Pct(v)
+	}
+	if isDuration(unit) {
+		return Cell(v, unit)
 	}
 	return num(v)
 }
@@ -196,9 +222,12 @@ func cmpSigned(v float64, unit string) string {
 		return "-∞"
 	}
 	s := ""
-	if unit == "fraction" {
-		s = strconv.FormatFloat(100*v, 'f', 2, 64)
-	} else {
+	switch {
+	case unit == "fraction":
+		s = pctDigits(100 * v)
+	case isDuration(unit):
+		s = Cell(v, unit)
+	default:
 		s = num(v)
 	}
 	if v >= 0 && !strings.HasPrefix(s, "+") {
@@ -207,13 +236,8 @@ func cmpSigned(v float64, unit string) string {
 	return s
 }
 
-// pct writes a relative change as a signed percentage.
-func pctChange(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "?"
-	}
-	return fmt.Sprintf("%+.2f%%", 100*v)
-}
+// pctChange writes a relative change as a signed percentage (SignedPct).
+func pctChange(v float64) string { return SignedPct(v) }
 
 // spread is a cell's between-run spread: ± half the range of the runs'
 // own values, relative to the pooled value ("" for one run).
@@ -287,6 +311,9 @@ func testNote(test string) string {
 }
 
 func writeCompareTable(w io.Writer, r *compare.Result, t compare.Table, md bool, notes *footnotes) {
+	if t.Unit == "ms" {
+		t.Unit = tableUnit(t) // a copy: the Result keeps ms
+	}
 	title := t.Label
 	if u := unitLabel(t.Unit); u != "" {
 		title += " (" + u + ")"
@@ -465,3 +492,20 @@ func WriteCompareCSV(w io.Writer, c *Comparison) error {
 func csvSafe(s string) string {
 	return formats.SpreadsheetSafe(cleanN(s, false, 1000))
 }
+
+// tableUnit is the unit a table of durations in ms is written in: the
+// whole table in one unit (ColumnUnit over its values: docs/OUTPUT.md),
+// the values staying in ms for cmpValue and cmpSigned to convert.
+func tableUnit(t compare.Table) string {
+	var vals []float64
+	for _, row := range t.Rows {
+		for _, c := range row.Cells {
+			vals = append(vals, float64(c.Value))
+		}
+	}
+	return ColumnUnit(vals...)
+}
+
+// isDuration reports whether a table unit is a duration's (the values
+// are in ms, written in that unit).
+func isDuration(unit string) bool { return unit == "ms" || unit == "s" || unit == "min" }

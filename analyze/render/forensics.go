@@ -111,7 +111,7 @@ func writeForensics(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Locat
 		}
 		busy := ""
 		if b := float64(f.BusyShare); b > 0 && b < 0.995 {
-			busy = fmt.Sprintf(" · %s while busy (%s%% of the run)", num(float64(f.ActiveMean)), num(100*b))
+			busy = fmt.Sprintf(" · %s while busy (%s of the run)", num(float64(f.ActiveMean)), Pct(b))
 		}
 		line("in flight: max %d · mean %s over the run (time-weighted P50 %g, P99 %g)%s%s%s", f.Max, num(float64(f.MeanOverRun)),
 			float64(f.P50), float64(f.P99), busy, conc, unk)
@@ -126,8 +126,8 @@ func writeForensics(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Locat
 		writeWindows(w, ws, c, md, line)
 	}
 	if in := rr.Interference; in != nil && in.TailGaps > 0 {
-		line("ITL tail vs prefills: %d of %d gaps ≥ P99 (%s ms) had another request's first token inside (%s%%; %s%% expected by chance for gaps of those lengths; %s%% of all %d gaps)",
-			in.WithPrefill, in.TailGaps, num(float64(in.ThresholdMs)), num(100*float64(in.Share)), num(100*float64(in.ExpectedShare)), num(100*float64(in.AllShare)), in.AllGaps)
+		line("ITL tail vs prefills: %d of %d gaps ≥ P99 (%s) had another request's first token inside (%s; %s expected by chance for gaps of those lengths; %s of all %d gaps)",
+			in.WithPrefill, in.TailGaps, Duration(float64(in.ThresholdMs)), Pct(float64(in.Share)), Pct(float64(in.ExpectedShare)), Pct(float64(in.AllShare)), in.AllGaps)
 	}
 	if len(rr.Series) > 0 {
 		var parts []string
@@ -162,10 +162,10 @@ func writeSelection(s *analyze.SelectionReport, c clockFmt, line func(string, ..
 	}
 	if t := s.Trim; t != nil {
 		if t.Mode == "auto" {
-			line("steady state (--trim auto): the longest stretch with at least %d of the peak %d requests in flight (ratio %g, SGLang's rule); %s s trimmed at the head, %s s at the tail",
-				t.Threshold, t.PeakInFlight, float64(t.Ratio), num(float64(t.HeadS)), num(float64(t.TailS)))
+			line("steady state (--trim auto): the longest stretch with at least %d of the peak %d requests in flight (ratio %g, SGLang's rule); %s trimmed at the head, %s at the tail",
+				t.Threshold, t.PeakInFlight, float64(t.Ratio), Duration(1000*float64(t.HeadS)), Duration(1000*float64(t.TailS)))
 		} else {
-			line("steady state (--trim): %s s trimmed at the head, %s s at the tail", num(float64(t.HeadS)), num(float64(t.TailS)))
+			line("steady state (--trim): %s trimmed at the head, %s at the tail", Duration(1000*float64(t.HeadS)), Duration(1000*float64(t.TailS)))
 		}
 		if t.WarmupExcluded != "" {
 			line("  %s", t.WarmupExcluded)
@@ -222,9 +222,9 @@ func writeFailures(w io.Writer, f *analyze.FailureReport, c clockFmt, md bool, l
 		waited := "–"
 		switch {
 		case !math.IsNaN(float64(r.DurationMs)):
-			waited = num(float64(r.DurationMs)/1000) + " s"
+			waited = Duration(float64(r.DurationMs))
 		case r.HeldBoundRule != "":
-			waited = "≤ " + num(float64(r.HeldBoundMs)/1000) + " s (" + r.HeldBoundRule + ")"
+			waited = "≤ " + Duration(float64(r.HeldBoundMs)) + " (" + r.HeldBoundRule + ")"
 		}
 		inf := "–"
 		if r.StartNs != nil {
@@ -243,14 +243,19 @@ func writeSlowest(w io.Writer, s *analyze.SlowestReport, c clockFmt, md bool) {
 		title string
 		rows  []analyze.ListedRequest
 	}{{"slowest by TTFT", s.ByTTFT}, {"slowest by E2E", s.ByE2E}} {
+		var ttft, e2e []float64
+		for _, r := range l.rows {
+			ttft, e2e = append(ttft, float64(r.TTFTMs)), append(e2e, float64(r.E2EMs))
+		}
+		tu, eu := ColumnUnit(ttft...), ColumnUnit(e2e...) // a unit per column
 		t := &table{md: md}
-		t.add(l.title, "start ("+c.zone()+")", "key", "id", "TTFT ms", "E2E ms", "in flight", "engine waiting", "KV cache %")
+		t.add(l.title, "start ("+c.zone()+")", "key", "id", "TTFT "+tu, "E2E "+eu, "in flight", "engine waiting", "KV cache %")
 		for i, r := range l.rows {
 			at := "–"
 			if r.StartNs != nil {
 				at = c.at(*r.StartNs)
 			}
-			t.add(strconv.Itoa(i+1), at, strconv.FormatInt(r.Key, 10), cleanN(r.ID, md, 24), num(float64(r.TTFTMs)), num(float64(r.E2EMs)),
+			t.add(strconv.Itoa(i+1), at, strconv.FormatInt(r.Key, 10), cleanN(r.ID, md, 24), Cell(float64(r.TTFTMs), tu), Cell(float64(r.E2EMs), eu),
 				strconv.FormatInt(r.InFlightAtStart, 10), num(float64(r.EngineWaiting)), num(float64(r.EngineKVCachePct)))
 		}
 		t.write(w)
@@ -270,40 +275,47 @@ func writeWindows(w io.Writer, ws *analyze.WindowsReport, c clockFmt, md bool, l
 	if c.wall && !c.dated {
 		zone += ", " + c.date()
 	}
-	t.add(fmt.Sprintf("windows of %s by %s (%s)", width, ws.By, zone), "n", "ok", "failed", "TTFT P50", "TTFT P90", "TTFT P99", "E2E P99", "ITL P99", "out tok/s", "goodput", "in flight")
+	// a unit per metric (TTFT's three columns share one): docs/OUTPUT.md
+	var ttftV, e2eV, itlV []float64
+	for _, x := range ws.Items {
+		ttftV = append(ttftV, float64(x.TTFT.P50), float64(x.TTFT.P90), float64(x.TTFT.P99), float64(x.TTFT.Max))
+		e2eV = append(e2eV, float64(x.E2E.P99), float64(x.E2E.Max))
+		itlV = append(itlV, float64(x.ITLP99Ms))
+	}
+	tu, eu, iu := ColumnUnit(ttftV...), ColumnUnit(e2eV...), ColumnUnit(itlV...)
+	t.add(fmt.Sprintf("windows of %s by %s (%s)", width, ws.By, zone), "n", "ok", "failed", "TTFT P50 "+tu, "TTFT P90 "+tu, "TTFT P99 "+tu,
+		"E2E P99 "+eu, "ITL P99 "+iu, "out tok/s", "goodput", "in flight mean / max")
 	few := false
-	stat := func(v, mx analyze.F, n int) string {
+	stat := func(v, mx analyze.F, n int, u string) string {
 		if n == 0 {
 			return "–"
 		}
 		if math.IsNaN(float64(v)) {
 			few = true
-			return num(float64(mx)) + "*"
+			return Cell(float64(mx), u) + "*"
 		}
-		return num(float64(v))
+		return Cell(float64(v), u)
 	}
 	for _, x := range ws.Items {
 		gp := "–"
 		if x.Goodput != nil && x.Started > 0 {
-			gp = num(100*float64(x.Goodput.Fraction)) + "%"
+			gp = Pct(float64(x.Goodput.Fraction))
 		}
 		itl := "–"
 		if x.ITLN > 0 {
-			itl = num(float64(x.ITLP99Ms))
+			itl = Cell(float64(x.ITLP99Ms), iu)
 			if math.IsNaN(float64(x.ITLP99Ms)) {
 				itl, few = "few*", true
 			}
 		}
 		t.add(c.short(x.StartNs), strconv.Itoa(x.Started), strconv.Itoa(x.Completed), strconv.Itoa(x.Failed+x.Cancelled),
-			stat(x.TTFT.P50, x.TTFT.Max, x.TTFT.N), stat(x.TTFT.P90, x.TTFT.Max, x.TTFT.N), stat(x.TTFT.P99, x.TTFT.Max, x.TTFT.N),
-			stat(x.E2E.P99, x.E2E.Max, x.E2E.N), itl, num(float64(x.OutputTokensPerS)), gp,
+			stat(x.TTFT.P50, x.TTFT.Max, x.TTFT.N, tu), stat(x.TTFT.P90, x.TTFT.Max, x.TTFT.N, tu), stat(x.TTFT.P99, x.TTFT.Max, x.TTFT.N, tu),
+			stat(x.E2E.P99, x.E2E.Max, x.E2E.N, eu), itl, num(float64(x.OutputTokensPerS)), gp,
 			fmt.Sprintf("%s / %d", num(float64(x.InFlightMean)), x.InFlightMax))
 	}
 	t.write(w)
 	if few {
-		line("  * the window's max: it holds fewer values than the percentile needs (P90: 10, P99: 100); ms; in flight: mean / max")
-	} else {
-		line("  ms; in flight: mean / max")
+		line("  * the window's max: it holds fewer values than the percentile needs (P90: 10, P99: 100)")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -39,20 +38,22 @@ func verdict(g *slo.GateReport) string {
 // fmtVal writes v in unit (analyze.FormatValue).
 func fmtVal(v analyze.F, unit string) string { return analyze.FormatValue(float64(v), unit) }
 
-// inPercent reports whether a result's numbers are shown as percentages:
-// a fraction gate written with "%" ("error_rate<=1%" shows "10% <= 1%",
-// not "0.1 <= 0.01").
-func inPercent(r slo.GateResult) bool { return r.Unit == "fraction" && strings.Contains(r.Gate, "%") }
-
-// resVal writes one of a result's numbers in the result's unit, as a
-// percentage when the gate was written in percent (inPercent);
-// "undefined" for NaN (a value the run cannot give).
+// resVal writes one of a result's numbers in the result's unit, in the
+// house style (docs/OUTPUT.md): a fraction as a percentage (Pct: goodput
+// "70% >= 90%", "error_rate<=1%" as "10% <= 1%"), a duration in the unit
+// its size calls for (Duration: "20.44 s <= 15.00 s"); "undefined" for NaN
+// (a value the run cannot give).
 func resVal(r slo.GateResult, v analyze.F) string {
-	if math.IsNaN(float64(v)) {
+	x := float64(v)
+	switch {
+	case math.IsNaN(x):
 		return "undefined"
-	}
-	if inPercent(r) && !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
-		return strconv.FormatFloat(100*float64(v), 'g', 4, 64) + "%"
+	case math.IsInf(x, 0):
+		return fmtVal(v, r.Unit)
+	case r.Unit == "fraction":
+		return Pct(x)
+	case r.Unit == "ms":
+		return Duration(x)
 	}
 	return fmtVal(v, r.Unit)
 }
@@ -111,9 +112,19 @@ func holdsOp(v float64, op string, b float64) bool {
 	return false
 }
 
-// detail is a result's one-line explanation: CI, baseline, reason and
-// warnings.
-func detail(r slo.GateResult, md bool) string {
+// restates reports whether a reason only says what the VALUE and BOUND
+// columns say ("651.2 ms is not <= 500.0 ms").
+func restates(r slo.GateResult) bool {
+	f := func(v analyze.F) string { return analyze.FormatValue(float64(v), r.Unit) }
+	return r.Reason == fmt.Sprintf("%s is not %s %s", f(r.Value), r.Op, f(r.Bound))
+}
+
+// detail is a result's explanation: CI, baseline, reason and the codes
+// of its warnings (their messages follow the table, grouped: gateWarnings);
+// short is the text and Markdown cell (a reason that restates the columns
+// left out, cut to DetailLimit at a word boundary), else the full text
+// (JUnit, --verbose).
+func detail(r slo.GateResult, md, short bool) string {
 	var parts []string
 	if r.CI95 != nil {
 		parts = append(parts, ciText(r, *r.CI95))
@@ -134,13 +145,44 @@ func detail(r slo.GateResult, md bool) string {
 		}
 		parts = append(parts, s)
 	}
-	if r.Reason != "" {
+	if r.Reason != "" && !(short && restates(r)) {
 		parts = append(parts, r.Reason)
+	}
+	if short {
+		var codes []string
+		for _, w := range r.Warnings {
+			codes = append(codes, w.Code)
+		}
+		if len(codes) > 0 {
+			parts = append(parts, "warning "+strings.Join(codes, ", "))
+		}
+		return cleanN(strings.Join(parts, "; "), md, DetailLimit)
 	}
 	for _, w := range r.Warnings {
 		parts = append(parts, "warning "+w.Code+": "+w.Message)
 	}
-	return cleanN(strings.Join(parts, "; "), md, 600)
+	return cleanN(strings.Join(parts, "; "), md, math.MaxInt)
+}
+
+// gateWarnings writes the results' warnings below the table, one line per
+// code with the runs it concerns (groupWarnings).
+func gateWarnings(w io.Writer, g *slo.GateReport, md bool) {
+	type item struct{ run, code, msg string }
+	var items []item
+	for _, r := range g.Results {
+		for _, wn := range r.Warnings {
+			items = append(items, item{r.Subject, wn.Code, wn.Message})
+		}
+	}
+	groups := groupWarnings(len(items), func(i int) string { return items[i].code }, func(i int) string { return items[i].run },
+		func(i int) string { return items[i].msg })
+	for _, gr := range groups {
+		l := gr.line("warning ", "run", LineLimit, g.Verbose, md)
+		if md {
+			l = "- " + l
+		}
+		fmt.Fprintln(w, l)
+	}
 }
 
 // WriteGateText writes the gate report as an aligned table with the
@@ -162,11 +204,12 @@ func writeGateText(w io.Writer, g *slo.GateReport) error {
 	fmt.Fprintln(tw, "RESULT\tGATE\tRUN\tVALUE\tBOUND\tDETAIL")
 	for _, r := range g.Results {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\n", strings.ToUpper(r.Status), clean(r.Gate, false), clean(r.Subject, false),
-			resVal(r, r.Value), r.Op, resVal(r, r.Bound), detail(r, false))
+			resVal(r, r.Value), r.Op, resVal(r, r.Bound), detail(r, false, !g.Verbose))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	gateWarnings(w, g, false)
 	writeCapacity(w, g.Capacity, false)
 	writeBetweenRuns(w, g.BetweenRuns)
 	writeGateDataChecks(w, g, false)
@@ -174,20 +217,36 @@ func writeGateText(w io.Writer, g *slo.GateReport) error {
 	return err
 }
 
-// writeGateDataChecks lists each run's data checks (TRAPS.md).
+// writeGateDataChecks lists the runs' data checks (TRAPS.md), one line
+// per code with the runs it was found in (groupWarnings).
 func writeGateDataChecks(w io.Writer, g *slo.GateReport, md bool) {
+	type item struct {
+		run string
+		c   analyze.Warning
+	}
+	var items []item
 	for _, rc := range g.DataChecks {
-		if md {
-			fmt.Fprintf(w, "\nData checks of run %s (TRAPS.md):\n\n", clean(rc.Run, true))
-		} else {
-			fmt.Fprintf(w, "data checks of run %s (TRAPS.md):\n", clean(rc.Run, false))
-		}
 		for _, c := range rc.Checks {
-			if md {
-				fmt.Fprintf(w, "- %s\n", dataCheckLine(c, true))
-			} else {
-				fmt.Fprintf(w, "  %s\n", dataCheckLine(c, false))
-			}
+			items = append(items, item{rc.Run, c})
+		}
+	}
+	if len(items) == 0 {
+		return
+	}
+	groups := groupWarnings(len(items), func(i int) string { return items[i].c.Code }, func(i int) string { return items[i].run },
+		func(i int) string {
+			return strings.TrimPrefix(dataCheckLine(items[i].c, false, true), items[i].c.Code+" ")
+		})
+	if md {
+		fmt.Fprint(w, "\nData checks (TRAPS.md):\n\n")
+	} else {
+		fmt.Fprintln(w, "data checks (TRAPS.md):")
+	}
+	for _, gr := range groups {
+		if md {
+			fmt.Fprintf(w, "- %s\n", gr.line("", "run", math.MaxInt, true, true))
+		} else {
+			fmt.Fprintf(w, "  %s\n", gr.line("", "run", math.MaxInt, true, false))
 		}
 	}
 }
@@ -197,7 +256,7 @@ func writeBetweenRuns(w io.Writer, br map[string]analyze.Spread) {
 	for _, x := range analyze.Table {
 		if sp, ok := br[x.Key]; ok && x.Tail {
 			fmt.Fprintf(w, "between runs, P99 %s over %d runs: min %s · median %s · max %s\n", x.Label,
-				len(sp.P99), fmtVal(sp.Min, x.Unit), fmtVal(sp.Median, x.Unit), fmtVal(sp.Max, x.Unit))
+				len(sp.P99), styled(sp.Min, x.Unit), styled(sp.Median, x.Unit), styled(sp.Max, x.Unit))
 		}
 	}
 }
@@ -207,9 +266,9 @@ func writeCapacity(w io.Writer, c *slo.Capacity, md bool) {
 		return
 	}
 	if md {
-		fmt.Fprintf(w, "\n**Goodput capacity** (≥ %s%% of requests good): %s", fmtNum(100*float64(c.Target)), fmtVal(c.RateRPS, "req/s"))
+		fmt.Fprintf(w, "\n**Goodput capacity** (≥ %s of requests good): %s", Pct(float64(c.Target)), fmtVal(c.RateRPS, "req/s"))
 	} else {
-		fmt.Fprintf(w, "goodput capacity (>= %s%% of requests good): %s", fmtNum(100*float64(c.Target)), fmtVal(c.RateRPS, "req/s"))
+		fmt.Fprintf(w, "goodput capacity (>= %s of requests good): %s", Pct(float64(c.Target)), fmtVal(c.RateRPS, "req/s"))
 	}
 	if c.AtLeast {
 		fmt.Fprint(w, " (at least)")
@@ -226,9 +285,9 @@ func writeCapacity(w io.Writer, c *slo.Capacity, md bool) {
 	}
 	for _, p := range c.Points {
 		if md {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", clean(p.RunID, true), fmtVal(p.RateRPS, "req/s"), p.RateSource, fmtVal(p.Attainment, "fraction"), fmtVal(p.OutputTokensPerS, "tok/s"))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", clean(p.RunID, true), fmtVal(p.RateRPS, "req/s"), p.RateSource, Pct(float64(p.Attainment)), fmtVal(p.OutputTokensPerS, "tok/s"))
 		} else {
-			fmt.Fprintf(w, "  %-40s %12s (%s)  attainment %s  %s\n", clean(p.RunID, false), fmtVal(p.RateRPS, "req/s"), p.RateSource, fmtVal(p.Attainment, "fraction"), fmtVal(p.OutputTokensPerS, "tok/s"))
+			fmt.Fprintf(w, "  %-40s %12s (%s)  attainment %s  %s\n", clean(p.RunID, false), fmtVal(p.RateRPS, "req/s"), p.RateSource, Pct(float64(p.Attainment)), fmtVal(p.OutputTokensPerS, "tok/s"))
 		}
 	}
 	for _, l := range c.LeftOut {
@@ -284,7 +343,11 @@ func writeGateMarkdown(w io.Writer, g *slo.GateReport) error {
 			mark = "❌"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s %s | %s |\n", mark, codeSpan(r.Gate), clean(r.Subject, true),
-			resVal(r, r.Value), opSymbol[r.Op], resVal(r, r.Bound), detail(r, true))
+			resVal(r, r.Value), opSymbol[r.Op], resVal(r, r.Bound), detail(r, true, !g.Verbose))
+	}
+	if anyWarning(g) {
+		fmt.Fprintln(w)
+		gateWarnings(w, g, true)
 	}
 	writeCapacity(w, g.Capacity, true)
 	if len(g.BetweenRuns) > 0 {
@@ -334,7 +397,7 @@ func writeGateJUnit(w io.Writer, g *slo.GateReport) error {
 	s := suite{Name: "tokentrace gate"}
 	for _, r := range g.Results {
 		out := comparison(r)
-		if d := detail(r, false); d != "" {
+		if d := detail(r, false, false); d != "" {
 			out += "; " + d
 		}
 		tc := testcase{Name: clean(r.Gate, false), Classname: "tokentrace.gate." + clean(r.Subject, false), Time: "0", SystemOut: out}
@@ -354,7 +417,7 @@ func writeGateJUnit(w io.Writer, g *slo.GateReport) error {
 		// (a data_warnings gate is what fails a build on them)
 		var lines []string
 		for _, c := range rc.Checks {
-			lines = append(lines, dataCheckLine(c, false))
+			lines = append(lines, dataCheckLine(c, false, true))
 		}
 		s.Cases = append(s.Cases, testcase{Name: "data checks", Classname: "tokentrace.gate." + rc.Run, Time: "0", SystemOut: strings.Join(lines, "\n")})
 		s.Tests++
@@ -400,10 +463,15 @@ func writeCapacityDoc(w io.Writer, format string, c *slo.Capacity, gpus int) err
 	return nil
 }
 
-// fmtNum writes v with 6 significant digits ("null" for NaN).
-func fmtNum(v float64) string {
-	if math.IsNaN(v) {
-		return "null"
+// anyWarning reports whether some result carries a warning.
+func anyWarning(g *slo.GateReport) bool {
+	for _, r := range g.Results {
+		if len(r.Warnings) > 0 {
+			return true
+		}
 	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	return false
 }
+
+// styled writes v in unit as resVal does (durations by their size).
+func styled(v analyze.F, unit string) string { return resVal(slo.GateResult{Unit: unit}, v) }

@@ -86,7 +86,7 @@ func TestGateWording(t *testing.T) {
 	for i, w := range want {
 		c := cases[i]
 		if w.text == "" {
-			if c.Failure != nil || c.Out != "0.95 >= 0.9; n=300" {
+			if c.Failure != nil || c.Out != "95% >= 90%; n=300" {
 				t.Errorf("case %d (pass): failure %v, out %q", i, c.Failure, c.Out)
 			}
 			continue

@@ -31,6 +31,13 @@ type MetricRow struct {
 // percentile whose interval is shown (P99, else the highest), and a row
 // per report metric with samples, each number written by format.
 func MetricTable(m analyze.Metrics, format func(float64) string) (percentiles []string, tail string, rows []MetricRow) {
+	return metricTable(m, format, false)
+}
+
+// metricTable is MetricTable; with scaled, a row in ms is written in the
+// unit most of its values call for (ColumnUnit: docs/OUTPUT.md), its Unit set to
+// that unit (Cell), the tail interval too.
+func metricTable(m analyze.Metrics, format func(float64) string, scaled bool) (percentiles []string, tail string, rows []MetricRow) {
 	ttft := m.Of(analyze.TTFT)
 	for _, q := range ttft.Quantiles {
 		percentiles = append(percentiles, stats.QuantileLabel(q.P))
@@ -41,10 +48,19 @@ func MetricTable(m analyze.Metrics, format func(float64) string) (percentiles []
 			continue
 		}
 		q, _ := x.Quantile(tp)
-		r := MetricRow{Metric: x.Metric, Label: x.Metric.Label, Unit: x.Metric.Unit, N: x.N, Mean: format(x.Mean), Std: format(x.Std), Min: format(x.Min),
-			Max: format(x.Max), TailLo: format(q.Lo), TailHi: format(q.Hi)}
+		unit, f := x.Metric.Unit, format
+		if scaled && unit == "ms" {
+			vals := []float64{x.Mean, x.Std, x.Min, x.Max}
+			for _, q := range x.Quantiles {
+				vals = append(vals, q.Value)
+			}
+			unit = ColumnUnit(vals...)
+			f = func(v float64) string { return Cell(v, unit) }
+		}
+		r := MetricRow{Metric: x.Metric, Label: x.Metric.Label, Unit: unit, N: x.N, Mean: f(x.Mean), Std: f(x.Std), Min: f(x.Min),
+			Max: f(x.Max), TailLo: f(q.Lo), TailHi: f(q.Hi)}
 		for _, q := range x.Quantiles {
-			r.Quantiles = append(r.Quantiles, format(q.Value))
+			r.Quantiles = append(r.Quantiles, f(q.Value))
 		}
 		rows = append(rows, r)
 	}

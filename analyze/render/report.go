@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tokentrace/tokentrace/analyze"
 	"github.com/tokentrace/tokentrace/analyze/stats"
@@ -62,7 +63,7 @@ func writeHuman(w io.Writer, r *analyze.Report, md bool) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeRun(w, rr, md, r.Location); err != nil {
+		if err := writeRun(w, rr, md, r.Location, r.Verbose); err != nil {
 			return err
 		}
 	}
@@ -153,28 +154,24 @@ func (t *table) write(w io.Writer) {
 // characters. Traces are untrusted input.
 func clean(s string, md bool) string { return cleanN(s, md, 120) }
 
-// cleanN is clean with a length limit of n runes.
+// cleanN is clean with a length limit of n runes, cut at a word boundary
+// (CutWords: docs/OUTPUT.md).
 func cleanN(s string, md bool, limit int) string {
+	s = CutWords(formats.SafeText(s), limit)
+	if !md {
+		return s
+	}
 	var b strings.Builder
-	n := 0
-	for _, r := range formats.SafeText(s) {
-		if n == limit {
-			b.WriteString("…")
-			break
-		}
-		n++
-		switch {
-		case md && strings.ContainsRune("|<>*_`[]\\", r):
+	for _, r := range s {
+		if strings.ContainsRune("|<>*_`[]\\", r) {
 			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
 		}
+		b.WriteRune(r)
 	}
 	return b.String()
 }
 
-func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) error {
+func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location, verbose bool) error {
 	head := func(s string) {
 		if md {
 			fmt.Fprintf(w, "### %s\n\n", s)
@@ -202,20 +199,20 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 	line("convention %s (percentiles %s, std %s, N from %s)", rr.Convention.Name, rr.PercentileMethod,
 		rr.Convention.Choices["std"], rr.Convention.Choices["output_count"])
 	q := rr.Requests
-	line("requests %d: %d completed, %d empty, %d failed, %d cancelled (error rate %s%%)",
-		q.Total, q.Completed, q.Empty, q.Failed, q.Cancelled, num(100*float64(q.ErrorRate)))
+	line("requests %d: %d completed, %d empty, %d failed, %d cancelled (error rate %s)",
+		q.Total, q.Completed, q.Empty, q.Failed, q.Cancelled, Pct(float64(q.ErrorRate)))
 	if md {
 		fmt.Fprintln(w)
 	}
 
-	percentiles, tail, rows := MetricTable(rr.Metrics, num)
+	percentiles, tail, rows := metricTable(rr.Metrics, num, true)
 	t := &table{md: md}
 	t.add(append(append([]string{"metric", "n", "mean", "std", "min"}, percentiles...), "max")...)
 	var cis []string
 	for _, m := range rows {
 		t.add(append(append([]string{m.Label + " " + m.Unit, fmt.Sprint(m.N), m.Mean, m.Std, m.Min}, m.Quantiles...), m.Max)...)
 		if m.Metric.Tail {
-			cis = append(cis, fmt.Sprintf("%s [%s, %s]", m.Label, m.TailLo, m.TailHi))
+			cis = append(cis, fmt.Sprintf("%s [%s, %s] %s", m.Label, m.TailLo, m.TailHi, m.Unit))
 		}
 	}
 	t.write(w)
@@ -228,19 +225,19 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 		}
 	}
 	if len(inf) > 0 {
-		line("∞ (%d failed): each failed or cancelled request counts as +∞ in %s (failed_requests %s, as AIPerf's adj_*): a mean or percentile it reaches is ∞, the std undefined; JSON writes null and \"infinite\": %d",
+		line("∞ (%d failed): failed and cancelled requests count as +∞ in %s (failed_requests %s, AIPerf's adj_*); JSON: null, \"infinite\": %d",
 			failed, strings.Join(inf, ", "), rr.Convention.Choices["failed_requests"], failed)
 	}
 	if len(cis) > 0 {
-		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s ms", tail, strings.Join(cis, " · "))
+		line("%s 95%% confidence interval, distribution-free (– : too few samples to bound): %s", tail, strings.Join(cis, " · "))
 	}
 	tp := rr.Throughput
 	tag := ""
 	if tp.Reported {
 		tag = " (reported by the tool)"
 	}
-	line("throughput%s: duration %s s · %s req/s · %s output tok/s · %s total tok/s",
-		tag, num(float64(tp.DurationS)), num(float64(tp.RequestsPerS)), num(float64(tp.OutputTokensPerS)), num(float64(tp.TotalTokensPerS)))
+	line("throughput%s: duration %s · %s req/s · %s output tok/s · %s total tok/s",
+		tag, Duration(1000*float64(tp.DurationS)), num(float64(tp.RequestsPerS)), num(float64(tp.OutputTokensPerS)), num(float64(tp.TotalTokensPerS)))
 	if len(rr.OSLSource) > 0 {
 		keys := make([]string, 0, len(rr.OSLSource))
 		for k := range rr.OSLSource {
@@ -254,20 +251,25 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 		if g.BoundsTPOT {
 			vac = fmt.Sprintf(" (TPOT vacuously met by %d with N ≤ 1)", g.TPOTVacuous)
 		}
-		line("goodput [%s]: %d of %d requests good = %s%% · %s good req/s%s",
-			g.SLO, g.Good, g.Total, num(100*float64(g.Fraction)), num(float64(g.RequestsPerS)), vac)
+		line("goodput [%s]: %d of %d requests good = %s · %s good req/s%s",
+			g.SLO, g.Good, g.Total, Pct(float64(g.Fraction)), num(float64(g.RequestsPerS)), vac)
 	}
 	for _, x := range analyze.Table {
 		if sp, ok := rr.BetweenRuns[x.Key]; ok && x.Tail {
+			u, f := x.Unit, num
+			if u == "ms" {
+				u = ColumnUnit(float64(sp.Min), float64(sp.Median), float64(sp.Max), float64(sp.Std))
+				f = func(v float64) string { return Cell(v, u) }
+			}
 			line("between runs, P99 %s over %d runs: min %s · median %s · max %s · std %s %s",
-				x.Label, len(sp.P99), num(float64(sp.Min)), num(float64(sp.Median)), num(float64(sp.Max)), num(float64(sp.Std)), x.Unit)
+				x.Label, len(sp.P99), f(float64(sp.Min)), f(float64(sp.Median)), f(float64(sp.Max)), f(float64(sp.Std)), u)
 		}
 	}
 	if md {
 		fmt.Fprintln(w)
 	}
-	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s ms %s ms × N (R² %s, n %d)", "E2E vs N")
-	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s ms %s ms × ISL (R² %s, n %d)", "TTFT vs ISL")
+	writeBuckets(w, md, "E2E by output length (tokens)", rr.E2EByOSL, rr.E2EOSLFit, "E2E ≈ %s %s × N (R² %s, n %d)", "E2E vs N")
+	writeBuckets(w, md, "TTFT by input length (tokens)", rr.TTFTByISL, rr.TTFTISLFit, "TTFT ≈ %s %s × ISL (R² %s, n %d)", "TTFT vs ISL")
 	writeDimensions(w, md, rr, line)
 
 	if len(rr.Reported) > 0 {
@@ -291,7 +293,7 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 			r := rr.Reported[k]
 			v := rep(r, "avg", "mean", "value")
 			if len(v) > 40 {
-				long = append(long, fmt.Sprintf("  %s: %s", clean(k, md), cleanN(v, md, 600)))
+				long = append(long, fmt.Sprintf("  %s: %s", clean(k, md), cleanN(v, md, lineLimit(verbose, 600))))
 				v = "(below)"
 			}
 			t.add(clean(k, md), clean(fmt.Sprint(orEmpty(r["unit"])), md), v, rep(r, "p50"), rep(r, "p90"), rep(r, "p99"))
@@ -316,7 +318,7 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 		if e.Message != "" {
 			desc += ": " + e.Message
 		}
-		line("errors: %d × %s", e.Count, clean(desc, md))
+		line("errors: %d × %s", e.Count, cleanN(desc, md, lineLimit(verbose, 120)))
 	}
 	writeForensics(w, rr, md, loc, line) // forensics.go
 	if rp := rr.Reproduction; rp != nil {
@@ -328,31 +330,60 @@ func writeRun(w io.Writer, rr *analyze.RunReport, md bool, loc *time.Location) e
 			continue
 		}
 		if checks == 0 {
-			line("data checks (the catalogue: analyze/TRAPS.md; --no-corrections computes on the data as written):")
+			line("data checks (the catalogue: analyze/TRAPS.md; --no-corrections computes on the data as written; --verbose prints them in full):")
 		}
 		checks++
-		line("  %s", dataCheckLine(wn, md))
+		line("  %s", dataCheckLine(wn, md, verbose))
 	}
+	var ws []analyze.Warning
 	for _, wn := range rr.Warnings {
-		if wn.DataCheck {
-			continue
+		if !wn.DataCheck {
+			ws = append(ws, wn)
 		}
-		m := ""
-		if wn.Metric != "" {
-			m = " [" + wn.Metric + "]"
-		}
-		msg := wn.Message
-		if wn.Source != "" {
-			msg += " (" + wn.Source + ")"
-		}
-		line("warning %s%s: %s", wn.Code, m, cleanN(msg, md, 1000))
+	}
+	// one line per code: the metrics it is about, the first message
+	groups := groupWarnings(len(ws), func(i int) string { return ws[i].Code }, func(i int) string { return metricLabel(ws[i].Metric) },
+		func(i int) string {
+			msg := ws[i].Message
+			if ws[i].Source != "" {
+				msg += " (" + ws[i].Source + ")"
+			}
+			return msg
+		})
+	for _, g := range groups {
+		line("%s", g.line("warning ", "metric", LineLimit, verbose, md))
 	}
 	return nil
 }
 
+// metricLabel is a metric's label ("TTFT" for ttft_ms), the key itself
+// when it is not a report metric.
+func metricLabel(key string) string {
+	if key == "" {
+		return ""
+	}
+	for _, x := range analyze.Table {
+		if x.Key == key {
+			return x.Label
+		}
+	}
+	return key
+}
+
+// lineLimit is limit, or no limit under --verbose.
+func lineLimit(verbose bool, limit int) int {
+	if verbose {
+		return math.MaxInt
+	}
+	return limit
+}
+
 // dataCheckLine is one data check of a run: code, metric, count of
-// requests, what was found and done, and the public source.
-func dataCheckLine(wn analyze.Warning, md bool) string {
+// requests, what was found and done, and the public source. Unless
+// verbose, what was found is cut at a word boundary so that the line
+// holds DataCheckLimit characters; the code, the count and the source are
+// never cut (docs/OUTPUT.md).
+func dataCheckLine(wn analyze.Warning, md, verbose bool) string {
 	head := wn.Code
 	if len(wn.Metrics) > 0 {
 		head += " [" + strings.Join(wn.Metrics, " ") + "]"
@@ -362,16 +393,28 @@ func dataCheckLine(wn analyze.Warning, md bool) string {
 	if wn.Count > 0 {
 		head += fmt.Sprintf(" %d request(s)", wn.Count)
 	}
-	msg := wn.Message
+	src := ""
 	if wn.Source != "" {
-		msg += " — " + wn.Source
+		src = " — " + wn.Source
 	}
-	return head + ": " + cleanN(msg, md, 1000)
+	room := math.MaxInt
+	if !verbose {
+		room = max(60, DataCheckLimit-utf8.RuneCountInString(head+": "+src))
+	}
+	return formats.SafeText(head) + ": " + cleanN(wn.Message, md, room) + cleanN(src, md, math.MaxInt)
 }
 
 func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *analyze.Fit, fitFmt, what string) {
+	var vals []float64
+	for _, b := range bs {
+		if b.N > 0 {
+			vals = append(vals, b.P50, b.P90, b.P99)
+		}
+	}
+	u := ColumnUnit(vals...) // one unit for the table's percentiles
+	in := func(v float64) string { return Cell(v, u) }
 	t := &table{md: md}
-	t.add(title, "n", "P50 ms", "P90 ms", "P99 ms")
+	t.add(title, "n", "P50 "+u, "P90 "+u, "P99 "+u)
 	for _, b := range bs {
 		if b.N == 0 {
 			continue
@@ -380,7 +423,7 @@ func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *an
 		if math.IsInf(b.Max, 1) {
 			hi = "∞"
 		}
-		t.add(fmt.Sprintf("[%g, %s)", b.Min, hi), fmt.Sprint(b.N), num(b.P50), num(b.P90), num(b.P99))
+		t.add(fmt.Sprintf("[%g, %s)", b.Min, hi), fmt.Sprint(b.N), in(b.P50), in(b.P90), in(b.P99))
 	}
 	if len(t.rows) < 2 {
 		return
@@ -388,7 +431,7 @@ func writeBuckets(w io.Writer, md bool, title string, bs []analyze.Bucket, f *an
 	t.write(w)
 	switch {
 	case f != nil && f.Explains:
-		fmt.Fprintf(w, fitFmt+"\n", num(float64(f.InterceptMs)), signedTerm(float64(f.SlopeMsPerToken)), num(float64(f.R2)), f.N)
+		fmt.Fprintf(w, fitFmt+"\n", Duration(float64(f.InterceptMs)), signedDuration(float64(f.SlopeMsPerToken)), num(float64(f.R2)), f.N)
 	case f != nil:
 		fmt.Fprintf(w, "%s: no linear fit: %s\n", what, f.Why)
 	}
@@ -406,12 +449,13 @@ func tailQuantile(s stats.Summary) float64 {
 	return s.Quantiles[len(s.Quantiles)-1].P
 }
 
-// signedTerm writes a sum's next term: "+ 3.2" or "− 3.2".
-func signedTerm(v float64) string {
+// signedDuration writes a sum's next term, a duration in ms: "+ 3.200
+// ms" or "− 3.200 ms".
+func signedDuration(v float64) string {
 	if v < 0 {
-		return "− " + num(-v)
+		return "− " + Duration(-v)
 	}
-	return "+ " + num(v)
+	return "+ " + Duration(v)
 }
 
 // rep writes the tool's own value: as num, but a value below 1 keeps four
@@ -488,62 +532,75 @@ func writeReproduction(w io.Writer, rp *analyze.Reproduction, tool string, md bo
 	}
 }
 
-// writeDimensions writes the prefix-cache and sessions blocks of a run,
-// each only where the run has the data.
+// writeDimensions writes the prefix-cache, speculative-decoding, energy
+// and sessions blocks of a run, each only where the run has the data.
 func writeDimensions(w io.Writer, md bool, rr *analyze.RunReport, line func(string, ...any)) {
+	pctTable := func(title string, rows [][2]string, ps [][3]float64, ns []int) {
+		var vals []float64
+		for _, p := range ps {
+			vals = append(vals, p[0], p[1], p[2])
+		}
+		u := ColumnUnit(vals...)
+		t := &table{md: md}
+		t.add(title, "n", "P50 "+u, "P90 "+u, "P99 "+u)
+		for k, r := range rows {
+			t.add(r[0], fmt.Sprint(ns[k]), Cell(ps[k][0], u), Cell(ps[k][1], u), Cell(ps[k][2], u))
+		}
+		t.write(w)
+		if md {
+			fmt.Fprintln(w)
+		}
+	}
 	if c := rr.Cache; c != nil {
 		unk := ""
 		if c.Unknown > 0 {
-			unk = fmt.Sprintf("; %d without a cached or input count: unknown, not misses", c.Unknown)
+			unk = fmt.Sprintf("; %d without a count: unknown, not misses", c.Unknown)
 		}
 		reqs := "requests"
 		if c.Requests == 1 {
 			reqs = "request"
 		}
-		line("prefix cache: %s%% of %d input tokens cached (%d completed %s, token-weighted%s)",
-			num(100*float64(c.HitFraction)), c.InputTokens, c.Requests, reqs, unk)
+		line("prefix cache: %s of %d input tokens cached (%d completed %s, token-weighted%s)", Pct(float64(c.HitFraction)), c.InputTokens, c.Requests, reqs, unk)
 		if len(rr.TTFTByCache) > 1 {
-			t := &table{md: md}
-			t.add(fmt.Sprintf("TTFT by prefix cache (hit: ≥ %g%% of the input cached)", 100*analyze.CacheHitShare), "n", "P50 ms", "P90 ms", "P99 ms")
+			var rows [][2]string
+			var ps [][3]float64
+			var ns []int
 			for _, b := range rr.TTFTByCache {
-				t.add(b.Bucket, fmt.Sprint(b.N), num(float64(b.P50)), num(float64(b.P90)), num(float64(b.P99)))
+				rows, ns = append(rows, [2]string{b.Bucket}), append(ns, b.N)
+				ps = append(ps, [3]float64{float64(b.P50), float64(b.P90), float64(b.P99)})
 			}
-			t.write(w)
-			if md {
-				fmt.Fprintln(w)
-			}
+			pctTable(fmt.Sprintf("TTFT by prefix cache (hit: ≥ %g%% cached)", 100*analyze.CacheHitShare), rows, ps, ns)
 		}
 	}
 	if sd := rr.SpecDecode; sd != nil {
-		line("speculative decoding: acceptance length %s tokens per step · draft acceptance %s%% (%d requests, %d steps; the server's counts; ITL and TPOT stay per token)",
-			num(float64(sd.AcceptanceLengthMean)), num(100*float64(sd.DraftAcceptanceRate)), sd.Requests, sd.Steps)
+		line("speculative decoding: acceptance length %s tokens per step · draft acceptance %s (%d requests, %d steps; ITL and TPOT stay per token)",
+			num(float64(sd.AcceptanceLengthMean)), Pct(float64(sd.DraftAcceptanceRate)), sd.Requests, sd.Steps)
 	}
 	if e := rr.Energy; e != nil {
 		dup := ""
 		if e.Duplicates > 0 {
-			dup = fmt.Sprintf("; %d more exporter(s) of the same GPU counted once", e.Duplicates)
+			dup = fmt.Sprintf("; %d duplicate exporter(s) counted once", e.Duplicates)
 		}
 		per := num(float64(e.EnergyPerOutputTokenMJ)) + " mJ per output token"
 		if e.Why != "" {
 			per = "per output token unknown: " + e.Why
 		}
-		line("energy: %s J over the run (%d device(s), from the %s%s; %s%% of the run covered) · %s",
-			num(float64(e.EnergyJ)), e.Devices, map[string]string{"counter": "energy counter", "power": "power integrated", "counter+power": "energy counters, power where none"}[e.Source],
-			dup, num(100*float64(e.CoverageShare)), per)
+		line("energy: %s J over the run (%d device(s), %s%s; %s of the run covered) · %s",
+			num(float64(e.EnergyJ)), e.Devices, map[string]string{"counter": "energy counter", "power": "power integrated", "counter+power": "counters, power where none"}[e.Source],
+			dup, Pct(float64(e.CoverageShare)), per)
 	}
 	if s := rr.Sessions; s != nil {
-		line("sessions: %d (%d completed, %d failed: a session fails when any turn fails) · %s requests each on average · span P50 %s ms, P99 %s ms (n %d)",
-			s.Count, s.Completed, s.Failed, num(float64(s.TurnsMean)), num(float64(s.Duration.P50)), num(float64(s.Duration.P99)), s.Duration.N)
+		line("sessions: %d (%d completed, %d failed: one failed turn fails its session) · %s requests each · span P50 %s, P99 %s (n %d)",
+			s.Count, s.Completed, s.Failed, num(float64(s.TurnsMean)), Duration(float64(s.Duration.P50)), Duration(float64(s.Duration.P99)), s.Duration.N)
 		if len(rr.TTFTByTurn) > 0 {
-			t := &table{md: md}
-			t.add("TTFT by turn", "n", "P50 ms", "P90 ms", "P99 ms")
+			var rows [][2]string
+			var ps [][3]float64
+			var ns []int
 			for _, b := range rr.TTFTByTurn {
-				t.add(fmt.Sprint(b.Turn), fmt.Sprint(b.N), num(float64(b.P50)), num(float64(b.P90)), num(float64(b.P99)))
+				rows, ns = append(rows, [2]string{fmt.Sprint(b.Turn)}), append(ns, b.N)
+				ps = append(ps, [3]float64{float64(b.P50), float64(b.P90), float64(b.P99)})
 			}
-			t.write(w)
-			if md {
-				fmt.Fprintln(w)
-			}
+			pctTable("TTFT by turn", rows, ps, ns)
 		}
 	}
 }

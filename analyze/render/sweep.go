@@ -102,8 +102,19 @@ func writeCurve(w io.Writer, sw *sweep.Result, cv sweep.Curve, md bool) {
 		header = append(header, "out tok/s/GPU")
 	}
 	header = append(header, "tok/s/user")
+	// one unit per metric, its P50 and P99 columns alike (docs/OUTPUT.md)
+	units := map[*analyze.Metric]string{}
 	for _, l := range latencyCols {
-		header = append(header, fmt.Sprintf("%s P%g ms", l.x.Label, l.p*100))
+		var vals []float64
+		for _, p := range cv.Points {
+			for _, q := range []float64{0.5, 0.99} {
+				vals = append(vals, float64(p.Latency[sweep.LatencyKey(l.x, q)]))
+			}
+		}
+		units[l.x] = ColumnUnit(vals...)
+	}
+	for _, l := range latencyCols {
+		header = append(header, fmt.Sprintf("%s P%g %s", l.x.Label, l.p*100, units[l.x]))
 	}
 	withSLO := sw.SLO != ""
 	if withSLO {
@@ -126,10 +137,10 @@ func writeCurve(w io.Writer, sw *sweep.Result, cv sweep.Curve, md bool) {
 		}
 		row = append(row, num(float64(p.PerUserTokensPerS)))
 		for _, l := range latencyCols {
-			row = append(row, num(float64(p.Latency[sweep.LatencyKey(l.x, l.p)])))
+			row = append(row, Cell(float64(p.Latency[sweep.LatencyKey(l.x, l.p)]), units[l.x]))
 		}
 		if withSLO {
-			row = append(row, cmpValue(float64(p.Attainment), "fraction"))
+			row = append(row, Pct(float64(p.Attainment)))
 		}
 		if c := p.Cost; c != nil {
 			row = append(row, dollars(c.PerMillionOutput), dollars(c.PerMillionTotal))
@@ -149,7 +160,7 @@ func writeCurve(w io.Writer, sw *sweep.Result, cv sweep.Curve, md bool) {
 		}
 	}
 	if k := cv.Knee; k != nil {
-		notes = append(notes, fmt.Sprintf("knee: %s (%s, P99 E2E %s)", clean(loadText(k.Load), md), fmtVal(k.RequestsPerS, "req/s"), fmtVal(k.E2EP99Ms, "ms")))
+		notes = append(notes, fmt.Sprintf("knee: %s (%s, P99 E2E %s)", clean(loadText(k.Load), md), fmtVal(k.RequestsPerS, "req/s"), Duration(float64(k.E2EP99Ms))))
 	} else {
 		notes = append(notes, "knee: none ("+cv.KneeWhy+")")
 	}
@@ -169,7 +180,7 @@ func writeCurve(w io.Writer, sw *sweep.Result, cv sweep.Curve, md bool) {
 		if c.Note != "" {
 			s += " — " + c.Note
 		}
-		notes = append(notes, s)
+		notes = append(notes, CutWords(s, LineLimit))
 	}
 	for _, n := range notes {
 		if md {

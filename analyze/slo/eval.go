@@ -106,6 +106,9 @@ type GateReport struct {
 	// or impossible (analyze/TRAPS.md), whether or not a gate bounds them
 	// (data_warnings does).
 	DataChecks []RunDataChecks `json:"data_checks,omitempty"`
+	// Verbose asks the text and Markdown renderings for every detail and
+	// warning in full (--verbose); not in the JSON.
+	Verbose bool `json:"-"`
 }
 
 // RunDataChecks are one run's data-check warnings.

@@ -84,6 +84,9 @@ func inert(c *cobra.Command, name, kind, why string) {
 
 // reportFlags are the flags of the commands that print a report.
 type reportFlags struct {
+	// verbose prints every warning and detail of a text or Markdown
+	// output in full (docs/OUTPUT.md).
+	verbose     bool
 	convention  string
 	tokenizer   string
 	slo         string
@@ -107,6 +110,9 @@ type reportFlags struct {
 // noCorrectionsUsage is the help of --no-corrections.
 const noCorrectionsUsage = "compute on the data as the tool wrote it: the data checks' corrections (analyze/TRAPS.md) are not applied; the checks are still reported"
 
+// verboseUsage is the help of --verbose.
+const verboseUsage = "text and markdown: every warning, data check and detail in full (by default one line each, grouped by code: docs/OUTPUT.md)"
+
 // percentilesUsage is the help of --percentiles.
 const percentilesUsage = "percentiles every metric's summary holds, in percent (default 50,90,95,99; e.g. 25,50,90,99,99.9); JSON keys p50…p99 and, beyond them, p99_9"
 
@@ -121,6 +127,10 @@ func (f *reportFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.format, "format", "text", "report format: text, json, markdown, or csv (the --window table)")
 	c.Flags().BoolVar(&f.noCorrections, "no-corrections", false, noCorrectionsUsage)
 	c.Flags().StringVar(&f.memoryBudget, "memory-budget", "", memoryBudgetUsage)
+	switch c.Name() {
+	case "analyze", "report", "gate":
+		c.Flags().BoolVar(&f.verbose, "verbose", false, verboseUsage)
+	}
 	switch c.Name() {
 	case "analyze", "report":
 		c.Flags().BoolVar(&f.pool, "pool", false, "add one report over all runs pooled")
@@ -272,6 +282,7 @@ func (f *reportFlags) prepare(a *analyze.Analyzer) error {
 
 func (f *reportFlags) write(w io.Writer, rep *analyze.Report) error {
 	rep.Location = f.loc
+	rep.Verbose = f.verbose
 	switch f.format {
 	case "json":
 		return render.WriteJSON(w, rep)

@@ -107,7 +107,7 @@ GPU with --gpus), knee (Kneedle; none below 4 levels), capacity under --slo and 
 			if err != nil {
 				return err
 			}
-			out := &render.Comparison{Result: res, Sweeps: sweep.Build(sides, sopt)}
+			out := &render.Comparison{Result: res, Sweeps: sweep.Build(sides, sopt), Verbose: rf.verbose}
 			if err := writeComparison(cmd.OutOrStdout(), format, out); err != nil {
 				return err
 			}
@@ -131,6 +131,7 @@ GPU with --gpus), knee (Kneedle; none below 4 levels), capacity under --slo and 
 	c.Flags().StringVar(&rf.slo, "slo", "", "goodput SLO (see report --slo): adds goodput, each load level's attainment and the sweeps' capacity")
 	c.Flags().BoolVar(&rf.noCorrections, "no-corrections", false, noCorrectionsUsage)
 	c.Flags().StringVar(&rf.format, "format", "text", "output format: text, markdown (for a pull request comment), json or csv")
+	c.Flags().BoolVar(&rf.verbose, "verbose", false, verboseUsage)
 	c.Flags().StringVar(&cf.match, "match", "", "configuration keys runs are matched by (default all: "+strings.Join(compare.Keys, ",")+")")
 	c.Flags().StringVar(&cf.ignore, "ignore", "", "configuration keys not to match by, e.g. model")
 	c.Flags().StringVar(&cf.stats, "stat", "p50,p99", "statistics of per-request metrics: pNN, median, mean, min, max")

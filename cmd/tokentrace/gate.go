@@ -130,6 +130,7 @@ SLO or gate syntax).`,
 			if err != nil {
 				return err
 			}
+			rep.Verbose = rf.verbose
 			if gf.junit != "" {
 				if err := formats.WriteFileAtomic(gf.junit, func(f *os.File) error { return render.WriteGateJUnit(f, rep) }); err != nil {
 					return err

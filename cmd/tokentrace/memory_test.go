@@ -12,7 +12,7 @@ import (
 func TestMemoryBudgetFlag(t *testing.T) {
 	const in = "../../testdata/aiperf/qwen3vl30b-local-agent-c2"
 	out, err := run(t, "report", "--memory-budget", "4KiB", in)
-	if err != nil || !strings.Contains(out, "warning itl_sketch [itl_ms]: the exact pooled ITL") || !strings.Contains(out, "±0.5%") {
+	if err != nil || !strings.Contains(out, "warning itl_sketch [ITL]: the exact pooled ITL") || !strings.Contains(out, "±0.5%") {
 		t.Errorf("4KiB: %v\n%s", err, out)
 	}
 	out, err = run(t, "report", in)

@@ -79,7 +79,7 @@ func TestTrapSurfaces(t *testing.T) {
 
 	out, err := run(t, "gate", "--gate", "data_warnings<=0", "--gate", "p99(e2e)<=1s", trapFixture)
 	if exitCode(err) != 3 || !strings.Contains(out, "FAIL    data_warnings<=0") || !strings.Contains(out, "data checks: "+code+" (3 requests)") ||
-		!strings.Contains(out, "data checks of run") {
+		!strings.Contains(out, "data checks (TRAPS.md)") {
 		t.Errorf("gate data_warnings: exit %d\n%s", exitCode(err), out)
 	}
 	for _, f := range []string{"markdown", "junit", "json"} {
