@@ -147,7 +147,18 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 			return a.v + (b.v-a.v)*(t-a.t)/(b.t-a.t)
 		}
 		if d.counter {
-			total += at(hi) - at(lo)
+			// the counter's increase over [lo, hi], Prometheus' way: a
+			// decrease is a reset (the exporter or the GPU restarted), after
+			// which the counter counts from 0
+			prev := at(lo)
+			for _, q := range d.pts {
+				if q.t <= lo || q.t >= hi {
+					continue
+				}
+				total += increase(prev, q.v)
+				prev = q.v
+			}
+			total += increase(prev, at(hi))
 			sources["counter"] = true
 			continue
 		}
@@ -186,4 +197,13 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 		rep.EnergyPerOutputTokenMJ = F(total * 1e3 / float64(rep.OutputTokens))
 	}
 	return rep
+}
+
+// increase is a counter's increase from a to b: b − a, or b after a reset
+// (b < a).
+func increase(a, b float64) float64 {
+	if b < a {
+		return b
+	}
+	return b - a
 }

@@ -51,6 +51,18 @@ func TestEnergyReport(t *testing.T) {
 	if e := rr.Energy; e == nil || !math.IsNaN(float64(e.EnergyPerOutputTokenMJ)) || e.Why == "" || math.Abs(float64(e.CoverageShare)-0.5) > 1e-9 {
 		t.Errorf("half-covered run: %+v", rr.Energy)
 	}
+	// a reset: 5.000 → 5.001 at 105 s, the exporter restarts at 0, 0.001 at
+	// 110 s: 0.001 + 0.001 MJ = 2000 J, never a negative energy
+	run.Series = []formats.SeriesPoint{pt("gpu:energy_consumption", a1, "MJ", 100, 5.000), pt("gpu:energy_consumption", a1, "MJ", 105, 5.001),
+		pt("gpu:energy_consumption", a1, "MJ", 107, 0.0004), pt("gpu:energy_consumption", a1, "MJ", 110, 0.001)}
+	rr = analyzeRows(t, run,
+		func() (formats.Request, []formats.Event) { return classic(0, 100_000*ms) },
+		func() (formats.Request, []formats.Event) { return classic(1, 108_798*ms) },
+	)
+	if rr.Energy == nil {
+		t.Fatal("no energy block across a reset")
+	}
+	near(t, "energy across a counter reset", float64(rr.Energy.EnergyJ), 2000)
 	run.Series = series[8:] // utilization only
 	if rr := analyzeRows(t, run, func() (formats.Request, []formats.Event) { return classic(0, 100_000*ms) }); rr.Energy != nil {
 		t.Errorf("energy block without energy or power series: %+v", rr.Energy)
