@@ -61,6 +61,7 @@ const (
 	whyGuideIter   = "guidellm's iteration counts per request (request_iterations, tokens per iteration) are not a tokentrace quantity"
 	whyGuideTotal  = "prompt + output tokens per request is not a tokentrace quantity"
 	whyGuideCancel = "tokentrace has no scalar for cancelled requests alone"
+	whyUnixSeconds = "guidellm subtracts two Unix times in float seconds (about 0.24 µs apart near 1.75e9 s) where tokentrace subtracts whole nanoseconds: a delay of a fraction of a millisecond differs in its fifth digit"
 	whyGuideWindow = "guidellm v0.4+ measures duration as the scheduler's measurement window (measure_end − measure_start, minus warm-up and cool-down), not a span of request times"
 )
 
@@ -131,6 +132,12 @@ var Tool = convention.Tool{
 	Differences: []convention.Difference{{
 		RunNote: "sampled:",
 		Reason:  "the file keeps only a sample of the run's requests (guidellm --sample-requests); the tool's statistics cover them all",
+	}, {
+		Metric: "request_dispatch_delay.successful",
+		Reason: whyUnixSeconds,
+	}, {
+		Metric: "request_scheduled_latency.successful",
+		Reason: whyUnixSeconds,
 	}},
 	Stats: map[string]convention.StatsRule{Convention03: convention.StatsPMF, Convention04: convention.StatsPMFMerged},
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/analyze"
 )
 
 // TestTargetedStartOnlyForRates: targeted_start is a request's intended
@@ -88,5 +90,50 @@ func TestTargetedStartOnlyForRates(t *testing.T) {
 		if q.ScheduledStartNs != nil {
 			t.Errorf("v04 concurrent request %d: intended start from targeted_start", q.RequestKey)
 		}
+	}
+}
+
+// TestScheduleMetricsReproduced: the v07-schedule fixture (gen_fixtures.py:
+// guidellm after v0.7.3, constant 2 req/s, three requests sent 0.3–0.7 s
+// late) gets its intended starts from targeted_start; guidellm's own
+// request_scheduled_latency (request_end − targeted_start) is reproduced
+// in every statistic, and request_dispatch_delay wherever its value is not
+// a sub-millisecond difference of two Unix-second floats, which differs
+// with that reason. The run is flagged coordinated_omission.
+func TestScheduleMetricsReproduced(t *testing.T) {
+	c, rep, _ := reproduceRuns(t, filepath.Join("testdata", "v07-schedule", "benchmarks.json"))
+	for _, q := range c.Requests {
+		if q.ScheduledStartNs == nil {
+			t.Fatalf("request %d: no intended start", q.RequestKey)
+		}
+	}
+	rr := rep.Runs[0]
+	got := map[string]map[string]int{}
+	for _, it := range rr.Reproduction.Items {
+		for _, m := range []string{"request_dispatch_delay.successful", "request_scheduled_latency.successful"} {
+			if it.Metric != m {
+				continue
+			}
+			if got[m] == nil {
+				got[m] = map[string]int{}
+			}
+			got[m][it.Status]++
+			if it.Status == "differs" && !strings.Contains(it.Reason, "Unix times in float seconds") || it.Status == "not_reproducible" {
+				t.Errorf("%s/%s: %s (%s)", it.Metric, it.Stat, it.Status, it.Reason)
+			}
+			if it.Status == "differs" && math.Abs(float64(it.Reported)-0.0005) > 1e-6 {
+				t.Errorf("%s/%s differs at %v: only the 0.5 ms delays may", it.Metric, it.Stat, float64(it.Reported))
+			}
+		}
+	}
+	if got["request_scheduled_latency.successful"]["reproduced"] < 15 || got["request_dispatch_delay.successful"]["reproduced"] < 8 {
+		t.Errorf("reproduced %v", got)
+	}
+	flagged := false
+	for _, w := range rr.Warnings {
+		flagged = flagged || w.Code == analyze.TrapCoordinatedOmission
+	}
+	if !flagged {
+		t.Error("no coordinated_omission warning")
 	}
 }

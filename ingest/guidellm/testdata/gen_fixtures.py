@@ -525,6 +525,46 @@ def fixture_trap_reasoning():
     }
 
 
+def fixture_v07_schedule():
+    """guidellm after v0.7.3 (PR #1053, merged 2026-08-26), constant 2 req/s:
+    each request's targeted_start is its slot on the schedule (every 0.5 s),
+    and the benchmark's metrics carry request_dispatch_delay = request_start
+    − targeted_start and request_scheduled_latency = request_end −
+    targeted_start (seconds, as request_latency; unweighted summaries by the
+    v0.4+ rules). The client falls behind from the fourth request on."""
+    slots = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]
+    late = [0.0005, 0.0005, 0.0005, 0.400, 0.700, 0.300]
+    ok = []
+    for i, (slot, d) in enumerate(zip(slots, late)):
+        r = req_v04("s%d" % (i + 1), slot + d, 0.100, 0.020, 32, 256, 0.003)
+        r["info"]["timings"]["targeted_start"] = T0 + 100 + slot
+        ok.append(r)
+    by = {"successful": ok, "incomplete": [], "errored": []}
+    b = benchmark_v04(by, by, {"type_": "constant", "rate": 2.0}, None)
+    b["config"]["profile"] = {"type_": "constant", "completed_strategies": [], "rate": [2.0]}
+
+    def delay(r):
+        t = r["info"]["timings"]
+        return (t["request_start"] - t["targeted_start"], 1.0)
+
+    def sched(r):
+        t = r["info"]["timings"]
+        return (t["request_end"] - t["targeted_start"], 1.0)
+
+    b["metrics"]["request_dispatch_delay"] = status_summary(delay, by, summary_v04)
+    b["metrics"]["request_scheduled_latency"] = status_summary(sched, by, summary_v04)
+    return {
+        "metadata": {"version": 1, "guidellm_version": "0.7.4.dev0", "python_version": "3.12.3",
+                     "platform": "Linux-6.8.0-x86_64-with-glibc2.39"},
+        "args": {"target": "http://localhost:8000", "data": ["prompt_tokens=256,output_tokens=32"],
+                 "profile": "constant", "rate": [2.0], "backend": "openai_http", "backend_kwargs": None,
+                 "model": "example-model", "processor": "example-processor", "random_seed": 42,
+                 "outputs": ["json"], "sample_requests": None, "warmup": None, "cooldown": None,
+                 "prefer_response_metrics": True, "max_seconds": 30, "max_requests": None},
+        "benchmarks": [b],
+    }
+
+
 def write(path, obj):
     with open(path, "w") as f:
         json.dump(obj, f, indent=1)
@@ -535,6 +575,8 @@ if __name__ == "__main__":
     write("v03-requests/benchmarks.json", fixture_v03())
     write("v04-requests/benchmarks.json", fixture_v04())
     write("v04-sampled/benchmarks.json", fixture_v04_sampled())
+    os.makedirs("v07-schedule", exist_ok=True)
+    write("v07-schedule/benchmarks.json", fixture_v07_schedule())
     os.makedirs("trap-reasoning", exist_ok=True)
     write("trap-reasoning/benchmarks.json", fixture_trap_reasoning())
     try:
