@@ -235,3 +235,41 @@ func TestTimeWeighted(t *testing.T) {
 		t.Errorf("empty span: %+v", tw)
 	}
 }
+
+// TestCoordinatedOmissionUnderSchedule: under tokentrace-schedule the
+// report's E2E is measured from the schedule, but the check still states
+// the tail from the send (1200 ms) beside the one from the schedule.
+func TestCoordinatedOmissionUnderSchedule(t *testing.T) {
+	yes := true
+	rate := 10.0
+	run := formats.Run{RunID: "r", Tool: "x", Streaming: &yes, LoadMode: "request_rate", RequestRateRPS: &rate}
+	a := NewAnalyzer(Scheduled)
+	for i := range 100 {
+		slot := int64(i) * 100 * ms
+		late := int64(0)
+		if i >= 50 {
+			late = int64(i-49) * 60 * ms
+		}
+		r, e := classic(int64(i), slot+late)
+		r.ScheduledStartNs, r.ScheduledStartSource = ingest.Ptr(slot), "test:slot"
+		if err := a.Request(&r, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Run(&run); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Report(Options{Tools: tools, Convention: func(*formats.Run) convention.Convention { return Scheduled }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := rep.Runs[0]
+	near(t, "E2E P99 under tokentrace-schedule", rr.Metrics.Of(E2E).Value(0.99), 4140.6)
+	w := findWarning(rr, TrapCoordinatedOmission)
+	if w == nil {
+		t.Fatal("no coordinated_omission warning")
+	}
+	if want := "E2E P99 " + FormatValue(1200, "ms") + " from the send, " + FormatValue(4140.6, "ms") + " from the schedule"; !strings.Contains(w.Message, want) {
+		t.Errorf("message lacks %q: %s", want, w.Message)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tokentrace/tokentrace/analyze/stats"
 	"github.com/tokentrace/tokentrace/convention"
 	"github.com/tokentrace/tokentrace/formats"
 )
@@ -93,7 +94,7 @@ var Traps = []convention.Trap{{
 	Test:      "analyze TestImplausible",
 }, {
 	Code:  TrapCoordinatedOmission,
-	Title: "sends fell behind the schedule: latencies measured from the actual send hide the wait (coordinated omission)",
+	Title: "sends fell behind the schedule: latencies measured from the actual send hide the wait (coordinated omission, Gil Tene's term)",
 	Tools: "any open-loop load generator that records intended starts (AIPerf credit_issued_ns, guidellm targeted_start, vLLM bench queue_times, inference-perf scheduled_time)",
 	Signature: "a request-rate run (finite rate) whose completed requests have intended starts, with the dispatch delay P99 (actual − intended start) " +
 		"above a tenth of the E2E P50; closed-loop runs are never flagged: their next send waits for a free slot by design, so their schedule is the previous request's end and their delay is no lateness",
@@ -101,7 +102,7 @@ var Traps = []convention.Trap{{
 	Action:    convention.ActionFlag,
 	Effect:    "the latencies stay as measured (from the send); the warning names how far the tail moves when measured from the schedule (sched_e2e, sched_ttft are in the report, SLOs and gates)",
 	Metrics:   []string{"sched_e2e_ms", "sched_ttft_ms", "dispatch_delay_ms", "e2e_ms"},
-	Source:    "Gil Tene, \"How NOT to Measure Latency\" (coordinated omission); https://github.com/vllm-project/vllm/issues/54101, https://github.com/vllm-project/guidellm/issues/1048",
+	Source:    "https://github.com/vllm-project/vllm/issues/54101, https://github.com/vllm-project/guidellm/issues/1048",
 	Test:      "analyze TestCoordinatedOmission",
 }, {
 	Code:      TrapCachedExceedsInput,
@@ -203,7 +204,7 @@ func (a *Analyzer) dataChecks(c convention.Convention, run *formats.Run, p *conv
 	if bad, n := implausible(s); bad != "" {
 		w = append(w, Warning{Code: TrapImplausibleValues, DataCheck: true, Count: int64(n), Source: trapSource(TrapImplausibleValues), Message: bad})
 	}
-	w = append(w, coordinatedOmission(run, rr, s)...)
+	w = append(w, coordinatedOmission(run, rr, s, p.reqs, c)...)
 	if s.ttstJudged >= ttstMinJudged && float64(s.ttstHigh) >= ttstShare*float64(s.ttstJudged) {
 		w = append(w, Warning{Code: TrapTTSTExceedsTTFT, DataCheck: true, Metric: TTFT.Key, Metrics: []string{TTFT.Key, TTST.Key}, Count: int64(s.ttstHigh),
 			Source: trapSource(TrapTTSTExceedsTTFT), Message: fmt.Sprintf(
@@ -263,7 +264,7 @@ func openLoop(run *formats.Run) bool {
 // intended starts, the TrapCoordinatedOmission flag when sends fell behind
 // by more than coMargin of the E2E P50; without, TrapFromActualSend's
 // explanation. Closed-loop runs get neither.
-func coordinatedOmission(run *formats.Run, rr *RunReport, s *Samples) []Warning {
+func coordinatedOmission(run *formats.Run, rr *RunReport, s *Samples, reqs []RequestMetrics, c convention.Convention) []Warning {
 	if !openLoop(run) || s.Counted == 0 {
 		return nil
 	}
@@ -275,8 +276,24 @@ func coordinatedOmission(run *formats.Run, rr *RunReport, s *Samples) []Warning 
 			"a %g req/s run without intended starts: latencies are from the actual send, so a load generator that fell behind its schedule would hide its tail here (coordinated omission); the file cannot say whether it did",
 			*run.RequestRateRPS)}}
 	}
-	d, e2e, sched := rr.Metrics.Of(DispatchDelay), rr.Metrics.Of(E2E), rr.Metrics.Of(SchedE2E)
-	dp99, ep50 := d.Value(0.99), e2e.Value(0.5)
+	// E2E from the send whatever the convention measures it from (under
+	// tokentrace-schedule the report's E2E is the schedule-relative one)
+	var fromSend []float64
+	for i := range reqs {
+		m := &reqs[i]
+		if !m.Counted || math.IsNaN(m.E2EMs) {
+			continue
+		}
+		e := m.E2EMs
+		if m.FromSchedule {
+			e -= m.DispatchDelayMs
+		}
+		fromSend = append(fromSend, e)
+	}
+	sorted := stats.SortedCopy(fromSend)
+	meth := stats.Method(c.Percentile)
+	d, sched := rr.Metrics.Of(DispatchDelay), rr.Metrics.Of(SchedE2E)
+	dp99, ep50 := d.Value(0.99), stats.Percentile(sorted, 0.5, meth)
 	if d.N == 0 || math.IsNaN(dp99) || math.IsNaN(ep50) || !(dp99 > coMargin*ep50) {
 		return nil
 	}
@@ -286,9 +303,9 @@ func coordinatedOmission(run *formats.Run, rr *RunReport, s *Samples) []Warning 
 			late++
 		}
 	}
-	ep99, sp99 := e2e.Value(0.99), sched.Value(0.99)
+	ep99, sp99 := stats.Percentile(sorted, 0.99, meth), sched.Value(0.99)
 	return []Warning{{Code: TrapCoordinatedOmission, DataCheck: true, Metric: SchedE2E.Key, Metrics: []string{SchedE2E.Key, DispatchDelay.Key}, Count: int64(late),
 		Source: trapSource(TrapCoordinatedOmission), Message: fmt.Sprintf(
-			"sends fell behind the %g req/s schedule: dispatch delay P99 %s > %.0f%% of E2E P50 %s (%d request(s) later than that); E2E P99 %s from the send, %s from the schedule (sched_e2e): the tail measured from the send hides the wait",
-			*run.RequestRateRPS, FormatValue(dp99, "ms"), 100*coMargin, FormatValue(ep50, "ms"), late, FormatValue(ep99, "ms"), FormatValue(sp99, "ms"))}}
+			"E2E P99 %s from the send, %s from the schedule (sched_e2e): sent over %s late (a tenth of E2E P50 %s) on the %g req/s schedule; dispatch delay P99 %s",
+			FormatValue(ep99, "ms"), FormatValue(sp99, "ms"), FormatValue(coMargin*ep50, "ms"), FormatValue(ep50, "ms"), *run.RequestRateRPS, FormatValue(dp99, "ms"))}}
 }
