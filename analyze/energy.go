@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/tokentrace/tokentrace/formats"
 )
@@ -64,6 +65,7 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 	type pt struct{ t, v float64 }
 	type dev struct {
 		key, labels string
+		exporter    string // the series' labels: one exporter's view of the device
 		counter     bool
 		scale       float64
 		pts         []pt
@@ -76,8 +78,8 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 		scale, counter := energyUnits[p.Unit]
 		if !counter {
 			var ok bool
-			if scale, ok = powerUnits[p.Unit]; !ok {
-				continue
+			if scale, ok = powerUnits[p.Unit]; !ok || powerLimit(p.Metric) {
+				continue // not power, or a limit in watts (DCGM's power_management_limit), not a draw
 			}
 		}
 		k := [2]string{p.Metric, p.Labels}
@@ -87,7 +89,7 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 			if m := gpuUUID.FindStringSubmatch(p.Labels); m != nil {
 				key = m[1]
 			}
-			d = &dev{key: key, labels: p.Labels, counter: counter, scale: scale}
+			d = &dev{key: key, labels: p.Metric + "{" + p.Labels + "}", exporter: p.Labels, counter: counter, scale: scale}
 			series[k] = d
 		}
 		d.pts = append(d.pts, pt{float64(p.TimeNs), p.Value * scale})
@@ -104,7 +106,7 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 		if seen[d.key] == nil {
 			seen[d.key] = map[string]bool{}
 		}
-		seen[d.key][d.labels] = true
+		seen[d.key][d.exporter] = true
 		b := best[d.key]
 		if b == nil || d.counter && !b.counter ||
 			d.counter == b.counter && (len(d.pts) > len(b.pts) || len(d.pts) == len(b.pts) && d.labels < b.labels) {
@@ -174,6 +176,13 @@ func energyReport(run *formats.Run, reqs []RequestMetrics, from, to int64) *Ener
 		sources["power"] = true
 	}
 	rep.EnergyJ = F(total)
+	if rep.CoverageShare == 0 {
+		// no device's samples reach into the run: its energy is unknown
+		rep.EnergyJ, rep.EnergyPerOutputTokenMJ = F(math.NaN()), F(math.NaN())
+		rep.Why = "the samples do not cover the run"
+		rep.Source = "none"
+		return rep
+	}
 	switch {
 	case sources["counter"] && sources["power"]:
 		rep.Source = "counter+power"
@@ -206,4 +215,11 @@ func increase(a, b float64) float64 {
 		return b
 	}
 	return b - a
+}
+
+// powerLimit reports whether a watt series is a limit or cap rather than a
+// draw (DCGM power_management_limit, enforced limits).
+func powerLimit(metric string) bool {
+	m := strings.ToLower(metric)
+	return strings.Contains(m, "limit") || strings.Contains(m, "cap")
 }

@@ -63,6 +63,19 @@ func TestEnergyReport(t *testing.T) {
 		t.Fatal("no energy block across a reset")
 	}
 	near(t, "energy across a counter reset", float64(rr.Energy.EnergyJ), 2000)
+	// a power limit in watts is no draw; samples outside the run: no energy
+	run.Series = []formats.SeriesPoint{pt("gpu:power_management_limit", b, "W", 100, 300), pt("gpu:power_management_limit", b, "W", 110, 300),
+		pt("gpu:gpu_power_usage", b, "W", 100, 100), pt("gpu:gpu_power_usage", b, "W", 110, 300)}
+	rr = analyzeRows(t, run,
+		func() (formats.Request, []formats.Event) { return classic(0, 100_000*ms) },
+		func() (formats.Request, []formats.Event) { return classic(1, 108_798*ms) },
+	)
+	near(t, "power, the limit left out", float64(rr.Energy.EnergyJ), 2000)
+	run.Series = []formats.SeriesPoint{pt("gpu:energy_consumption", a1, "MJ", 10, 5.000), pt("gpu:energy_consumption", a1, "MJ", 20, 5.002)}
+	rr = analyzeRows(t, run, func() (formats.Request, []formats.Event) { return classic(0, 100_000*ms) })
+	if e := rr.Energy; e == nil || !math.IsNaN(float64(e.EnergyJ)) || e.Why == "" {
+		t.Errorf("samples before the run: %+v", rr.Energy)
+	}
 	run.Series = series[8:] // utilization only
 	if rr := analyzeRows(t, run, func() (formats.Request, []formats.Event) { return classic(0, 100_000*ms) }); rr.Energy != nil {
 		t.Errorf("energy block without energy or power series: %+v", rr.Energy)

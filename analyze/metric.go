@@ -428,8 +428,12 @@ const (
 
 // FormatValue writes v in a metric's unit for messages and reports: "25.00
 // ms", "3.2/s", "1000 tok/s", "300 tok", a fraction with 4 significant
-// digits; "null" when v is NaN or infinite.
+// digits; "∞" for +∞ (a statistic failed requests reached under
+// failed_requests infinite), "null" when v is NaN or −∞.
 func FormatValue(v float64, unit string) string {
+	if math.IsInf(v, 1) {
+		return "∞" // a statistic failed requests reached (failed_requests infinite)
+	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "null"
 	}

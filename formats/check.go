@@ -55,6 +55,9 @@ const (
 	// or writes a billion tokens in one request (context windows are at
 	// most a few million).
 	MaxTokens = 1e9
+	// MaxEarlySendNs is how much earlier than its intended start a request
+	// may be sent (a second: far beyond any timer's jitter).
+	MaxEarlySendNs = 1e9
 	// MaxTimeNs bounds an absolute time in nanoseconds (2^62 ns, year
 	// 2116 on the Unix clock): room for offsets without int64 overflow.
 	MaxTimeNs = 1 << 62
@@ -221,17 +224,37 @@ func (e *EntryCheck) Batch(b *Batch) error {
 		}
 	}
 	// Consistency: an intended start more than a day from the actual
-	// one is not a schedule of this request (a field of another clock);
-	// it is nulled, its source with it.
+	// one is not a schedule of this request (a field of another clock),
+	// nor one more than MaxEarlySendNs after it (a tool sends a little
+	// early at most: inference-perf's timer by under a millisecond); it
+	// is nulled, its source with it.
 	for i, k := range b.Req.Key {
 		sched, ok := b.Req.ScheduledStartNs.Get(i)
 		start, ok2 := b.Req.StartNs.Get(i)
-		if !ok || !ok2 || math.Abs(float64(start-sched)) <= MaxDurationNs {
+		if !ok || !ok2 || math.Abs(float64(start-sched)) <= MaxDurationNs && sched-start <= MaxEarlySendNs {
 			continue
 		}
-		record(CheckOutOfRange, "scheduled_start_ns", k, fmt.Sprintf("scheduled_start_ns %d is %.0f s from start_ns %d", sched, float64(start-sched)/1e9, start))
+		record(CheckOutOfRange, "scheduled_start_ns", k, fmt.Sprintf("scheduled_start_ns %d is %.3f s from start_ns %d", sched, float64(start-sched)/1e9, start))
 		b.Req.ScheduledStartNs.Null(i)
 		b.Req.ScheduledStartSource.Set(i, "")
+	}
+	// Consistency: speculative decoding cannot accept more draft tokens
+	// than it drafted, nor than the request generated; such counts are
+	// nulled together.
+	for i, k := range b.Req.Key {
+		acc, ok := b.Req.AcceptedTokens.Get(i)
+		if !ok {
+			continue
+		}
+		draft, hasDraft := b.Req.DraftTokens.Get(i)
+		out, hasOut := b.Req.OutputTokens.Get(i)
+		if !(hasDraft && acc > draft || hasOut && acc > out) {
+			continue
+		}
+		record(CheckOutOfRange, "accepted_tokens", k, fmt.Sprintf("accepted_tokens %d beside draft_tokens %s and output_tokens %s", acc, optStr(draft, hasDraft), optStr(out, hasOut)))
+		b.Req.AcceptedTokens.Null(i)
+		b.Req.DraftTokens.Null(i)
+		b.Req.SpecSteps.Null(i)
 	}
 	// Consistency: the output count against the token messages. The
 	// count is corrected to the messages (their tokens where every one
@@ -405,3 +428,11 @@ func (c *checkedSink) Run(r *Run) error {
 func (c *checkedSink) StartRun(r *Run) error            { return StartRun(c.Sink, r) }
 func (c *checkedSink) ToolHint(tool string)             { ToolHint(c.Sink, tool) }
 func (c *checkedSink) EventColumns(r *Run) EventColumns { return EventColumnsOf(c.Sink, r) }
+
+// optStr writes an optional count ("null" when absent).
+func optStr(v int64, ok bool) string {
+	if !ok {
+		return "null"
+	}
+	return strconv.FormatInt(v, 10)
+}

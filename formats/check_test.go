@@ -172,3 +172,48 @@ func TestEntryCountBelowMessages(t *testing.T) {
 		t.Errorf("checks %+v", ch)
 	}
 }
+
+// TestEntryCheckScheduleAndSpec: an intended start 5 s after the send
+// (a clock of another field; a tool sends early by far less) and
+// speculative-decoding counts accepting more than drafted, or more than
+// the request generated, are nulled and counted; a start 0.5 ms early
+// and consistent counts are kept.
+func TestEntryCheckScheduleAndSpec(t *testing.T) {
+	p := func(v int64) *int64 { return &v }
+	start := int64(1_000_000_000_000)
+	rows := []Request{
+		{RunID: "r", RequestKey: 0, Status: StatusOK, StartNs: p(start), ScheduledStartNs: p(start + 5e9), ScheduledStartSource: "t:x"},
+		{RunID: "r", RequestKey: 1, Status: StatusOK, StartNs: p(start), ScheduledStartNs: p(start + 500_000), ScheduledStartSource: "t:x"},
+		{RunID: "r", RequestKey: 2, Status: StatusOK, OutputTokens: p(100), SpecSteps: p(10), DraftTokens: p(10), AcceptedTokens: p(60)},
+		{RunID: "r", RequestKey: 3, Status: StatusOK, OutputTokens: p(100), SpecSteps: p(200), DraftTokens: p(900), AcceptedTokens: p(150)},
+		{RunID: "r", RequestKey: 4, Status: StatusOK, OutputTokens: p(100), SpecSteps: p(40), DraftTokens: p(120), AcceptedTokens: p(59)},
+	}
+	b := NewBatch("r")
+	for i := range rows {
+		if err := b.AppendRow(&rows[i], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var e EntryCheck
+	if err := e.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Req.ScheduledStartNs.Has(0) || b.Req.ScheduledStartSource.Get(0) != "" {
+		t.Error("an intended start 5 s after the send kept")
+	}
+	if v, ok := b.Req.ScheduledStartNs.Get(1); !ok || v != start+500_000 {
+		t.Error("an intended start 0.5 ms after the send nulled")
+	}
+	if !b.Req.AcceptedTokens.Has(4) || b.Req.AcceptedTokens.Has(2) || b.Req.AcceptedTokens.Has(3) {
+		t.Errorf("spec counts: accepted kept %v %v %v, want false false true", b.Req.AcceptedTokens.Has(2), b.Req.AcceptedTokens.Has(3), b.Req.AcceptedTokens.Has(4))
+	}
+	n := 0
+	for _, c := range e.Checks("r") {
+		if c.Code == CheckOutOfRange && (c.Field == "scheduled_start_ns" || c.Field == "accepted_tokens") {
+			n += int(c.Requests)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d requests counted, want 3: %+v", n, e.Checks("r"))
+	}
+}

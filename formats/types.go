@@ -416,9 +416,9 @@ type Request struct {
 	// usage_prompt_cache_read_tokens. 0 where the server reported 0; null
 	// where the response carried no such count (unknown, not a miss).
 	CachedInputTokens *int64 `parquet:"cached_input_tokens,optional" json:"cached_input_tokens"`
-	// SessionID names the session (conversation) the request is a turn of:
-	// AIPerf metadata conversation_id, guidellm info.conversation_id; ""
-	// when the source has no sessions.
+	// SessionID names the session (one run of a conversation) the request
+	// is a turn of: AIPerf metadata x_correlation_id (else
+	// conversation_id); "" when the source has no sessions.
 	SessionID string `parquet:"session_id,optional" json:"session_id"`
 	// TurnIndex is the request's 0-based turn within SessionID (AIPerf
 	// metadata turn_index); null when unknown.
@@ -432,8 +432,8 @@ type Request struct {
 	SpecSteps      *int64 `parquet:"spec_steps,optional" json:"spec_steps"`
 	DraftTokens    *int64 `parquet:"draft_tokens,optional" json:"draft_tokens"`
 	AcceptedTokens *int64 `parquet:"accepted_tokens,optional" json:"accepted_tokens"`
-	// ParentID is the id of the request that spawned this one in an agent
-	// tree (AIPerf metadata parent_correlation_id); "" when none.
+	// ParentID is the session that spawned this request's session in an
+	// agent tree (AIPerf metadata parent_correlation_id); "" when none.
 	ParentID string `parquet:"parent_id,optional" json:"parent_id"`
 	// MessageCount is the number of messages received (all event kinds).
 	MessageCount int64 `parquet:"message_count" json:"message_count"`

@@ -243,7 +243,15 @@ func Tail(in Input, x *analyze.Metric) (TailSeries, string) {
 		}
 		return TailSeries{}, "no completed request with a defined " + x.Label
 	}
-	sorted := append([]float64(nil), vals...)
+	sorted := make([]float64, 0, len(vals))
+	for _, v := range vals {
+		if !math.IsInf(v, 0) { // a failed request counted as +∞ (tokentrace-adjusted): off the axis
+			sorted = append(sorted, v)
+		}
+	}
+	if len(sorted) == 0 {
+		return TailSeries{}, "every value is +∞ (failed requests under failed_requests infinite)"
+	}
 	sort.Float64s(sorted)
 	s := in.Report.Metrics.Of(x)
 	return TailSeries{Label: in.label(), N: len(sorted), Points: CCDF(sorted, MaxCCDFPoints), P50: s.Value(0.5), P90: s.Value(0.9), P99: s.Value(0.99)}, ""

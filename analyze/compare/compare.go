@@ -501,7 +501,7 @@ func collect(x *analyze.Metric, rds []*analyze.RunData, opt Options) *sample {
 		case x.WithReasoning:
 			s.why = "no request produced reasoning (TTFO is TTFT)"
 		case x.Scheduled:
-			s.why = "no request has an intended start (the file records no schedule)"
+			s.why = "no completed request has an intended start (the file records none, or no request completed)"
 		case x.Streaming && !perRequest[0].Streaming:
 			s.why = "the run is not streaming"
 		default:

@@ -166,7 +166,7 @@ func recompute(rule convention.StatsRule, tm convention.ReportedMetric, st forma
 		}
 	}
 	if len(xs) == 0 && x.Scheduled {
-		return math.NaN(), "no request has an intended start (scheduled_start_ns): the run's notes say why"
+		return math.NaN(), "no completed request has an intended start (scheduled_start_ns): the file records none (the run's notes say why), or no request completed"
 	}
 	if rule != convention.StatsNumpy {
 		// the tool's own weighted-pmf statistics (guidellm's

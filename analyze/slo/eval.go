@@ -413,7 +413,7 @@ func measureOf(g Gate, s *subject) measure {
 		case g.Metric.WithReasoning && len(s.reqs) > 0:
 			m.why += " (no request produced reasoning: TTFO is TTFT, gate ttft)"
 		case g.Metric.Scheduled && len(s.reqs) > 0:
-			m.why += " (no request has an intended start: the file records no schedule, so the latencies are from the send; gate e2e)"
+			m.why += " (no completed request has an intended start: the file records none, or no request completed; gate e2e)"
 		case len(s.reqs) == 0 && s.rr != nil && s.rr.Selection != nil:
 			m.why += " (the selection keeps none of the run's requests)"
 		case len(s.reqs) == 0:

@@ -11,12 +11,13 @@ import (
 )
 
 // TestSessionsAndCache: AIPerf's record metadata gives each request its
-// session (conversation_id), turn (turn_index) and parent
-// (parent_correlation_id, AIPerf 2026's agent trees), and the record's
-// usage_prompt_cache_read_tokens its cached input. On the bundled 524 run
-// (AIPerf 0.10.0: one turn per conversation) the records are regrouped
-// into sessions of four turns, each turn's parent the previous turn's
-// correlation id, as a multi-turn agent run writes them.
+// session (x_correlation_id, the conversation instance; not
+// conversation_id, the dataset's, which repeats), turn (turn_index) and
+// parent (parent_correlation_id, AIPerf 2026's agent trees), and the
+// record's usage_prompt_cache_read_tokens its cached input. On the bundled
+// 524 run (AIPerf 0.10.0: one turn per conversation) the records are
+// regrouped into sessions of four turns, every other session spawned by
+// the one before, as a multi-turn agent run writes them.
 func TestSessionsAndCache(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "aiperf", "llama31-8b-cloudflare-agent-c2-524errors", "profile_export.jsonl")
 	raw, err := os.ReadFile(src)
@@ -24,7 +25,6 @@ func TestSessionsAndCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	var corr []string
 	cached := map[int]int64{}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(nil, 1<<24)
@@ -34,12 +34,12 @@ func TestSessionsAndCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		md := rec["metadata"].(map[string]any)
-		md["conversation_id"] = fmt.Sprintf("agent_%03d", i/4)
+		md["conversation_id"] = fmt.Sprintf("dataset_%d", i%3) // the dataset's: repeats across sessions
+		md["x_correlation_id"] = fmt.Sprintf("agent_%03d", i/4)
 		md["turn_index"] = i % 4
-		if i%4 > 0 {
-			md["parent_correlation_id"] = corr[i-1]
+		if (i/4)%2 == 1 {
+			md["parent_correlation_id"] = fmt.Sprintf("agent_%03d", i/4-1)
 		}
-		corr = append(corr, md["x_correlation_id"].(string))
 		if m, ok := rec["metrics"].(map[string]any)[tagCacheRead].(map[string]any); ok {
 			cached[i] = int64(m["value"].(float64))
 		}
@@ -59,7 +59,7 @@ func TestSessionsAndCache(t *testing.T) {
 		if want := fmt.Sprintf("agent_%03d", i/4); q.SessionID != want || q.TurnIndex == nil || *q.TurnIndex != int64(i%4) {
 			t.Errorf("request %d: session %q turn %v, want %s/%d", i, q.SessionID, q.TurnIndex, want, i%4)
 		}
-		if wantParent := map[bool]string{true: "", false: corr[max(i-1, 0)]}[i%4 == 0]; q.ParentID != wantParent {
+		if wantParent := map[bool]string{false: "", true: fmt.Sprintf("agent_%03d", i/4-1)}[(i/4)%2 == 1]; q.ParentID != wantParent {
 			t.Errorf("request %d: parent %q, want %q", i, q.ParentID, wantParent)
 		}
 		n, ok := cached[i]

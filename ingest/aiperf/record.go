@@ -50,7 +50,7 @@ type recordMeta struct {
 	XCorrelationID string `json:"x_correlation_id"`
 	ConversationID string `json:"conversation_id"`
 	TurnIndex      *int64 `json:"turn_index"`
-	// ParentCorrelationID is the x_correlation_id of the request that
+	// ParentCorrelationID is the x_correlation_id of the conversation that
 	// spawned this one in an agent tree (AIPerf 2026 record_models.py
 	// MetricRecordMetadata); "" for a root.
 	ParentCorrelationID string `json:"parent_correlation_id"`
@@ -403,6 +403,19 @@ func (m *recordMeta) phase() string {
 
 // sourceID is conversation_id + "/" + turn_index, or the conversation id
 // alone, or the session number when there is no conversation id.
+// session is the record's session: its conversation instance,
+// x_correlation_id ("shared across all turns" of one run of a
+// conversation: AIPerf's credit and record models), not conversation_id,
+// which names the dataset's conversation and repeats when the dataset is
+// sent more than once; conversation_id only when there is no
+// correlation id (AIPerf 0.1.x).
+func (m *recordMeta) session() string {
+	if m.XCorrelationID != "" {
+		return m.XCorrelationID
+	}
+	return m.ConversationID
+}
+
 func (m *recordMeta) sourceID() string {
 	switch {
 	case m.ConversationID != "" && m.TurnIndex != nil:
@@ -457,10 +470,10 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats) f
 		SourceID:   md.sourceID(),
 		XRequestID: md.XRequestID,
 		TraceID:    md.XCorrelationID,
-		SessionID:  md.ConversationID,
+		SessionID:  md.session(),
 		ParentID:   md.ParentCorrelationID,
 	}
-	if md.ConversationID != "" && md.TurnIndex != nil {
+	if req.SessionID != "" && md.TurnIndex != nil {
 		req.TurnIndex = ingest.Ptr(*md.TurnIndex)
 	}
 	if s := rec.start; s != nil {

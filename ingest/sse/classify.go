@@ -191,7 +191,7 @@ type chunk struct {
 	Choices []choice        `json:"choices"`
 	Usage   *usageJSON      `json:"usage"`
 	Metrics *struct {
-		Spec *SpecDecoding `json:"speculative_decoding"`
+		Spec *specJSON `json:"speculative_decoding"`
 	} `json:"metrics"`
 }
 
@@ -221,30 +221,52 @@ type toolCallJSON struct {
 }
 
 type usageJSON struct {
-	Usage
-	Details *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
+	PromptTokens     count `json:"prompt_tokens"`
+	CompletionTokens count `json:"completion_tokens"`
+	Details          *struct {
+		ReasoningTokens count `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 	PromptDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
+		CachedTokens count `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+}
+
+// count is a token count as a response gives it: a JSON integer that fits
+// an int64. Anything else — a fraction, an exponent, a string, a bool, an
+// out-of-range number — is no count (nil), never the 0 encoding/json
+// leaves in a *int64 it could not fill; the fast scanner declines the
+// same values.
+type count struct{ v *int64 }
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	if n, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64); err == nil {
+		c.v = &n
+	}
+	return nil
+}
+
+// specJSON is metrics.speculative_decoding with tolerant counts.
+type specJSON struct {
+	SpecSteps      count `json:"num_spec_steps"`
+	DraftTokens    count `json:"num_draft_tokens"`
+	AcceptedTokens count `json:"num_accepted_draft_tokens"`
 }
 
 func (c *chunk) payload(data string) Payload {
 	p := Payload{ID: str(c.ID), HasChoices: len(c.Choices) > 0}
 	if c.Usage != nil {
-		u := c.Usage.Usage
+		u := Usage{PromptTokens: c.Usage.PromptTokens.v, CompletionTokens: c.Usage.CompletionTokens.v}
 		if c.Usage.Details != nil {
-			u.ReasoningTokens = c.Usage.Details.ReasoningTokens
+			u.ReasoningTokens = c.Usage.Details.ReasoningTokens.v
 		}
 		if c.Usage.PromptDetails != nil {
-			u.CachedTokens = c.Usage.PromptDetails.CachedTokens
+			u.CachedTokens = c.Usage.PromptDetails.CachedTokens.v
 		}
 		p.Usage = &u
 	}
 	if c.Metrics != nil && c.Metrics.Spec != nil {
-		sp := *c.Metrics.Spec
-		p.Spec = &sp
+		sp := c.Metrics.Spec
+		p.Spec = &SpecDecoding{SpecSteps: sp.SpecSteps.v, DraftTokens: sp.DraftTokens.v, AcceptedTokens: sp.AcceptedTokens.v}
 	}
 	if p.HasChoices {
 		c.Choices[0].fill(&p)

@@ -314,7 +314,7 @@ func (r *result) emit(f *fileState, runID string, src formats.SourceFile, cut st
 		return ingest.Wrap(f.path, r.v.Where, err)
 	}
 	if d != nil {
-		d.schedule = d.queues != nil && d.starts != nil && r.rate != nil && !math.IsInf(*r.rate, 1)
+		d.schedule = d.queues != nil && d.starts != nil && r.rate != nil && *r.rate > 0 && !math.IsInf(*r.rate, 1)
 	}
 	var notes []string
 	if cut != "" {

@@ -381,7 +381,7 @@ func (d *details) notes(st *rowStats) []string {
 	case d.queues != nil && d.starts == nil:
 		notes = append(notes, "queue_times not imported as intended starts: the file has no start_times to subtract them from")
 	case d.queues != nil:
-		notes = append(notes, "queue_times not imported as intended starts: with request_rate inf every request arrives at the benchmark's start, a burst and no schedule (vLLM leaves e2el_including_client_queue out too); the wait is the closed loop's")
+		notes = append(notes, "queue_times not imported as intended starts: the request_rate is inf (every request arrives at the benchmark's start, a burst and no schedule; vLLM leaves e2el_including_client_queue out too), missing or not positive")
 	}
 	if st.badStarts > 0 || st.badTokenCount > 0 {
 		notes = append(notes, fmt.Sprintf("values left null (null in the file, or an offending value: the run's data checks): %d start times, %d token counts", st.badStarts, st.badTokenCount))
