@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tokentrace/tokentrace/ingest"
 )
 
 // TestSessionsAndCache: AIPerf's record metadata gives each request its
@@ -69,5 +71,63 @@ func TestSessionsAndCache(t *testing.T) {
 		case !ok && q.CachedInputTokens != nil:
 			t.Errorf("request %d without a cache count: cached %d, want null", i, *q.CachedInputTokens)
 		}
+	}
+}
+
+// TestOddTurnIndex: a turn_index that is no integer ("1", 1.5) or is
+// negative does not refuse the record: the request is imported without a
+// turn, and the run's value checks count the field.
+func TestOddTurnIndex(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "aiperf", "llama31-8b-cloudflare-chatbot-c1", "profile_export.jsonl")
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	var out bytes.Buffer
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(l, &rec); err != nil {
+			t.Fatal(err)
+		}
+		md := rec["metadata"].(map[string]any)
+		switch i {
+		case 1:
+			md["turn_index"] = "1"
+		case 2:
+			md["turn_index"] = 1.5
+		case 3:
+			md["turn_index"] = -2
+		}
+		b, _ := json.Marshal(rec)
+		out.Write(append(b, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "profile_export.jsonl")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := importFile(t, path, "odd")
+	if len(c.Requests) != 20 {
+		t.Fatalf("%d requests, want the 20 records", len(c.Requests))
+	}
+	for _, k := range []int{1, 2, 3} {
+		if q := c.Requests[k]; q.TurnIndex != nil {
+			t.Errorf("request %d: turn %d from an odd turn_index", k, *q.TurnIndex)
+		}
+	}
+	if q := c.Requests[0]; q.TurnIndex == nil || *q.TurnIndex != 0 {
+		t.Errorf("request 0: turn %v, want 0", q.TurnIndex)
+	}
+	counted := map[string]int64{}
+	for _, ch := range c.Runs[0].Checks {
+		if ch.Field == "metadata.turn_index" {
+			counted[ch.Code] += ch.Requests
+		}
+	}
+	if counted[ingest.CheckNotInteger] != 2 || counted[ingest.CheckNegative] != 1 {
+		t.Errorf("checks %v, want 2 not-integer and 1 negative", counted)
 	}
 }

@@ -125,9 +125,9 @@ func (s *scanner) meta(m **recordMeta) bool {
 		case "credit_phase":
 			return s.plainString(&md.CreditPhase)
 		case "session_num":
-			return s.integer(&md.SessionNum)
+			return s.integer(&md.SessionNum.v)
 		case "turn_index":
-			return s.integer(&md.TurnIndex)
+			return s.integer(&md.TurnIndex.v)
 		case "request_start_ns":
 			return s.raw(&md.RequestStartNs)
 		case "timestamp_ns":

@@ -225,7 +225,7 @@ func TestMetaFastPath(t *testing.T) {
 		t.Fatalf("meta declined (at %d)", s.I)
 	}
 	zero, two := int64(0), int64(2)
-	want := &recordMeta{SessionNum: &zero, XRequestID: "64a1", XCorrelationID: "cfd4", ConversationID: "session_000000", TurnIndex: &two,
+	want := &recordMeta{SessionNum: metaInt{v: &zero}, XRequestID: "64a1", XCorrelationID: "cfd4", ConversationID: "session_000000", TurnIndex: metaInt{v: &two},
 		RequestStartNs: []byte("1760000000000000000"), RequestEndNs: []byte("1760000008780623882"), CreditIssuedNs: []byte("1759999999999998900"),
 		BenchmarkPhase: "profiling"}
 	if !reflect.DeepEqual(m, want) {

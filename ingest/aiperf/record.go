@@ -43,13 +43,36 @@ type checked struct {
 	ok   bool
 }
 
+// metaInt is an integer of a record's metadata (session_num,
+// turn_index): v is its value, nil when absent or null; bad holds a value
+// that is no integer ("1", 1.5, a number past int64), which the record's
+// value checks count (the rest of the record is read).
+type metaInt struct {
+	v   *int64
+	bad string
+}
+
+// UnmarshalJSON reads an integer, and keeps anything else aside.
+func (m *metaInt) UnmarshalJSON(b []byte) error {
+	t := strings.TrimSpace(string(b))
+	if t == "null" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		m.v = &n
+		return nil
+	}
+	m.bad = t
+	return nil
+}
+
 // recordMeta is a record's "metadata" object. Every field may be absent.
 type recordMeta struct {
-	SessionNum     *int64 `json:"session_num"`
-	XRequestID     string `json:"x_request_id"`
-	XCorrelationID string `json:"x_correlation_id"`
-	ConversationID string `json:"conversation_id"`
-	TurnIndex      *int64 `json:"turn_index"`
+	SessionNum     metaInt `json:"session_num"`
+	XRequestID     string  `json:"x_request_id"`
+	XCorrelationID string  `json:"x_correlation_id"`
+	ConversationID string  `json:"conversation_id"`
+	TurnIndex      metaInt `json:"turn_index"`
 	// ParentCorrelationID is the x_correlation_id of the conversation that
 	// spawned this one in an agent tree (AIPerf 2026 record_models.py
 	// MetricRecordMetadata); "" for a root.
@@ -157,6 +180,17 @@ func (r *record) prepare(vals *ingest.Values, p ingest.Pos) error {
 	}
 	if r.credit, err = vals.JSONTime("credit_issued_ns", p, md.CreditIssuedNs, ingest.Nanoseconds); err != nil {
 		return fmt.Errorf("metadata.%w", err)
+	}
+	for _, f := range []struct {
+		name string
+		v    *metaInt
+	}{{"turn_index", &md.TurnIndex}, {"session_num", &md.SessionNum}} {
+		if f.v.bad != "" {
+			vals.Record(ingest.CheckNotInteger, "metadata."+f.name, p, f.v.bad)
+		} else if f.v.v != nil && *f.v.v < 0 {
+			vals.Record(ingest.CheckNegative, "metadata."+f.name, p, strconv.FormatInt(*f.v.v, 10))
+			f.v.v = nil
+		}
 	}
 	for _, group := range [][]string{timeTags, countTags, {tagPerUserTPS}} {
 		for _, tag := range group {
@@ -418,12 +452,12 @@ func (m *recordMeta) session() string {
 
 func (m *recordMeta) sourceID() string {
 	switch {
-	case m.ConversationID != "" && m.TurnIndex != nil:
-		return m.ConversationID + "/" + strconv.FormatInt(*m.TurnIndex, 10)
+	case m.ConversationID != "" && m.TurnIndex.v != nil:
+		return m.ConversationID + "/" + strconv.FormatInt(*m.TurnIndex.v, 10)
 	case m.ConversationID != "":
 		return m.ConversationID
-	case m.SessionNum != nil:
-		return strconv.FormatInt(*m.SessionNum, 10)
+	case m.SessionNum.v != nil:
+		return strconv.FormatInt(*m.SessionNum.v, 10)
 	}
 	return ""
 }
@@ -473,8 +507,8 @@ func convert(rec *record, runID string, key int64, streaming *bool, st *stats) f
 		SessionID:  md.session(),
 		ParentID:   md.ParentCorrelationID,
 	}
-	if req.SessionID != "" && md.TurnIndex != nil {
-		req.TurnIndex = ingest.Ptr(*md.TurnIndex)
+	if req.SessionID != "" && md.TurnIndex.v != nil {
+		req.TurnIndex = ingest.Ptr(*md.TurnIndex.v)
 	}
 	if s := rec.start; s != nil {
 		req.StartNs = ingest.Ptr(*s)
