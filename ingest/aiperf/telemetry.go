@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 
@@ -44,16 +45,21 @@ var telemetryUnits = map[string]string{
 // TelemetryRecord): when, which GPU, and the field values (null: not
 // scraped).
 type telemetryRecord struct {
-	TimestampNs   *int64              `json:"timestamp_ns"`
-	GPUIndex      *int64              `json:"gpu_index"`
-	GPUUUID       string              `json:"gpu_uuid"`
-	GPUModelName  string              `json:"gpu_model_name"`
-	PCIBusID      string              `json:"pci_bus_id"`
-	Device        string              `json:"device"`
-	Hostname      string              `json:"hostname"`
-	SourceURL     string              `json:"telemetry_source_url"`
-	TelemetryData map[string]*float64 `json:"telemetry_data"`
+	TimestampNs   *int64                     `json:"timestamp_ns"`
+	GPUIndex      *int64                     `json:"gpu_index"`
+	GPUUUID       string                     `json:"gpu_uuid"`
+	GPUModelName  string                     `json:"gpu_model_name"`
+	PCIBusID      string                     `json:"pci_bus_id"`
+	Device        string                     `json:"device"`
+	Hostname      string                     `json:"hostname"`
+	SourceURL     string                     `json:"telemetry_source_url"`
+	TelemetryData map[string]json.RawMessage `json:"telemetry_data"`
 }
+
+// nonFiniteValue matches a bare NaN or ±Infinity written as a JSON value
+// (Python's json.dumps writes them), which encoding/json refuses: they are
+// read as null, and counted.
+var nonFiniteValue = regexp.MustCompile(`(:\s*)(-?Infinity|NaN)(\s*[,}])`)
 
 // isTelemetry reports whether head is the start of a GPU telemetry export:
 // a JSON object line with "timestamp_ns" and "telemetry_data" keys, or an
@@ -87,6 +93,7 @@ func readTelemetry(r io.Reader, path string, maxLine, maxPoints int64, notes *in
 	br := bufio.NewReaderSize(r, 1<<20)
 	buf := ingest.SeriesBuf{Max: maxPoints}
 	records := 0
+	nonFinite, quoted, notNumber := 0, 0, 0 // values read as null, read from strings, left out
 	for lineNo := 1; ; lineNo++ {
 		line, complete, err := ingest.ReadLine(br, maxLine)
 		if errors.Is(err, io.EOF) {
@@ -98,6 +105,10 @@ func readTelemetry(r io.Reader, path string, maxLine, maxPoints int64, notes *in
 		t := jsonTrim(line)
 		if len(t) == 0 {
 			continue
+		}
+		if nonFiniteValue.Match(t) {
+			nonFinite += len(nonFiniteValue.FindAll(t, -1))
+			t = nonFiniteValue.ReplaceAll(t, []byte("${1}null${3}"))
 		}
 		dec := json.NewDecoder(bytes.NewReader(t))
 		var rec telemetryRecord
@@ -126,20 +137,34 @@ func readTelemetry(r io.Reader, path string, maxLine, maxPoints int64, notes *in
 		}
 		ls := formats.LabelString(labels)
 		fields := make([]string, 0, len(rec.TelemetryData))
-		for k, v := range rec.TelemetryData {
-			if v != nil {
+		values := make(map[string]float64, len(rec.TelemetryData))
+		for k, raw := range rec.TelemetryData {
+			switch x, st := ingest.ReadJSONNumber(raw); st {
+			case ingest.JSONNumber:
+				values[k] = x
 				fields = append(fields, k)
+			case ingest.JSONQuoted:
+				values[k] = x
+				fields = append(fields, k)
+				quoted++
+			case ingest.JSONAbsent:
+			default:
+				notNumber++ // a string, a list: not a reading
 			}
 		}
 		sort.Strings(fields)
 		for _, f := range fields {
 			buf.Add(formats.SeriesPoint{Metric: TelemetryMetricPrefix + f, Labels: ls, Unit: telemetryUnits[f],
-				TimeNs: *rec.TimestampNs, ClockDomain: formats.ClockUnix, Value: *rec.TelemetryData[f]}, int64(records))
+				TimeNs: *rec.TimestampNs, ClockDomain: formats.ClockUnix, Value: values[f]}, int64(records))
 		}
 		records++
 	}
 	out := buf.Points()
 	notes.Add(fmt.Sprintf("GPU telemetry from %s: %d records, %d series points (runs.series, metrics %s*)", filepath.Base(path), records, len(out), TelemetryMetricPrefix))
+	if nonFinite+quoted+notNumber > 0 {
+		notes.Warn(fmt.Sprintf("%s: telemetry values not finite (NaN, ±Infinity: left out) %d, numbers written as strings (read) %d, not numbers (left out) %d",
+			filepath.Base(path), nonFinite, quoted, notNumber))
+	}
 	if n := buf.Note(); n != "" {
 		notes.Warn(filepath.Base(path) + ": " + n)
 	}

@@ -98,3 +98,43 @@ func TestTelemetryBesideRecords(t *testing.T) {
 		t.Errorf("bad line: %d points, warnings %q", len(c.Runs[0].Series), warns)
 	}
 }
+
+// TestTelemetryOddValues: a NaN (as Python writes it), a number written as
+// a string and a string that is no number in one record's telemetry_data
+// do not drop the file: the NaN and the word are left out, the quoted
+// number read, and one warning counts them.
+func TestTelemetryOddValues(t *testing.T) {
+	sample, err := os.ReadFile(telemetrySample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(sample), "\n")
+	odd := strings.Replace(lines[1], `"gpu_power_usage":30.193`, `"gpu_power_usage": NaN`, 1)
+	odd = strings.Replace(odd, `"energy_consumption":32.62748095`, `"energy_consumption":"32.62748095"`, 1)
+	odd = strings.Replace(odd, `"gpu_utilization":2.0`, `"gpu_utilization":"busy"`, 1)
+	if odd == lines[1] {
+		t.Fatal("the sample's second line changed: the test's replacements no longer apply")
+	}
+	path := filepath.Join(t.TempDir(), TelemetryFile)
+	if err := os.WriteFile(path, []byte(lines[0]+odd+lines[2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, warns := importFile(t, path, "r")
+	pts := c.Runs[0].Series
+	// 3 records × 15 fields, less the NaN and the word
+	if len(pts) != 3*15-2 {
+		t.Errorf("%d points, want %d", len(pts), 3*15-2)
+	}
+	found := false
+	for _, p := range pts {
+		if p.Metric == TelemetryMetricPrefix+"energy_consumption" && p.Value == 32.62748095 && strings.Contains(p.Labels, "2e2a9f1c15f9") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the quoted energy reading was not read")
+	}
+	if w := strings.Join(warns, "\n"); !strings.Contains(w, "not finite (NaN, ±Infinity: left out) 1, numbers written as strings (read) 1, not numbers (left out) 1") {
+		t.Errorf("warnings %q", warns)
+	}
+}
