@@ -855,8 +855,8 @@ func (a *Analyzer) runReport(c convention.Convention, acc *runAcc, ci int, opt O
 	rr.Sessions, rr.TTFTByTurn = sessionsReport(reqs, c)
 	rr.SpecDecode = specDecodeReport(reqs)
 	if len(run.Series) > 0 {
-		if rt := newRunTimes(run, reqs, 0); rt.hasStart {
-			rr.Energy = energyReport(run, reqs, rt.t0, rt.tLast)
+		if t0, tLast, ok := runSpan(reqs); ok {
+			rr.Energy = energyReport(run, reqs, t0, tLast)
 		}
 	}
 	if w := cacheWarning(rr.Cache); w != nil {

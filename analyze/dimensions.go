@@ -93,8 +93,9 @@ func cacheReport(reqs []RequestMetrics, c convention.Convention) (*CacheReport, 
 		if len(s) == 0 {
 			continue
 		}
-		m := stats.Method(c.Percentile)
-		out = append(out, CacheBucket{Bucket: class, N: len(s), P50: F(stats.Percentile(s, 0.5, m)), P90: F(stats.Percentile(s, 0.9, m)), P99: F(stats.Percentile(s, 0.99, m))})
+		b := CacheBucket{Bucket: class, N: len(s)}
+		b.P50, b.P90, b.P99 = tailPercentiles(s, c)
+		out = append(out, b)
 	}
 	return rep, out
 }
@@ -203,9 +204,18 @@ func sessionsReport(reqs []RequestMetrics, c convention.Convention) (*SessionsRe
 	var out []TurnBucket
 	for _, k := range keys {
 		s := stats.SortedCopy(byTurn[k])
-		out = append(out, TurnBucket{Turn: k, N: len(s), P50: F(stats.Percentile(s, 0.5, meth)), P90: F(stats.Percentile(s, 0.9, meth)), P99: F(stats.Percentile(s, 0.99, meth))})
+		b := TurnBucket{Turn: k, N: len(s)}
+		b.P50, b.P90, b.P99 = tailPercentiles(s, c)
+		out = append(out, b)
 	}
 	return rep, out
+}
+
+// tailPercentiles are P50, P90 and P99 of sorted under c's percentile
+// method (the buckets' statistics).
+func tailPercentiles(sorted []float64, c convention.Convention) (p50, p90, p99 F) {
+	m := stats.Method(c.Percentile)
+	return F(stats.Percentile(sorted, 0.5, m)), F(stats.Percentile(sorted, 0.9, m)), F(stats.Percentile(sorted, 0.99, m))
 }
 
 // cacheWarning is the cached_exceeds_input data check of a run's cache

@@ -276,8 +276,8 @@ func inFlightReport(run *formats.Run, rt *runTimes) *InFlightReport {
 			rep.Bounds[r]++
 		}
 	}
-	rep.MeanOverRun, _ = inFlightOver(rt.steps, rt.t0, rt.tLast)
 	tw := TimeWeighted(rt.steps, rt.t0, rt.tLast, []float64{0.5, 0.9, 0.99})
+	rep.MeanOverRun = F(tw.Mean)
 	rep.P50, rep.P90, rep.P99 = F(tw.Quantiles[0]), F(tw.Quantiles[1]), F(tw.Quantiles[2])
 	rep.ActiveMean, rep.BusyShare = F(tw.ActiveMean), F(tw.BusyShare)
 	return rep
@@ -309,26 +309,32 @@ func TimeWeighted(steps []formats.Step, from, to int64, ps []float64) TimeWeight
 	if to <= from {
 		return out
 	}
+	// one sweep in time order (the area summed as inFlightOver sums it, so
+	// the mean is the same number): time spent at each count, area, busy
 	dur := map[int]float64{} // count → time spent at it
+	var area, busy float64
 	k := sort.Search(len(steps), func(i int) bool { return steps[i].TimeNs > from })
 	cur, t := 0, from
 	if k > 0 {
 		cur = steps[k-1].Count
 	}
-	for ; k < len(steps) && steps[k].TimeNs < to; k++ {
-		dur[cur] += float64(steps[k].TimeNs - t)
-		t, cur = steps[k].TimeNs, steps[k].Count
-	}
-	dur[cur] += float64(to - t)
-	total := float64(to - from)
-	var area, busy float64
-	counts := make([]int, 0, len(dur))
-	for c, d := range dur {
-		counts = append(counts, c)
-		area += float64(c) * d
-		if c > 0 {
+	hold := func(until int64) {
+		d := float64(until - t)
+		dur[cur] += d
+		area += float64(cur) * d
+		if cur > 0 {
 			busy += d
 		}
+	}
+	for ; k < len(steps) && steps[k].TimeNs < to; k++ {
+		hold(steps[k].TimeNs)
+		t, cur = steps[k].TimeNs, steps[k].Count
+	}
+	hold(to)
+	total := float64(to - from)
+	counts := make([]int, 0, len(dur))
+	for c := range dur {
+		counts = append(counts, c)
 	}
 	sort.Ints(counts)
 	out.Mean, out.BusyShare = area/total, busy/total

@@ -210,6 +210,29 @@ type runTimes struct {
 
 // newRunTimes places reqs on run's clock and counts them in flight
 // (formats.InFlight with run's closed-loop concurrency and timeoutNs).
+// runSpan is reqs' first start and last recorded time (a start, or an end
+// where the request records one); ok false without start times. It is
+// runTimes' t0 and tLast without the in-flight sweep.
+func runSpan(reqs []RequestMetrics) (t0, tLast int64, ok bool) {
+	for i := range reqs {
+		m := &reqs[i]
+		if !m.HasStart {
+			continue
+		}
+		if !ok || m.StartNs < t0 {
+			t0 = m.StartNs
+		}
+		if !ok || m.StartNs > tLast {
+			tLast = m.StartNs
+		}
+		if m.EndOffsetNs >= 0 && m.StartNs+m.EndOffsetNs > tLast {
+			tLast = m.StartNs + m.EndOffsetNs
+		}
+		ok = true
+	}
+	return t0, tLast, ok
+}
+
 func newRunTimes(run *formats.Run, reqs []RequestMetrics, timeoutNs int64) *runTimes {
 	rt := &runTimes{clock: run.ClockDomain, spans: make([]formats.Span, len(reqs))}
 	for i := range reqs {
@@ -222,17 +245,8 @@ func newRunTimes(run *formats.Run, reqs []RequestMetrics, timeoutNs int64) *runT
 			s.EndNs, s.EndKnown = m.StartNs+m.EndOffsetNs, true
 		}
 		rt.spans[i] = s
-		if !rt.hasStart || s.StartNs < rt.t0 {
-			rt.t0 = s.StartNs
-		}
-		if !rt.hasStart || s.StartNs > rt.tLast {
-			rt.tLast = s.StartNs
-		}
-		if s.EndKnown && s.EndNs > rt.tLast {
-			rt.tLast = s.EndNs
-		}
-		rt.hasStart = true
 	}
+	rt.t0, rt.tLast, rt.hasStart = runSpan(reqs)
 	opt := formats.InFlightOptionsOf(run)
 	opt.TimeoutNs = timeoutNs
 	rt.inflight = formats.InFlight(rt.spans, opt)

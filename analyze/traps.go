@@ -253,10 +253,10 @@ const (
 	FixesEnd   = "-- canonical-fixes:end"
 )
 
-// openLoop reports whether run sent on a schedule of its own: a request
+// OpenLoop reports whether run sent on a schedule of its own: a request
 // rate that is finite (an infinite rate sends everything at once, and a
 // concurrency sends into free slots: closed loops).
-func openLoop(run *formats.Run) bool {
+func OpenLoop(run *formats.Run) bool {
 	return run.LoadMode == "request_rate" && run.RequestRateRPS != nil && *run.RequestRateRPS > 0 && !math.IsInf(*run.RequestRateRPS, 1)
 }
 
@@ -265,7 +265,7 @@ func openLoop(run *formats.Run) bool {
 // by more than coMargin of the E2E P50; without, TrapFromActualSend's
 // explanation. Closed-loop runs get neither.
 func coordinatedOmission(run *formats.Run, rr *RunReport, s *Samples, reqs []RequestMetrics, c convention.Convention) []Warning {
-	if !openLoop(run) || s.Counted == 0 {
+	if !OpenLoop(run) || s.Counted == 0 {
 		return nil
 	}
 	if !s.AnyScheduled {

@@ -101,8 +101,7 @@ func BuildTimeline(rd *analyze.RunData, ws *analyze.WindowsReport, timeoutNs int
 	// an open-loop run's lateness against its schedule; a closed loop's
 	// intended start is when a slot freed, its delay the tool's own
 	// overhead (analyze/CONVENTIONS.md, tokentrace-schedule)
-	r := rd.Run
-	openLoop := r.LoadMode == "request_rate" && r.RequestRateRPS != nil && *r.RequestRateRPS > 0 && !math.IsInf(*r.RequestRateRPS, 1)
+	openLoop := analyze.OpenLoop(rd.Run)
 	for _, i := range idx {
 		m := &reqs[i]
 		switch {
